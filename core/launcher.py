@@ -1,0 +1,212 @@
+"""`./parley run`: prepare the database, then run one Celery worker and the ASGI server until stopped.
+
+Ctrl-C or SIGTERM stops the children first, then the embedded services this process
+started, so nothing is left running. Errors a user can fix are printed as one clear
+message, not a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from types import FrameType
+
+_STOP_GRACE_S = 20.0
+_READY_TIMEOUT_S = 120.0
+
+
+class LaunchError(RuntimeError):
+    """A problem the user can fix; printed without a traceback."""
+
+
+def _say(message: str) -> None:
+    print(f"parley: {message}", flush=True)
+
+
+def port_check(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            raise LaunchError(
+                f"port {port} on {host} is already in use ({exc.strerror}). Stop the program using it, "
+                f"or pick another port, for example: PARLEY_PORT={port + 1} ./parley run"
+            ) from None
+
+
+def django_prepare() -> None:
+    """Load settings (starting embedded services if needed), migrate, and check pgvector."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    from core.embedded import EmbeddedServiceError
+
+    try:
+        import django
+
+        django.setup()
+    except (EmbeddedServiceError, ImproperlyConfigured) as exc:
+        raise LaunchError(str(exc)) from None
+
+    from django.core.management import call_command
+
+    from core.database import DatabaseSetupError, pgvector_require
+
+    try:
+        pgvector_require(installed=False)
+        call_command("migrate", interactive=False, verbosity=0)
+        version = pgvector_require(installed=True)
+    except DatabaseSetupError as exc:
+        raise LaunchError(str(exc)) from None
+    _say(f"database ready (pgvector {version})")
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
+def admin_ensure() -> None:
+    from config.env import env_str
+    from core.services import admin_bootstrap
+
+    result = admin_bootstrap(
+        username=env_str("PARLEY_ADMIN_USERNAME"),
+        email=env_str("PARLEY_ADMIN_EMAIL"),
+        password=env_str("PARLEY_ADMIN_PASSWORD"),
+    )
+    if result.created and result.password:
+        _say(f"created admin user '{result.username}' with password: {result.password}")
+        _say("this password is shown once; change it in the admin, or set PARLEY_ADMIN_PASSWORD next time")
+    elif result.created:
+        _say(f"created admin user '{result.username}' with the password from PARLEY_ADMIN_PASSWORD")
+
+
+def demo_ensure() -> None:
+    """Load the demo bot and its documents when the apps that own them provide a loader."""
+    from django.conf import settings
+    from django.core.management import call_command, get_commands
+
+    if settings.PARLEY_LOAD_DEMO and "demo_load" in get_commands():
+        call_command("demo_load")
+
+
+class Supervisor:
+    """Runs child processes in their own process groups and stops them all, in order."""
+
+    def __init__(self) -> None:
+        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
+        self.stopping = False
+
+    def spawn(self, name: str, argv: list[str]) -> None:
+        process = subprocess.Popen(argv, start_new_session=True)
+        self.children.append((name, process))
+
+    def first_exited(self) -> str | None:
+        for name, process in self.children:
+            if process.poll() is not None:
+                return f"{name} exited with code {process.returncode}"
+        return None
+
+    def stop(self) -> None:
+        self.stopping = True
+        for _, process in reversed(self.children):
+            _signal_group(process, signal.SIGTERM)
+        deadline = time.monotonic() + _STOP_GRACE_S
+        for _, process in self.children:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        for _, process in self.children:
+            # Kill whatever is left in each group (e.g. pool children), so nothing is orphaned.
+            _signal_group(process, signal.SIGKILL)
+            process.wait()
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)
+
+
+def _wait_until_ready(url: str, supervisor: Supervisor) -> None:
+    deadline = time.monotonic() + _READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        crashed = supervisor.first_exited()
+        if crashed:
+            raise LaunchError(f"{crashed} during start-up; see the log above")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (our own http URL)
+                if response.status == 200:
+                    return
+        except urllib.error.HTTPError:
+            pass  # 503 while the worker is still starting
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise LaunchError(f"Parley did not become healthy at {url} within {_READY_TIMEOUT_S:.0f}s")
+
+
+def run() -> int:
+    from django.conf import settings
+
+    host, port = settings.PARLEY_HOST, settings.PARLEY_PORT
+    supervisor = Supervisor()
+    interrupted: list[int] = []
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        interrupted.append(signum)
+
+    previous: dict[int, Callable[..., object] | int | None] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, on_signal)
+    try:
+        python = sys.executable
+        supervisor.spawn(
+            "celery worker",
+            [python, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+             f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", "--without-gossip", "--without-mingle"],
+        )  # fmt: skip
+        supervisor.spawn(
+            "web server",
+            [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
+             "--timeout-graceful-shutdown", "10"],
+        )  # fmt: skip
+        base = f"http://{host}:{port}"
+        _wait_until_ready(f"{base}/healthz", supervisor)
+        _say("Parley is running:")
+        _say(f"  admin        {base}/admin/")
+        _say(f"  health       {base}/healthz")
+        _say("press Ctrl-C to stop")
+        while not interrupted:
+            crashed = supervisor.first_exited()
+            if crashed:
+                raise LaunchError(f"{crashed}; stopping Parley")
+            time.sleep(0.5)
+        _say("stopping…")
+        return 0
+    finally:
+        supervisor.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    try:
+        from config.env import env_int, env_str
+
+        port_check(env_str("PARLEY_HOST", "127.0.0.1") or "127.0.0.1", env_int("PARLEY_PORT", 8000))
+        django_prepare()
+        admin_ensure()
+        demo_ensure()
+        return run()
+    except LaunchError as exc:
+        _say(f"error: {exc}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

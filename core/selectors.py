@@ -1,0 +1,57 @@
+"""Read-side queries of the core app: the health report."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from core.database import DatabaseSetupError, pgvector_status
+
+
+@dataclass(frozen=True)
+class HealthReport:
+    database_ok: bool
+    pgvector_version: str | None
+    broker_ok: bool
+    workers: int
+    errors: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return self.database_ok and self.pgvector_version is not None and self.broker_ok and self.workers > 0
+
+    def as_json(self) -> dict[str, Any]:
+        payload = asdict(self)
+        payload["status"] = "ok" if self.ok else "fail"
+        return payload
+
+
+def health_report(*, worker_timeout: float = 1.0) -> HealthReport:
+    """Probe the database, pgvector, the broker and the live Celery workers."""
+    from config.celery import app
+
+    errors: dict[str, str] = {}
+    database_ok = False
+    pgvector_version = None
+    try:
+        status = pgvector_status()
+        database_ok = True
+        pgvector_version = status.installed_version
+        if pgvector_version is None:
+            errors["pgvector"] = "the vector extension is not installed in this database"
+    except DatabaseSetupError as exc:
+        errors["database"] = str(exc)
+
+    broker_ok = False
+    workers = 0
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=worker_timeout)
+            broker_ok = True
+            replies = app.control.ping(timeout=worker_timeout, connection=conn) or []
+            workers = len(replies)
+        if workers == 0:
+            errors["workers"] = "no Celery worker answered the ping"
+    except Exception as exc:  # kombu surfaces many transport errors; the report must not crash.
+        errors["broker"] = f"{exc.__class__.__name__}: {exc}"
+    return HealthReport(database_ok, pgvector_version, broker_ok, workers, errors)

@@ -1,0 +1,52 @@
+"""Test session wiring: the embedded services start when settings load (see core.embedded),
+and a real Celery worker process runs against the test database when a test asks for it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings
+
+from config.celery import app as celery_app
+from tests.support.processes import child_database_url, wait_for
+
+TEST_QUEUE = "parley-test"
+
+# Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
+celery_app.conf.task_default_queue = TEST_QUEUE
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[str]:
+    """A real Celery worker process, consuming the test queue against the test database."""
+    hostname = f"test-worker-{os.getpid()}@localhost"
+    env = {
+        **os.environ,
+        "DATABASE_URL": child_database_url(),
+        "REDIS_URL": settings.CELERY_BROKER_URL,
+        "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
+    }
+    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
+            "-Q", TEST_QUEUE, "-n", hostname, "--without-gossip", "--without-mingle", "--loglevel=WARNING"]  # fmt: skip
+    process = subprocess.Popen(argv, env=env, start_new_session=True)
+
+    def answered() -> bool:
+        assert process.poll() is None, f"test worker exited with {process.returncode}"
+        replies = celery_app.control.ping(destination=[hostname], timeout=0.5) or []
+        return bool(replies)
+
+    try:
+        wait_for(answered, timeout=60, interval=0.2, what="the test Celery worker")
+        yield hostname
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()

@@ -1,0 +1,83 @@
+"""The run command: clear messages for a taken port and an unreachable database, and a clean stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import psutil
+import pytest
+from django.conf import settings
+
+from core.launcher import LaunchError, port_check
+from tests.support.processes import free_port, child_database_url, wait_for
+
+
+def test_a_taken_port_is_named_with_the_way_out() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        with pytest.raises(LaunchError) as excinfo:
+            port_check("127.0.0.1", port)
+    message = str(excinfo.value)
+    assert f"port {port} on 127.0.0.1 is already in use" in message
+    assert f"PARLEY_PORT={port + 1} ./parley run" in message
+
+
+def _launcher_env(**overrides: str) -> dict[str, str]:
+    env = {**os.environ, "PARLEY_PORT": str(free_port()), "PARLEY_LOAD_DEMO": "false"}
+    env.update(overrides)
+    return env
+
+
+def test_an_unreachable_database_gets_a_message_not_a_traceback() -> None:
+    env = _launcher_env(DATABASE_URL="postgresql://parley@127.0.0.1:9/parley", REDIS_URL=settings.REDIS_URL)
+    result = subprocess.run(
+        [sys.executable, "-m", "core.launcher"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "parley: error: Cannot reach PostgreSQL at 127.0.0.1:9/parley" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_run_command_serves_and_stops_without_orphans() -> None:
+    port = free_port()
+    env = _launcher_env(
+        DATABASE_URL=child_database_url(),
+        REDIS_URL=settings.REDIS_URL,
+        PARLEY_PORT=str(port),
+        PARLEY_ADMIN_PASSWORD="launcher-test-passphrase",
+        CELERY_TASK_DEFAULT_QUEUE="parley-launcher-test",
+    )
+    launcher = subprocess.Popen(
+        [sys.executable, "-m", "core.launcher"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    descendants: list[psutil.Process] = []
+    try:
+
+        def healthy() -> bool:
+            assert launcher.poll() is None, launcher.stdout.read() if launcher.stdout else ""
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    return response.status == 200
+            except OSError:
+                return False
+
+        wait_for(healthy, timeout=120, interval=0.5, what="the run command to become healthy")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/admin/login/", timeout=5) as response:
+            assert response.status == 200
+        descendants = psutil.Process(launcher.pid).children(recursive=True)
+        assert len(descendants) >= 2  # the worker (and its pool) and the web server
+    finally:
+        launcher.send_signal(signal.SIGINT)
+        output, _ = launcher.communicate(timeout=60)
+    assert launcher.returncode == 0, output
+    assert "Parley is running" in output
+    alive = [p for p in descendants if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], f"orphans left behind: {alive}"

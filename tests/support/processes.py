@@ -1,0 +1,39 @@
+"""Helpers for tests that run Parley's real processes: URLs for the test database, free ports, waits."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable
+from urllib.parse import quote
+
+from django.db import connection
+
+
+def child_database_url() -> str:
+    """The URL of the database pytest-django created, for child processes."""
+    settings = connection.settings_dict
+    user = quote(settings.get("USER") or "")
+    password = quote(settings.get("PASSWORD") or "")
+    host = settings.get("HOST") or ""
+    port = settings.get("PORT") or ""
+    name = settings["NAME"]
+    credentials = f"{user}:{password}@" if user else ""
+    if host.startswith("/"):
+        return f"postgresql://{credentials}/{name}?host={quote(host, safe='/')}"
+    return f"postgresql://{credentials}{host}:{port or 5432}/{name}"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for(predicate: Callable[[], bool], *, timeout: float, interval: float = 0.1, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
