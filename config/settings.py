@@ -12,6 +12,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_int, env_list, env_str
 
@@ -29,12 +30,18 @@ def _secret_key() -> str:
     if configured:
         return configured
     key_file = VAR_DIR / "secret_key"
-    if key_file.exists():
-        return key_file.read_text().strip()
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_urlsafe(50)
-    key_file.write_text(key)
-    key_file.chmod(0o600)
+    try:
+        if key_file.exists():
+            return key_file.read_text().strip()
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        key_file.write_text(key)
+        key_file.chmod(0o600)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"Parley keeps its generated secret key and embedded services under {VAR_DIR}, but cannot write there "
+            f"({exc.strerror}). Make the folder writable, set PARLEY_VAR_DIR to a writable folder, or set SECRET_KEY."
+        ) from exc
     return key
 
 
