@@ -1,0 +1,22 @@
+"""OpenAPI: every operation documents the shared error shape for the statuses the API can answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema
+
+from api.serializers import ErrorSerializer
+
+ERROR_STATUSES = ("400", "401", "403", "404", "405", "413", "415", "429", "500")
+
+
+class ApiAutoSchema(AutoSchema):
+    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+        responses = super()._get_response_bodies(direction=direction)
+        for status in ERROR_STATUSES:
+            if status not in responses:
+                responses[status] = self._get_response_for_code(
+                    ErrorSerializer, status, ["application/json"], direction=direction
+                )
+        return responses

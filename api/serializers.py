@@ -1,0 +1,34 @@
+"""Request and response shapes of the API's own endpoints, and the error shape for the schema."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.errors import ErrorCode
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[code.value for code in ErrorCode])
+    message = serializers.CharField()
+    extra = serializers.DictField(help_text="Details; validation errors carry extra.fields {field: [messages]}.")
+
+
+class PrincipalSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    workspace_id = serializers.UUIDField()
+    bot_id = serializers.UUIDField(allow_null=True)
+    scopes = serializers.ListField(child=serializers.CharField())
+    external_user_id = serializers.CharField(allow_null=True)
+    conversation_id = serializers.UUIDField(allow_null=True)
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    bot_id = serializers.UUIDField(required=False, help_text="Required with a server key; a widget key uses its bot.")
+    visitor_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False)
+
+
+class SessionSerializer(serializers.Serializer):
+    conversation_id = serializers.UUIDField()
+    bot_id = serializers.UUIDField()
+    visitor_id = serializers.CharField()
+    session_token = serializers.CharField(help_text="Send it back as the X-Parley-Session header.")
