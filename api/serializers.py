@@ -7,6 +7,15 @@ from rest_framework import serializers
 from api.errors import ErrorCode
 
 
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID written as a string: DRF's own field would also take the integer 12 as a UUID."""
+
+    def to_internal_value(self, data: object) -> object:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
 class ErrorSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=[code.value for code in ErrorCode])
     message = serializers.CharField()
@@ -23,7 +32,7 @@ class PrincipalSerializer(serializers.Serializer):
 
 
 class SessionCreateSerializer(serializers.Serializer):
-    bot_id = serializers.UUIDField(required=False, help_text="Required with a server key; a widget key uses its bot.")
+    bot_id = StrictUUIDField(required=False, help_text="Required with a server key; a widget key uses its bot.")
     visitor_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False)
 
 

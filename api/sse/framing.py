@@ -28,7 +28,9 @@ import re
 from dataclasses import dataclass
 
 DELTA_SUFFIX = "_delta_sse"
-HEARTBEAT = ": heartbeat\n\n"
+# A comment line with no blank line after it: parsers skip it and nothing is dispatched (some
+# clients, httpx-sse among them, would report an empty event for a blank line after an id).
+HEARTBEAT = ": heartbeat\n"
 # '{"seq":,"total":,"chunk":""}' is 28 bytes; 40 more cover two numbers of up to 20 digits.
 _PIECE_OVERHEAD = 68
 _EVENT_ID = re.compile(r"^(?P<entry>\d{1,20}-\d{1,20})(?:\.(?P<seq>\d{1,9}))?$")

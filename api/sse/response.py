@@ -55,7 +55,7 @@ async def sse_events(*, stream_id: str, cursor: EventCursor | None) -> AsyncIter
     block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
     client = redis_async()
     try:
-        yield f"retry: {settings.API_SSE_RETRY_MS}\n: connected\n\n"
+        yield ": connected\n"  # flushes the headers at once
         position = cursor.entry_id if cursor else "0-0"
         if cursor is not None and cursor.seq is not None:
             for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
