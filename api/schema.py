@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
 from api.serializers import ErrorSerializer
 
 ERROR_STATUSES = ("400", "401", "403", "404", "405", "413", "415", "429", "500")
+
+
+class ApiKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "api.authentication.ApiKeyAuthentication"
+    name = "ApiKey"
+
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A server key (psk_…) or a widget key (ppk_…, browsers only, from an allowed Origin).",
+        }
 
 
 class ApiAutoSchema(AutoSchema):

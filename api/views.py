@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import JSONRenderer
@@ -68,7 +69,11 @@ class StreamEventsView(APIView):
     @extend_schema(
         summary="Read (or resume) an event stream as SSE",
         parameters=[OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)],
-        responses={(200, "text/event-stream"): OpenApiResponse(description="SSE events; see the README's framing.")},
+        responses={
+            (200, "text/event-stream"): OpenApiResponse(
+                response=OpenApiTypes.STR, description="SSE events; see the README's API section for the framing."
+            )
+        },
     )
     def get(self, request: Request, stream_id: str) -> HttpResponse:
         stream_get_for_principal(principal=request.auth, stream_id=stream_id)

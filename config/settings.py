@@ -195,10 +195,6 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {"ApiKey": {"type": "http", "scheme": "bearer", "description": "psk_… or ppk_… key"}}
-    },
-    "SECURITY": [{"ApiKey": []}],
 }
 
 # --- API ----------------------------------------------------------------------------------
