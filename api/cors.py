@@ -26,7 +26,7 @@ ALLOWED_HEADERS = ", ".join(
         EXTERNAL_USER_SIGNATURE_HEADER,
     ]
 )
-EXPOSED_HEADERS = "Retry-After"
+EXPOSED_HEADERS = "Retry-After, X-Parley-Stream-Id"
 PREFLIGHT_MAX_AGE = "600"
 
 

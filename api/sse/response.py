@@ -44,6 +44,7 @@ def sse_response(*, stream_id: str, last_event_id: str | None) -> StreamingHttpR
         except ValueError:
             raise ApiError(ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream.") from None
     response = StreamingHttpResponse(sse_events(stream_id=stream_id, cursor=cursor), content_type="text/event-stream")
+    response["X-Parley-Stream-Id"] = stream_id  # where to reconnect: GET /api/v1/streams/<id>/events
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not hold events back
     return response

@@ -85,6 +85,7 @@ def test_events_arrive_in_order_with_ids_while_they_are_produced(live_api: str) 
         with connect_sse(client, "GET", url, headers=headers) as source:
             assert source.response.status_code == 200
             assert source.response.headers["content-type"].startswith("text/event-stream")
+            assert source.response.headers["x-parley-stream-id"] == stream_id
             events = list(source.iter_sse())
     thread.join(5)
     assert [event.event for event in events] == ["tool_update"] * 4 + ["tool_partial_update"] * 3 + ["tool_end"]
