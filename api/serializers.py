@@ -7,6 +7,15 @@ from rest_framework import serializers
 from api.errors import ErrorCode
 
 
+class StrictCharField(serializers.CharField):
+    """Text that must be a JSON string: DRF's own field would turn 3 or true into "3" and "True"."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class StrictUUIDField(serializers.UUIDField):
     """A UUID written as a string: DRF's own field would also take the integer 12 as a UUID."""
 

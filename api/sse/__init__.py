@@ -7,7 +7,7 @@ Web edge: ``sse_response(stream_id=..., last_event_id=...)``. Wire format: ``api
 from api.sse.buffer import StreamOwner, stream_close, stream_open, stream_owner_get, stream_publish
 from api.sse.events import EventType, Phase, PhaseStatus, StreamEmitter, tool_update_data
 from api.sse.framing import DELTA_SUFFIX, frames_for_entry
-from api.sse.response import EventStreamRenderer, sse_response
+from api.sse.response import EventStreamRenderer, sse_response, wants_event_stream
 
 __all__ = [
     "DELTA_SUFFIX",
@@ -24,4 +24,5 @@ __all__ = [
     "stream_owner_get",
     "stream_publish",
     "tool_update_data",
+    "wants_event_stream",
 ]

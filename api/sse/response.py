@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
-from django.http import StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
 from api.errors import ApiError, ErrorCode, error_body
@@ -33,6 +33,12 @@ class EventStreamRenderer(BaseRenderer):
 
     def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
         return json.dumps(data).encode()
+
+
+def wants_event_stream(request: HttpRequest, *, stream_flag: bool = False) -> bool:
+    """A request asks for SSE with ``"stream": true`` or by accepting only ``text/event-stream``."""
+    accept = request.headers.get("Accept", "")
+    return stream_flag or ("text/event-stream" in accept and "application/json" not in accept)
 
 
 def sse_response(*, stream_id: str, last_event_id: str | None) -> StreamingHttpResponse:
