@@ -10,13 +10,17 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
 
+from api.errors import REGISTRY, ApiError, ErrorCode
 from api.principal import Principal
 from api.redis_gateway import redis_sync
+from api.sse.events import StreamEmitter
 
 CLOSE_MARKER = "__close__"
 _EVENT_NAME = re.compile(r"^[a-z][a-z_]{0,39}$")
@@ -81,6 +85,27 @@ def stream_publish(*, stream_id: str, event: str, data: dict[str, Any]) -> str:
 def stream_close(*, stream_id: str) -> str:
     """Marks the end: readers finish their response after the events before it."""
     return _append(stream_id, {"e": CLOSE_MARKER, "d": "{}"})
+
+
+@contextmanager
+def stream_producing(*, stream_id: str) -> Iterator[StreamEmitter]:
+    """What a producer (a Celery task running the pipeline) wraps its work in.
+
+    It yields an emitter bound to the stream and always closes the stream; an exception first
+    becomes an ``error`` event (an ``ApiError`` keeps its code, anything else is
+    ``internal_error`` without details), then propagates so the task records it.
+    """
+    emitter = StreamEmitter(lambda event, data: stream_publish(stream_id=stream_id, event=event, data=data))
+    try:
+        yield emitter
+    except ApiError as error:
+        emitter.error(code=str(error.code), message=error.message, extra=error.extra)
+        raise
+    except Exception:
+        emitter.error(code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message)
+        raise
+    finally:
+        stream_close(stream_id=stream_id)
 
 
 def _append(stream_id: str, fields: dict[str, str]) -> str:
