@@ -63,7 +63,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> JsonRespon
         return error_response(ErrorCode.PAYLOAD_TOO_LARGE)
     if isinstance(exc, drf.APIException):
         return _drf_error(exc)
-    logger.exception("Unhandled error in %s", context.get("view").__class__.__name__, exc_info=exc)
+    request = context.get("request")
+    logger.error("Unhandled API error on %s", getattr(request, "path", "?"), exc_info=exc)
     return error_response(ErrorCode.INTERNAL_ERROR)
 
 

@@ -7,10 +7,16 @@ import uuid
 import pytest
 from django.test import Client
 
-from api.access import bot_get_for_principal, bots_for_principal, conversation_get_for_principal
+from api.access import (
+    bot_get_for_principal,
+    bots_for_principal,
+    conversation_get_for_principal,
+    stream_get_for_principal,
+)
 from api.errors import ApiError
 from api.principal import Principal, PrincipalKind, VisitorSession
 from api.services import visitor_session_start
+from api.sse import StreamOwner, stream_open
 from tests.api.factories import bearer, bot_make, server_key_make, workspace_make
 
 pytestmark = pytest.mark.django_db
@@ -95,3 +101,24 @@ def test_authenticating_a_server_key_costs_one_query(django_assert_num_queries) 
     client.get("/api/v1/me", **bearer(raw))  # the first use records last_used_at
     with django_assert_num_queries(1):
         assert client.get("/api/v1/me", **bearer(raw)).status_code == 200
+
+
+def test_streams_follow_their_owner() -> None:
+    workspace = workspace_make()
+    bot = bot_make(workspace)
+    session, _ = visitor_session_start(principal=_widget(bot.pk, workspace.pk), bot=bot)
+    visitor = _widget(bot.pk, workspace.pk).with_visitor(session)
+    stream_id = stream_open(owner=StreamOwner.for_principal(visitor, conversation_id=session.conversation_id))
+    assert stream_get_for_principal(principal=visitor, stream_id=stream_id).visitor_id == session.visitor_id
+    assert stream_get_for_principal(principal=_server(workspace.pk), stream_id=stream_id)
+    other_session, _ = visitor_session_start(principal=_widget(bot.pk, workspace.pk), bot=bot)
+    for principal in [
+        _widget(bot.pk, workspace.pk).with_visitor(other_session),
+        _widget(bot_make(workspace, name="Sibling").pk, workspace.pk),
+        _server(workspace_make().pk),
+    ]:
+        _not_found(lambda principal=principal: stream_get_for_principal(principal=principal, stream_id=stream_id))
+
+    alice_stream = stream_open(owner=StreamOwner.for_principal(_server(workspace.pk, "alice"), bot_id=bot.pk))
+    assert stream_get_for_principal(principal=_server(workspace.pk, "alice"), stream_id=alice_stream)
+    _not_found(lambda: stream_get_for_principal(principal=_server(workspace.pk, "bob"), stream_id=alice_stream))

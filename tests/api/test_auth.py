@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from api.models import ServerApiKey
 from api.principal import external_user_signature
-from api.services import server_api_key_revoke
+from api.services import server_api_key_revoke, widget_key_revoke
 from tests.api.factories import (
     bearer,
     bot_make,
@@ -138,8 +138,6 @@ def test_preflight_is_answered_only_for_origins_a_widget_key_lists() -> None:
 
 
 def test_a_revoked_widget_key_is_refused() -> None:
-    from api.services import widget_key_revoke
-
     key = widget_key_make(bot_make())
     widget_key_revoke(key_id=key.pk)
     response = Client().get("/api/v1/me", HTTP_ORIGIN=ORIGIN, **bearer(key.key))
