@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from api.runners import demo_run
 from api.sse import StreamOwner, stream_open, stream_producing
 from core.models import Workspace
-
-_ANSWER = "Parley streams each answer word by word, then sends the whole result in one final event."
 
 
 class Command(BaseCommand):
@@ -30,27 +28,5 @@ class Command(BaseCommand):
         self.stdout.write(
             f"curl -N -H 'Authorization: Bearer psk_…' http://127.0.0.1:8000/api/v1/streams/{stream_id}/events"
         )
-        pause = max(0.0, options["interval"])
         with stream_producing(stream_id=stream_id) as emit:
-            steps = [
-                emit.search_preparation_started,
-                lambda: emit.retrieval_completed(retrieved_count=12),
-                lambda: emit.reranking_completed(initial_count=12, reranked_count=12, kept_count=4),
-                emit.compiling_results_started,
-            ]
-            for step in steps:
-                time.sleep(pause)
-                step()
-            for index, word in enumerate(_ANSWER.split(" ")):
-                time.sleep(pause / 3)
-                emit.partial(content=word if index == 0 else f" {word}")
-            emit.end(
-                result={
-                    "response": _ANSWER,
-                    "contexts": [],
-                    "sources_used": [],
-                    "model": "scripted-demo",
-                    "execution_id": f"demo_{stream_id[:12]}",
-                    "padding": "." * options["padding"],
-                }
-            )
+            demo_run(emit=emit, interval=max(0.0, options["interval"]), padding=max(0, options["padding"]))
