@@ -25,6 +25,13 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
 
 class ApiAutoSchema(AutoSchema):
+    def get_description(self) -> str:
+        description = super().get_description() or ""
+        scope = getattr(self.view, "required_scope", None)
+        if scope:
+            description = f"{description}\n\nRequires the `{scope}` scope (widget keys have `chat` and `chunks:read`)."
+        return description.strip()
+
     def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
         responses = super()._get_response_bodies(direction=direction)
         for status in ERROR_STATUSES:

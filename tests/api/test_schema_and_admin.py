@@ -24,6 +24,7 @@ def test_the_schema_is_public_and_documents_the_error_shape() -> None:
     assert {"rate_limited", "malformed_json", "not_found", "internal_error"} <= set(code_enum["enum"])
     sessions = schema["paths"]["/api/v1/sessions"]["post"]["responses"]
     assert {"201", "400", "401", "404", "413", "429", "500"} <= set(sessions)
+    assert "`chat` scope" in schema["paths"]["/api/v1/sessions"]["post"]["description"]
     assert sessions["429"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")
     events = schema["paths"]["/api/v1/streams/{stream_id}/events"]["get"]["responses"]
     assert "text/event-stream" in events["200"]["content"]
