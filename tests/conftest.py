@@ -28,7 +28,9 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
     env = {
         **os.environ,
         "DATABASE_URL": child_database_url(),
-        "REDIS_URL": settings.CELERY_BROKER_URL,
+        # redis-py's spelling: the worker's settings derive the broker URL from it, and API code
+        # in the worker (SSE producers) talks to Redis with it directly.
+        "REDIS_URL": settings.REDIS_URL,
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
