@@ -1,0 +1,30 @@
+"""Workspace membership grants admin permissions: members get those of the "Workspace admins" group.
+
+Deriving them from memberships (rather than copying users into the group) means removing a
+membership removes the rights at once. Row-level scoping is core.admin_scoping's job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.models import Permission
+
+WORKSPACE_ADMINS_GROUP = "Workspace admins"
+
+
+class WorkspaceMemberBackend(ModelBackend):
+    def get_group_permissions(self, user_obj: Any, obj: Any = None) -> set[str]:
+        permissions = super().get_group_permissions(user_obj, obj)
+        if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
+            return permissions
+        if not hasattr(user_obj, "_workspace_perm_cache"):
+            granted: set[str] = set()
+            if user_obj.memberships.exists():
+                rows = Permission.objects.filter(group__name=WORKSPACE_ADMINS_GROUP).values_list(
+                    "content_type__app_label", "codename"
+                )
+                granted = {f"{app}.{codename}" for app, codename in rows}
+            user_obj._workspace_perm_cache = granted
+        return permissions | user_obj._workspace_perm_cache
