@@ -10,6 +10,9 @@ from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.models import Permission
+from django.db.models import Exists
+
+from core.models import Membership
 
 WORKSPACE_ADMINS_GROUP = "Workspace admins"
 
@@ -20,11 +23,9 @@ class WorkspaceMemberBackend(ModelBackend):
         if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
             return permissions
         if not hasattr(user_obj, "_workspace_perm_cache"):
-            granted: set[str] = set()
-            if user_obj.memberships.exists():
-                rows = Permission.objects.filter(group__name=WORKSPACE_ADMINS_GROUP).values_list(
-                    "content_type__app_label", "codename"
-                )
-                granted = {f"{app}.{codename}" for app, codename in rows}
-            user_obj._workspace_perm_cache = granted
+            is_member = Exists(Membership.objects.filter(user_id=user_obj.pk))
+            rows = Permission.objects.filter(is_member, group__name=WORKSPACE_ADMINS_GROUP).values_list(
+                "content_type__app_label", "codename"
+            )
+            user_obj._workspace_perm_cache = {f"{app}.{codename}" for app, codename in rows}
         return permissions | user_obj._workspace_perm_cache

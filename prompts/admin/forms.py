@@ -82,6 +82,10 @@ class TopicFormSet(forms.BaseInlineFormSet):
             for form in self.forms
             if form.cleaned_data.get("name") and not form.cleaned_data.get("DELETE")
         ]
+        if self.instance.pk is not None:
+            # Inline forms skip constraints on their bot; saved topics missing from this formset still count.
+            shown = [form.instance.pk for form in self.initial_forms]
+            pairs += list(self.instance.topics.exclude(pk__in=shown).values_list("name", "kind"))
         problems = topic_problems(pairs)
         if problems:
             raise forms.ValidationError(problems)
