@@ -32,6 +32,7 @@ from prompts.services.templates import (
     template_version_save,
 )
 
+CHUNK_KEYS = ("id", "title", "source", "page", "text")
 DEFAULT_FILES = {
     PromptTemplateVersion.Kind.ANSWER: ANSWER_TEMPLATE,
     PromptTemplateVersion.Kind.CONDENSE: CONDENSE_TEMPLATE,
@@ -64,7 +65,11 @@ class PreviewView(BotAdminView):
             initial={
                 "question": SAMPLE_QUESTION,
                 "history": json.dumps([turn.__dict__ for turn in SAMPLE_HISTORY], indent=2, ensure_ascii=False),
-                "chunks": json.dumps([chunk.__dict__ for chunk in SAMPLE_CHUNKS], indent=2, ensure_ascii=False),
+                "chunks": json.dumps(
+                    [{key: getattr(chunk, key) for key in CHUNK_KEYS} for chunk in SAMPLE_CHUNKS],
+                    indent=2,
+                    ensure_ascii=False,
+                ),
                 "locale": bot.locale,
             }
         )
