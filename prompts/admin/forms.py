@@ -63,6 +63,18 @@ class BotForm(forms.ModelForm):
             *LONG_TEXT_FIELDS,
         ]
         widgets = {name: forms.Textarea(attrs={"rows": 2, "cols": 80}) for name in LONG_TEXT_FIELDS}
+        labels = {
+            "rag_strictness": "RAG strictness",
+            "llm_provider": "LLM provider",
+            "llm_model": "LLM model",
+            "llm_temperature": "Temperature",
+            "llm_max_output_tokens": "Max output tokens",
+            "llm_timeout_seconds": "Timeout (seconds)",
+            "retrieval_top_k": "Top k",
+            "retrieval_score_threshold": "Score threshold",
+            "retrieval_hybrid": "Hybrid search (vector + full text)",
+            "locale": "Response language (locale)",
+        }
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -91,8 +103,17 @@ class TopicFormSet(forms.BaseInlineFormSet):
             raise forms.ValidationError(problems)
 
 
+class TermsField(SimpleArrayField):
+    """Comma-separated synonyms, shown back with a space after each comma."""
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return ", ".join(str(item) for item in value)
+        return value
+
+
 class LexiconGroupForm(forms.ModelForm):
-    terms = SimpleArrayField(
+    terms = TermsField(
         forms.CharField(max_length=TERM_MAX),
         max_length=TERMS_PER_GROUP_MAX,
         help_text="Synonyms separated by commas, at least two.",
