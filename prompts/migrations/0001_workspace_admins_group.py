@@ -3,16 +3,9 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
+from prompts.permissions import workspace_admins_group_ensure
+
 GROUP = "Workspace admins"
-GRANTS = {
-    ("bots", "bot"): ("add", "change", "delete", "view"),
-    ("bots", "botlocaletext"): ("add", "change", "delete", "view"),
-    ("bots", "prompttemplateversion"): ("add", "change", "view"),
-    ("prompt_context", "topic"): ("add", "change", "delete", "view"),
-    ("prompt_context", "lexicongroup"): ("add", "change", "delete", "view"),
-    ("core", "workspace"): ("view",),
-    ("core", "membership"): ("view",),
-}
 
 
 def group_create(apps, schema_editor):
@@ -21,14 +14,7 @@ def group_create(apps, schema_editor):
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
         app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    group, _ = Group.objects.get_or_create(name=GROUP)
-    for (app_label, model), actions in GRANTS.items():
-        codenames = [f"{action}_{model}" for action in actions]
-        group.permissions.add(
-            *Permission.objects.filter(content_type__app_label=app_label, codename__in=codenames)
-        )
+    workspace_admins_group_ensure(apps=apps)
 
 
 def group_delete(apps, schema_editor):

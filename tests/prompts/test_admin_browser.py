@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from bots.models import Bot, PromptTemplateVersion
 from core.models import Membership
+from prompts.permissions import workspace_admins_group_ensure
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, MembershipFactory
 
@@ -43,6 +44,7 @@ SECTION_FIELDS = {
 @pytest.mark.django_db(transaction=True)
 def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object) -> None:
     base = live_server.url  # type: ignore[attr-defined]
+    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the migrated group
     membership = MembershipFactory(role=Membership.Role.OWNER, workspace__name="Lumen Bikes")
     admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
 
