@@ -19,7 +19,7 @@ from prompt_context.limits import LEXICON_GROUPS_MAX, TOPICS_MAX
 from prompt_context.models import LexiconGroup, Topic
 from prompt_context.services import prompt_context_defaults_ensure
 from prompts.admin import views
-from prompts.admin.forms import BotForm, LexiconGroupForm, TopicFormSet
+from prompts.admin.forms import BotForm, LexiconGroupForm, LocaleTextForm, TopicFormSet
 
 
 class TopicInline(admin.TabularInline):
@@ -44,7 +44,7 @@ class LexiconGroupInline(admin.TabularInline):
 
 class BotLocaleTextInline(admin.TabularInline):
     model = BotLocaleText
-    fields = ["locale", "refusal_text", "no_answer_text"]
+    form = LocaleTextForm
     extra = 0
     max_num = 20
     verbose_name_plural = "Refusal and no-answer texts in other locales"
@@ -64,6 +64,14 @@ class BotAdmin(WorkspaceScopedAdmin):
     fieldsets = [
         (None, {"fields": ["workspace"]}),
         ("2.1 Identity", {"fields": ["name", "role", "domain", "target_audience", "locale"]}),
+        (
+            "2.2 Scope",
+            {
+                "fields": [],
+                "description": "Covered and excluded topics and the business lexicon (the Rag prompt context) "
+                "are edited at the bottom of this page.",
+            },
+        ),
         ("2.3 Response expectations", {"fields": ["response_expectations"]}),
         ("2.4 Style and tone", {"fields": ["formality", "formatting_rules", "vocabulary_constraints"]}),
         (

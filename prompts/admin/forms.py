@@ -11,8 +11,9 @@ from typing import Any
 
 from django import forms
 from django.contrib.postgres.forms import SimpleArrayField
+from django.core.validators import RegexValidator
 
-from bots.models import Bot
+from bots.models import Bot, BotLocaleText
 from bots.models.templates import TEMPLATE_MAX_CHARS
 from prompt_context.limits import IMPORT_MAX_BYTES, TERM_MAX, TERMS_PER_GROUP_MAX
 from prompt_context.models import LexiconGroup
@@ -35,6 +36,11 @@ LONG_TEXT_FIELDS = [
     "injection_refusal_text",
     "escalation_text",
 ]
+
+
+LOCALE = RegexValidator(
+    r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$", "Use a language code such as en, fr or pt-BR.", code="locale_invalid"
+)
 
 
 class BotForm(forms.ModelForm):
@@ -76,6 +82,11 @@ class BotForm(forms.ModelForm):
             "locale": "Response language (locale)",
         }
 
+    def clean_locale(self) -> str:
+        locale = self.cleaned_data["locale"].strip()
+        LOCALE(locale)
+        return locale
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if (
@@ -84,6 +95,21 @@ class BotForm(forms.ModelForm):
         ):
             self.add_error("relaxation_statement", "A relaxed bot needs a relaxation statement (spec section 1.2).")
         return data
+
+
+class LocaleTextForm(forms.ModelForm):
+    class Meta:
+        model = BotLocaleText
+        fields = ["locale", "refusal_text", "no_answer_text"]
+        widgets = {
+            "refusal_text": forms.Textarea(attrs={"rows": 2}),
+            "no_answer_text": forms.Textarea(attrs={"rows": 2}),
+        }
+
+    def clean_locale(self) -> str:
+        locale = self.cleaned_data["locale"].strip()
+        LOCALE(locale)
+        return locale
 
 
 class TopicFormSet(forms.BaseInlineFormSet):
@@ -188,3 +214,9 @@ class PreviewForm(forms.Form):
 
 class ContextImportForm(forms.Form):
     file = forms.FileField(help_text=f"A JSON file exported from Parley, at most {IMPORT_MAX_BYTES // 1024} KB.")
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if upload.size > IMPORT_MAX_BYTES:  # refuse before reading it into memory
+            raise forms.ValidationError(f"The file is larger than {IMPORT_MAX_BYTES // 1024} KB.")
+        return upload

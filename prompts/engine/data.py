@@ -150,6 +150,8 @@ class BotSettings:
         for key in (wanted, wanted.split("-")[0], self.rules.locale.lower()):
             if key in self.texts_by_locale:
                 return self.texts_by_locale[key]
+        if not self.texts_by_locale:
+            raise ValueError("these bot settings carry no user-facing texts")
         return next(iter(self.texts_by_locale.values()))
 
     def as_dict(self) -> dict[str, Any]:

@@ -56,6 +56,7 @@ def test_a_complete_bot_is_created_with_small_talk_covered_by_default(member: Cl
         ({"refusal_text": "y" * 1001}, "Ensure this value has at most 1000 characters (it has 1001)."),
         ({"rag_strictness": "relaxed"}, "A relaxed bot needs a relaxation statement"),
         ({"retrieval_top_k": "500"}, "Top k must be between 1 and 50."),
+        ({"locale": "English!"}, "Use a language code such as en, fr or pt-BR."),
     ],
 )
 def test_bad_input_gets_a_clear_form_error_and_nothing_is_saved(member: Client, changes: dict, message: str) -> None:

@@ -17,6 +17,7 @@ from prompts.engine import template_check
         ("A\n{{ bot.no_such_field }}", "template_unknown_variable", 2, "no_such_field"),
         ("{% set x = covered_topics.append('x') %}", "template_forbidden", 1, "unsafe"),
         ('{% include "no/such/file.jinja" %}', "template_render", 1, "not found"),
+        ('x\n{% include "../../config/settings.py" %}', "template_render", 2, "not found"),
     ],
 )
 def test_bad_templates_are_refused_with_their_line(source: str, code: str, line: int, words: str) -> None:
