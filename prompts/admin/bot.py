@@ -12,6 +12,7 @@ from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 
 from bots.models import Bot, BotLocaleText
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
@@ -54,7 +55,16 @@ class BotLocaleTextInline(admin.TabularInline):
 class BotAdmin(WorkspaceScopedAdmin):
     form = BotForm
     inlines = [TopicInline, LexiconGroupInline, BotLocaleTextInline]
-    list_display = ["name", "workspace", "locale", "rag_strictness", "llm_provider", "topic_count", "updated_at"]
+    list_display = [
+        "name",
+        "workspace",
+        "locale",
+        "rag_strictness",
+        "llm_provider",
+        "topic_count",
+        "updated_at",
+        "preview_link",
+    ]
     list_filter = [WorkspaceListFilter, "rag_strictness", "llm_provider"]
     list_select_related = ["workspace"]
     search_fields = ["name", "role", "domain", "workspace__name"]
@@ -126,6 +136,10 @@ class BotAdmin(WorkspaceScopedAdmin):
     @admin.display(description="covered topics")
     def topic_count(self, obj: Bot) -> int:
         return getattr(obj, "_topics", 0)
+
+    @admin.display(description="prompt")
+    def preview_link(self, obj: Bot) -> str:
+        return format_html('<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk]))
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -96,3 +96,14 @@ def test_adding_a_membership_in_the_admin_makes_the_user_staff(tenancy: dict) ->
     newcomer.refresh_from_db()
     assert newcomer.is_staff
     assert _client(newcomer).get(f"/admin/bots/bot/{tenancy['bot'].pk}/change/").status_code == 200
+
+
+def test_permissions_from_a_users_own_groups_still_apply(db: None) -> None:
+    from django.contrib.auth.models import Group, Permission
+
+    auditor = UserFactory()
+    group = Group.objects.create(name="Auditors")
+    group.permissions.add(Permission.objects.get(codename="view_workspace"))
+    auditor.groups.add(group)
+    auditor = get_user_model().objects.get(pk=auditor.pk)
+    assert auditor.has_perm("core.view_workspace") and not auditor.has_perm("bots.view_bot")
