@@ -35,11 +35,11 @@ class WorkspaceListFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
-            return queryset.filter(**{f"{model_admin_lookup(queryset.model)}": self.value()})
+            return queryset.filter(**{_workspace_id_lookup(queryset.model): self.value()})
         return queryset
 
 
-def model_admin_lookup(model: type[Model]) -> str:
+def _workspace_id_lookup(model: type[Model]) -> str:
     """The filter path from a model to its workspace id: "workspace" itself, or through its bot."""
     names = {field.name for field in model._meta.get_fields()}
     if "workspace" in names:

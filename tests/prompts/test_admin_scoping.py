@@ -107,3 +107,11 @@ def test_permissions_from_a_users_own_groups_still_apply(db: None) -> None:
     auditor.groups.add(group)
     auditor = get_user_model().objects.get(pk=auditor.pk)
     assert auditor.has_perm("core.view_workspace") and not auditor.has_perm("bots.view_bot")
+
+
+def test_a_superuser_filters_the_bot_list_by_workspace(tenancy: dict) -> None:
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "a-long-passphrase-42")
+    page = _client(root).get(f"/admin/bots/bot/?workspace={tenancy['bot'].workspace_id}").content.decode()
+    assert "Ours" in page and "Theirs" not in page
+    searched = _client(root).get("/admin/bots/bot/?q=Theirs").content.decode()
+    assert "Theirs" in searched and ">Ours<" not in searched
