@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "core",
     "bots",
     "prompt_context",
+    "prompts",
     "rag",
     "conversations",
     "api",
@@ -129,6 +130,10 @@ if not DATABASES["default"]["HOST"]:
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Bots and workspaces ------------------------------------------------------------------
+# Workspace members get the "Workspace admins" group's permissions (see core.auth).
+AUTHENTICATION_BACKENDS = ["core.auth.WorkspaceMemberBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

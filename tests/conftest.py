@@ -15,6 +15,8 @@ from django.conf import settings
 from config.celery import app as celery_app
 from tests.support.processes import child_database_url, wait_for
 
+pytest_plugins = ["tests.support.browser"]
+
 TEST_QUEUE = "parley-test"
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
