@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+import uuid
+
+from django.db.models import Q, QuerySet
 from pgvector.django import CosineDistance
 
+from bots.models import Bot
+from core.models import Workspace
 from rag.embeddings import embedding_model_default
 from rag.models import Chunk, Document, WorkspaceEmbedding, embedding_as
 
@@ -30,3 +34,32 @@ def chunks_by_vector_distance(*, chunks: QuerySet[Chunk], model_id: str, query_v
 
 def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
     return Document.objects.filter(workspace_id=workspace_id).prefetch_related("bots").order_by("-created_at")
+
+
+def documents_progress(*, document_ids: list[object]) -> list[Document]:
+    """The listed documents' current state, in the given order (one query)."""
+    by_id = {document.pk: document for document in Document.objects.filter(pk__in=document_ids)}
+    return [by_id[document_id] for document_id in document_ids if document_id in by_id]
+
+
+def workspace_get_by_reference(*, reference: str) -> Workspace | None:
+    """A workspace by slug, name or id (for commands)."""
+    query = Q(slug=reference) | Q(name=reference)
+    if _is_uuid(reference):
+        query |= Q(pk=reference)
+    return Workspace.objects.filter(query).first()
+
+
+def bot_get_by_reference(*, workspace: Workspace, reference: str) -> Bot | None:
+    query = Q(name=reference)
+    if _is_uuid(reference):
+        query |= Q(pk=reference)
+    return Bot.objects.filter(query, workspace=workspace).first()
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from datetime import timedelta
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -21,7 +21,7 @@ from django.utils import timezone
 from bots.models import Bot
 from core.models import Workspace
 from rag.models import Document, WorkspaceEmbedding
-from rag.parsing import mime_type_guess
+from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
 from rag.selectors import workspace_embedding_model
 
 
@@ -172,3 +172,35 @@ def workspace_embedding_model_set(*, workspace: Workspace, embedding_model: str)
         for document_id in document_ids:
             document_rerun(document_id=document_id, force=False)
     return len(document_ids)
+
+
+def documents_create_from_paths(
+    *, workspace: Workspace, paths: Iterable[Path], bots: Iterable[Bot] = ()
+) -> list[Document]:
+    """Add files, and folders read recursively (supported, non-hidden files only), as pending documents."""
+    bots = list(bots)
+    documents = []
+    for path in _files_under(paths):
+        with path.open("rb") as handle:
+            documents.append(document_create(workspace=workspace, file=File(handle, name=path.name), bots=bots))
+    return documents
+
+
+def _files_under(paths: Iterable[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                sorted(
+                    child
+                    for child in path.rglob("*")
+                    if child.is_file()
+                    and child.suffix.lower() in SUPPORTED_EXTENSIONS
+                    and not any(part.startswith(".") for part in child.relative_to(path).parts)
+                )
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ValidationError(f"No such file or folder: {path}")
+    return found
