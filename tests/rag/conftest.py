@@ -25,7 +25,7 @@ def bot(workspace: Workspace) -> Bot:
 
 
 @pytest.fixture
-def make_document(workspace: Workspace, bot: Bot):  # type: ignore[no-untyped-def]
+def make_document(workspace: Workspace, bot: Bot):
     def make(name: str, data: bytes | str) -> Document:
         content = data.encode() if isinstance(data, str) else data
         return document_create(workspace=workspace, file=ContentFile(content, name=name), bots=[bot])

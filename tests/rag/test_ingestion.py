@@ -24,7 +24,7 @@ def _ingest(document: Document, claim: str = "claim-1") -> Document:
 
 
 @pytest.mark.django_db
-def test_a_document_becomes_ready_with_embedded_searchable_chunks(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_document_becomes_ready_with_embedded_searchable_chunks(make_document) -> None:
     document = _ingest(make_document("charge.txt", FRENCH))
     assert (document.status, document.progress, document.language) == ("ready", 100, "fr")
     assert document.embedding_model == "local/all-MiniLM-L6-v2" and len(document.checksum) == 64
@@ -42,7 +42,7 @@ def test_a_document_becomes_ready_with_embedded_searchable_chunks(make_document)
 
 
 @pytest.mark.django_db
-def test_an_unchanged_file_and_model_is_skipped(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_an_unchanged_file_and_model_is_skipped(make_document) -> None:
     document = _ingest(make_document("notes.txt", FRENCH))
     chunk_ids = list(Chunk.objects.filter(document=document).values_list("pk", flat=True))
     assert document_rerun(document_id=document.pk, force=False)
@@ -55,7 +55,7 @@ def test_an_unchanged_file_and_model_is_skipped(make_document) -> None:  # type:
 
 
 @pytest.mark.django_db
-def test_the_task_is_enqueued_only_after_commit(workspace, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_the_task_is_enqueued_only_after_commit(workspace, django_capture_on_commit_callbacks) -> None:
     with django_capture_on_commit_callbacks() as callbacks:
         document = document_create(workspace=workspace, file=ContentFile(b"hello there", name="a.txt"))
     assert len(callbacks) == 1
@@ -75,7 +75,7 @@ BAD_INPUTS = [
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "data", "code", "phrase"), BAD_INPUTS, ids=[case[2] for case in BAD_INPUTS])
-def test_bad_input_fails_with_a_clear_reason_and_no_chunks(make_document, name, data, code, phrase) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_fails_with_a_clear_reason_and_no_chunks(make_document, name, data, code, phrase) -> None:
     good = _ingest(make_document("good.txt", "Inflate the tyres to the pressure printed on their side."))
     bad = _ingest(make_document(name, data))
     assert (bad.status, bad.error_code) == ("failed", code)
@@ -87,7 +87,7 @@ def test_bad_input_fails_with_a_clear_reason_and_no_chunks(make_document, name, 
 
 @pytest.mark.django_db
 @override_settings(PARLEY_UPLOAD_MAX_BYTES=1024)
-def test_a_file_over_the_size_limit_is_refused_and_not_stored(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_over_the_size_limit_is_refused_and_not_stored(make_document) -> None:
     document = make_document("big.txt", "word " * 1000)
     assert (document.status, document.error_code) == ("failed", "file_too_large")
     assert "1,024-byte limit" in document.error
@@ -96,7 +96,7 @@ def test_a_file_over_the_size_limit_is_refused_and_not_stored(make_document) -> 
 
 @pytest.mark.django_db
 @override_settings(PARLEY_UPLOAD_MAX_BYTES=512 * 1024)
-def test_a_docx_zip_bomb_is_refused_before_inflating(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_docx_zip_bomb_is_refused_before_inflating(make_document) -> None:
     bomb = files.zip_bomb_docx_bytes(expanded_bytes=16 * 1024 * 1024)
     assert len(bomb) < 512 * 1024  # it passes the upload limit...
     document = _ingest(make_document("bomb.docx", bomb))
@@ -105,7 +105,7 @@ def test_a_docx_zip_bomb_is_refused_before_inflating(make_document) -> None:  # 
 
 
 @pytest.mark.django_db
-def test_a_failed_document_can_be_fixed_and_rerun(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_document_can_be_fixed_and_rerun(make_document) -> None:
     document = _ingest(make_document("broken.pdf", b"%PDF-1.4 nothing useful"))
     assert document.status == "failed"
     document_file_replace(document=document, file=ContentFile(files.pdf_bytes(pages=[["Fixed."]]), name="fixed.pdf"))
@@ -115,7 +115,7 @@ def test_a_failed_document_can_be_fixed_and_rerun(make_document) -> None:  # typ
 
 
 @pytest.mark.django_db
-def test_a_ready_document_whose_new_file_is_bad_keeps_no_stale_chunks(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_ready_document_whose_new_file_is_bad_keeps_no_stale_chunks(make_document) -> None:
     document = _ingest(make_document("guide.txt", FRENCH))
     document_file_replace(document=document, file=ContentFile(b"", name="guide.txt"))
     document = _ingest(document, claim="claim-2")
@@ -123,7 +123,7 @@ def test_a_ready_document_whose_new_file_is_bad_keeps_no_stale_chunks(make_docum
 
 
 @pytest.mark.django_db
-def test_a_document_stuck_in_processing_is_reclaimed(make_document, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+def test_a_document_stuck_in_processing_is_reclaimed(make_document, django_capture_on_commit_callbacks) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
@@ -144,7 +144,7 @@ def test_a_document_stuck_in_processing_is_reclaimed(make_document, django_captu
 
 
 @pytest.mark.django_db
-def test_a_live_claim_is_not_taken_by_a_second_message(make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_live_claim_is_not_taken_by_a_second_message(make_document) -> None:
     from django.utils import timezone
 
     document = make_document("busy.txt", FRENCH)

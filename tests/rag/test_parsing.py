@@ -7,7 +7,7 @@ from rag.parsing import document_parse
 from tests.rag import files
 
 
-def _chunks(name: str, data: bytes | str, *, size: int = 200, overlap: int = 30):  # type: ignore[no-untyped-def]
+def _chunks(name: str, data: bytes | str, *, size: int = 200, overlap: int = 30):
     raw = data.encode() if isinstance(data, str) else data
     parsed = document_parse(data=raw, filename=name)
     return parsed, chunks_build(blocks=parsed.blocks, title="Doc", size=size, overlap=overlap)

@@ -105,7 +105,7 @@ def _kill_mid_document(worker: subprocess.Popen, document: Document, attempt: in
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_mid_document_is_retried_to_ready_without_duplicates(dedicated_worker, make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_killed_mid_document_is_retried_to_ready_without_duplicates(dedicated_worker, make_document) -> None:
     document = make_document("motor.txt", _long_text())
     _kill_mid_document(dedicated_worker, document, attempt=1)
 
@@ -122,7 +122,7 @@ def test_a_worker_killed_mid_document_is_retried_to_ready_without_duplicates(ded
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_document_that_keeps_killing_its_worker_ends_failed(dedicated_worker, make_document) -> None:  # type: ignore[no-untyped-def]
+def test_a_document_that_keeps_killing_its_worker_ends_failed(dedicated_worker, make_document) -> None:
     other = make_document("short.txt", "Check the brake pads every season.")
     document = make_document("motor.txt", _long_text())
     _kill_mid_document(dedicated_worker, document, attempt=1)
