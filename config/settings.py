@@ -188,6 +188,8 @@ PARLEY_EMBEDDING_OPENAI_BASE_URL = env_str("PARLEY_EMBEDDING_OPENAI_BASE_URL", "
 PARLEY_EMBEDDING_OPENAI_API_KEY = env_str("PARLEY_EMBEDDING_OPENAI_API_KEY", "")
 PARLEY_EMBEDDING_OPENAI_MODEL = env_str("PARLEY_EMBEDDING_OPENAI_MODEL", "text-embedding-3-small")
 PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
+# CPU threads of the local model per process (0: torch's default, one per core); see bench/ingest.
+PARLEY_EMBEDDING_THREADS = env_int("PARLEY_EMBEDDING_THREADS", 0, minimum=0, maximum=256)
 # A document whose worker has not reported progress for this long is reclaimed.
 PARLEY_INGEST_STUCK_AFTER = env_int("PARLEY_INGEST_STUCK_AFTER", CELERY_TASK_TIME_LIMIT + 60, minimum=30)
 # Deliveries of one document (worker deaths included) before it fails for good.

@@ -62,7 +62,11 @@ def _provider_build(model_id: str) -> EmbeddingProvider:
     if kind == "local" and model_id == LOCAL_MODEL_ID:
         from rag.embeddings.local import LocalProvider
 
-        return LocalProvider(model_id=model_id, batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE)
+        return LocalProvider(
+            model_id=model_id,
+            batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE,
+            threads=settings.PARLEY_EMBEDDING_THREADS,
+        )
     if kind == "openai" and name:
         from rag.embeddings.openai_gateway import OpenAIProvider
 

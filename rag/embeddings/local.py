@@ -8,11 +8,16 @@ from rag.tokens import MODEL_DIR
 
 
 class LocalProvider:
-    def __init__(self, *, model_id: str, batch_size: int) -> None:
+    def __init__(self, *, model_id: str, batch_size: int, threads: int = 0) -> None:
         # The model ships inside site-packages: forbid any hub lookup before importing the libraries.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
         from sentence_transformers import SentenceTransformer
+
+        if threads:
+            # Several worker processes on few cores: one thread each avoids OpenMP threads waiting on each other.
+            torch.set_num_threads(threads)
 
         self.model_id = model_id
         self.batch_size = batch_size
