@@ -148,6 +148,8 @@ def _embed(*, drafts: list[ChunkDraft], model_id: str, document_id: str, claim_i
     vectors: list[list[float]] = []
     for start in range(0, len(drafts), batch):
         vectors.extend(provider.embed_texts([draft.embed_text for draft in drafts[start : start + batch]]))
+        if len(vectors) == len(drafts) and start == 0:
+            break  # a single batch: the chunk swap that follows reports 100 %
         done = len(vectors) / len(drafts)
         percent = PARSED_PROGRESS + int((EMBEDDED_PROGRESS - PARSED_PROGRESS) * done)
         _progress(document_id=document_id, claim_id=claim_id, percent=percent)
@@ -197,18 +199,9 @@ def _swap_chunks(
         for draft, vector in zip(drafts, vectors, strict=True)
     ]
     with transaction.atomic():
-        owned = Document.objects.select_for_update().filter(
-            pk=document.pk, claim_id=claim_id, status=Document.Status.PROCESSING
-        )
-        if not owned.exists():
-            return "not_claimed"  # taken over while we embedded: the new owner writes the chunks
-        Chunk.objects.filter(document_id=document.pk).delete()
-        Chunk.objects.bulk_create(chunks, batch_size=500)
-        Chunk.objects.filter(document_id=document.pk).update(
-            search_vector=SearchVector(Cast("heading_path", TextField()), config=config, weight="A")
-            + SearchVector("text", config=config, weight="B")
-        )
-        owned.update(
+        # The conditional UPDATE is the guard: zero rows means another worker took the document over.
+        owned = Document.objects.filter(pk=document.pk, claim_id=claim_id, status=Document.Status.PROCESSING)
+        finished = owned.update(
             status=Document.Status.READY,
             checksum=checksum,
             language=language,
@@ -219,6 +212,14 @@ def _swap_chunks(
             force=False,
             attempts=0,
             finished_at=timezone.now(),
+        )
+        if not finished:
+            return "not_claimed"
+        Chunk.objects.filter(document_id=document.pk).delete()
+        Chunk.objects.bulk_create(chunks, batch_size=500)
+        Chunk.objects.filter(document_id=document.pk).update(
+            search_vector=SearchVector(Cast("heading_path", TextField()), config=config, weight="A")
+            + SearchVector("text", config=config, weight="B")
         )
     return "ready"
 
