@@ -14,7 +14,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PARLEY_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.postgres",  # OpClass in index expressions (rag's HNSW indexes), search lookups
     "rest_framework",
     "drf_spectacular",
     "core",
@@ -189,6 +190,24 @@ PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")
 PARLEY_PORT = env_int("PARLEY_PORT", 8000, minimum=1, maximum=65535)
 PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
 PARLEY_LOAD_DEMO = env_bool("PARLEY_LOAD_DEMO", True)
+
+# --- Knowledge / ingestion ---------------------------------------------------------------
+# Uploads above this size are refused; a DOCX/zip may expand to at most 20 times it.
+PARLEY_UPLOAD_MAX_BYTES = env_int("PARLEY_UPLOAD_MAX_BYTES", 25 * 1024 * 1024, minimum=1024)
+# Chunk size and overlap in model tokens (all-MiniLM-L6-v2 truncates input at 256).
+PARLEY_CHUNK_TOKENS = env_int("PARLEY_CHUNK_TOKENS", 200, minimum=16, maximum=8192)
+PARLEY_CHUNK_OVERLAP_TOKENS = env_int("PARLEY_CHUNK_OVERLAP_TOKENS", 30, minimum=0, maximum=4096)
+PARLEY_EMBEDDING_PROVIDER = env_choice("PARLEY_EMBEDDING_PROVIDER", "local", ("local", "openai"))
+PARLEY_EMBEDDING_OPENAI_BASE_URL = env_str("PARLEY_EMBEDDING_OPENAI_BASE_URL", "https://api.openai.com/v1")
+PARLEY_EMBEDDING_OPENAI_API_KEY = env_str("PARLEY_EMBEDDING_OPENAI_API_KEY", "")
+PARLEY_EMBEDDING_OPENAI_MODEL = env_str("PARLEY_EMBEDDING_OPENAI_MODEL", "text-embedding-3-small")
+PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
+# CPU threads of the local model per process (0: torch's default, one per core); see bench/ingest.
+PARLEY_EMBEDDING_THREADS = env_int("PARLEY_EMBEDDING_THREADS", 0, minimum=0, maximum=256)
+# A document whose worker has not reported progress for this long is reclaimed.
+PARLEY_INGEST_STUCK_AFTER = env_int("PARLEY_INGEST_STUCK_AFTER", CELERY_TASK_TIME_LIMIT + 60, minimum=30)
+# Deliveries of one document (worker deaths included) before it fails for good.
+PARLEY_INGEST_MAX_ATTEMPTS = env_int("PARLEY_INGEST_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -1,0 +1,111 @@
+"""Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.html import format_html
+
+from core.models import Workspace
+from rag.forms import DocumentChangeForm, DocumentUploadForm
+from rag.models import Document, WorkspaceEmbedding
+from rag.services import (
+    document_create,
+    document_delete,
+    document_file_replace,
+    document_rerun,
+    workspace_embedding_model_set,
+)
+
+STATUS_COLOURS = {"pending": "#777", "processing": "#b7791f", "ready": "#2f855a", "failed": "#c53030"}
+
+
+def _workspaces_for(request: HttpRequest) -> QuerySet[Workspace]:
+    if request.user.is_superuser:
+        return Workspace.objects.all()
+    return Workspace.objects.filter(memberships__user=request.user)
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    form = DocumentChangeForm
+    list_display = ["title", "workspace", "status_column", "progress", "chunk_count", "language", "updated_at"]
+    list_filter = ["status", "workspace"]
+    search_fields = ["title", "filename"]
+    list_select_related = ["workspace"]
+    actions = ["rerun_action", "delete_action"]
+    readonly_fields = ["workspace", "filename", "mime_type", "size_bytes", "checksum", "language", "embedding_model",
+                       "status", "error_code", "error", "progress", "chunk_count", "attempts", "created_at",
+                       "queued_at", "started_at", "finished_at", "conversation"]  # fmt: skip
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        return super().get_queryset(request).filter(workspace__in=_workspaces_for(request))
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # ours deletes files too, through the service
+        return actions
+
+    @admin.display(description="status", ordering="status")
+    def status_column(self, document: Document) -> str:
+        colour = STATUS_COLOURS.get(document.status, "#777")
+        label = document.get_status_display()
+        if document.status == Document.Status.PROCESSING:
+            label = f"{label} {document.progress}%"
+        if document.error:
+            return format_html('<b style="color:{}">{}</b><br><small>{}</small>', colour, label, document.error)
+        return format_html('<b style="color:{}">{}</b>', colour, label)
+
+    @admin.action(description="Re-run ingestion of the selected documents")
+    def rerun_action(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        queued = sum(document_rerun(document_id=pk) for pk in queryset.values_list("pk", flat=True))
+        self.message_user(request, f"{queued} document(s) queued again.", messages.SUCCESS)
+
+    @admin.action(description="Delete the selected documents, their chunks and files")
+    def delete_action(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        ids = list(queryset.values_list("pk", flat=True))
+        for pk in ids:
+            document_delete(document_id=pk)
+        self.message_user(request, f"{len(ids)} document(s) deleted.", messages.SUCCESS)
+
+    def delete_model(self, request: HttpRequest, obj: Document) -> None:
+        document_delete(document_id=obj.pk)
+
+    def save_model(self, request: HttpRequest, obj: Document, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        replacement = form.cleaned_data.get("replace_file")
+        if replacement:
+            document_file_replace(document=obj, file=replacement)
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+        """The add page is a multi-file upload: one document per file."""
+        workspaces = _workspaces_for(request)
+        form = DocumentUploadForm(request.POST or None, request.FILES or None, workspaces=workspaces)
+        if request.method == "POST" and form.is_valid():
+            for upload in form.cleaned_data["files"]:
+                document_create(workspace=form.cleaned_data["workspace"], file=upload, bots=form.cleaned_data["bots"])
+            count = len(form.cleaned_data["files"])
+            self.message_user(request, f"{count} document(s) uploaded and queued for ingestion.", messages.SUCCESS)
+            return HttpResponseRedirect(reverse("admin:rag_document_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Upload documents",
+            "form": form,
+            "has_view_permission": self.has_view_permission(request),
+        }
+        return TemplateResponse(request, "admin/rag/document/upload.html", context)
+
+
+@admin.register(WorkspaceEmbedding)
+class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
+    list_display = ["workspace", "embedding_model", "updated_at"]
+
+    def save_model(self, request: HttpRequest, obj: WorkspaceEmbedding, form: Any, change: bool) -> None:
+        count = workspace_embedding_model_set(workspace=obj.workspace, embedding_model=obj.embedding_model)
+        self.message_user(request, f"{count} document(s) are being re-embedded with {obj.embedding_model}.")

@@ -1,0 +1,89 @@
+"""The embedding provider interface that ingestion and retrieval share, and the per-process provider cache.
+
+A model id reads `<provider>/<model>`: `local/all-MiniLM-L6-v2` (offline, bundled) or
+`openai/<model>` (the configured OpenAI-compatible endpoint). Providers load once per process.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+from django.conf import settings
+
+LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
+
+
+class EmbeddingError(Exception):
+    """An embedding call failed; `transient` says whether a retry may succeed."""
+
+    def __init__(self, message: str, *, transient: bool) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+class EmbeddingProvider(Protocol):
+    model_id: str
+
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents' chunk texts, batched; vectors are L2-normalised."""
+        ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one search query with the same model."""
+        ...
+
+
+_providers: dict[str, EmbeddingProvider] = {}
+_lock = threading.Lock()
+
+
+def embedding_model_default() -> str:
+    """The model id new workspaces use, from settings."""
+    if settings.PARLEY_EMBEDDING_PROVIDER == "openai":
+        return f"openai/{settings.PARLEY_EMBEDDING_OPENAI_MODEL}"
+    return LOCAL_MODEL_ID
+
+
+def embedding_provider_get(*, model_id: str | None = None) -> EmbeddingProvider:
+    """The process-wide provider for a model id (the default model when omitted)."""
+    model_id = model_id or embedding_model_default()
+    provider = _providers.get(model_id)
+    if provider is not None:
+        return provider
+    with _lock:
+        if model_id not in _providers:
+            _providers[model_id] = _provider_build(model_id)
+        return _providers[model_id]
+
+
+def _provider_build(model_id: str) -> EmbeddingProvider:
+    kind, _, name = model_id.partition("/")
+    if kind == "local" and model_id == LOCAL_MODEL_ID:
+        from rag.embeddings.local import LocalProvider
+
+        return LocalProvider(
+            model_id=model_id,
+            batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE,
+            threads=settings.PARLEY_EMBEDDING_THREADS,
+        )
+    if kind == "openai" and name:
+        from rag.embeddings.openai_gateway import OpenAIProvider
+
+        return OpenAIProvider(
+            model_id=model_id,
+            model=name,
+            base_url=settings.PARLEY_EMBEDDING_OPENAI_BASE_URL,
+            api_key=settings.PARLEY_EMBEDDING_OPENAI_API_KEY or "not-needed",
+            batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE,
+        )
+    message = f"Unknown embedding model {model_id!r}: use {LOCAL_MODEL_ID!r} or 'openai/<model>'."
+    raise EmbeddingError(message, transient=False)
+
+
+def embed_texts(texts: list[str], *, model_id: str | None = None) -> list[list[float]]:
+    return embedding_provider_get(model_id=model_id).embed_texts(texts)
+
+
+def embed_query(text: str, *, model_id: str | None = None) -> list[float]:
+    return embedding_provider_get(model_id=model_id).embed_query(text)

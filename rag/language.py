@@ -1,0 +1,47 @@
+"""Language detection (py3langid) and the PostgreSQL text-search configuration for each language."""
+
+from __future__ import annotations
+
+import functools
+
+# PostgreSQL's built-in snowball configurations, by ISO 639-1 code; anything else uses 'simple'.
+_TS_CONFIGS = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "da": "danish", "nl": "dutch",
+    "en": "english", "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi",
+    "hu": "hungarian", "id": "indonesian", "ga": "irish", "it": "italian", "lt": "lithuanian", "ne": "nepali",
+    "no": "norwegian", "nb": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}  # fmt: skip
+# The spec's metadata.languages uses ISO 639-3 codes ("fra").
+_ISO3 = {
+    "en": "eng", "fr": "fra", "de": "deu", "es": "spa", "it": "ita", "pt": "por", "nl": "nld", "sv": "swe",
+    "da": "dan", "no": "nor", "nb": "nob", "fi": "fin", "ru": "rus", "pl": "pol", "cs": "ces", "ar": "ara",
+    "zh": "zho", "ja": "jpn", "ko": "kor", "tr": "tur", "el": "ell", "hu": "hun", "ro": "ron", "ca": "cat",
+    "eu": "eus", "ga": "gle", "hi": "hin", "id": "ind", "lt": "lit", "ne": "nep", "sr": "srp", "ta": "tam",
+    "uk": "ukr", "he": "heb", "hy": "hye", "yi": "yid",
+}  # fmt: skip
+MIN_CONFIDENCE = 0.6
+
+
+@functools.cache
+def _identifier():  # type: ignore[no-untyped-def]
+    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
+
+
+def language_detect(text: str) -> str:
+    """An ISO 639-1 code, or '' when the text is too short or the guess too unsure."""
+    sample = text[:20000]
+    if len(sample.strip()) < 20:
+        return ""
+    code, confidence = _identifier().classify(sample)
+    return code if confidence >= MIN_CONFIDENCE else ""
+
+
+def search_config_for(language: str) -> str:
+    return _TS_CONFIGS.get(language, "simple")
+
+
+def iso639_3(language: str) -> list[str]:
+    return [_ISO3.get(language, language)] if language else []

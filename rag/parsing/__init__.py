@@ -1,0 +1,92 @@
+"""Turn a file's bytes into located text blocks: one parser per format, chosen by extension and checked by content.
+
+Parsers raise IngestError with a stable code and a sentence a user can act on; they never
+return half a document.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from rag.errors import IngestError
+
+
+@dataclass(frozen=True)
+class Box:
+    page_number: int
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+@dataclass
+class Block:
+    """The smallest unit the chunker packs: a paragraph, a PDF line, a table row, a subtitle cue, a CSV row."""
+
+    text: str
+    heading_path: tuple[str, ...] = ()
+    page_number: int | None = None
+    boxes: list[Box] = field(default_factory=list)
+    start_time: float | None = None
+    end_time: float | None = None
+    table_header: str = ""  # repeated above this row in every chunk that holds it
+    table_id: int | None = None
+    standalone: bool = False  # always a chunk of its own (CSV rows)
+
+
+@dataclass
+class ParsedDocument:
+    blocks: list[Block]
+    modality: str = "text"
+    title: str = ""
+
+
+Parser = Callable[[bytes, str], ParsedDocument]
+
+
+def _parsers() -> dict[str, Parser]:
+    from rag.parsing import docx, pdf, subtitles, tabular, text
+
+    return {
+        ".txt": text.parse_txt,
+        ".text": text.parse_txt,
+        ".md": text.parse_markdown,
+        ".markdown": text.parse_markdown,
+        ".html": text.parse_html,
+        ".htm": text.parse_html,
+        ".pdf": pdf.parse_pdf,
+        ".docx": docx.parse_docx,
+        ".csv": tabular.parse_csv,
+        ".vtt": subtitles.parse_vtt,
+        ".srt": subtitles.parse_srt,
+    }
+
+
+SUPPORTED_EXTENSIONS = (".txt", ".text", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx", ".csv", ".vtt", ".srt")
+
+
+def mime_type_guess(filename: str) -> str:
+    suffix = PurePath(filename).suffix.lower()
+    known = {".md": "text/markdown", ".vtt": "text/vtt", ".srt": "application/x-subrip", ".markdown": "text/markdown"}
+    return known.get(suffix) or mimetypes.guess_type(filename)[0] or "application/octet-stream"
+
+
+def document_parse(*, data: bytes, filename: str) -> ParsedDocument:
+    """Parse a file's bytes; raises IngestError for empty, unsupported, unreadable or textless files."""
+    suffix = PurePath(filename).suffix.lower()
+    parser = _parsers().get(suffix)
+    if parser is None:
+        supported = ", ".join(sorted({s.lstrip(".") for s in SUPPORTED_EXTENSIONS}))
+        message = f"Files of type '{suffix or 'none'}' are not supported. Use: {supported}."
+        raise IngestError("unsupported_type", message)
+    if not data.strip():
+        raise IngestError("empty_file", "The file is empty.")
+    parsed = parser(data, filename)
+    parsed.blocks = [block for block in parsed.blocks if block.text.strip()]
+    if not parsed.blocks:
+        raise IngestError("no_text", "No text could be extracted from this file (a scanned PDF needs OCR first).")
+    return parsed

@@ -1,0 +1,65 @@
+"""Reads over knowledge: a workspace's embedding model, documents with their chunk counts, and vector distance."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db.models import Q, QuerySet
+from pgvector.django import CosineDistance
+
+from bots.models import Bot
+from core.models import Workspace
+from rag.embeddings import embedding_model_default
+from rag.models import Chunk, Document, WorkspaceEmbedding, embedding_as
+
+
+def workspace_embedding_model(*, workspace_id: object) -> str:
+    """The model every chunk of this workspace is (or is being) embedded with; search uses only this one."""
+    chosen = WorkspaceEmbedding.objects.filter(workspace_id=workspace_id).values_list("embedding_model", flat=True)
+    return chosen.first() or embedding_model_default()
+
+
+def chunks_by_vector_distance(*, chunks: QuerySet[Chunk], model_id: str, query_vector: list[float]) -> QuerySet[Chunk]:
+    """Chunks of one model ordered by cosine distance to the query, through that dimension's partial HNSW index.
+
+    The cast and the `embedding_dims` filter must match the index definition for PostgreSQL to use it.
+    """
+    dims = len(query_vector)
+    return (
+        chunks.filter(embedding_model=model_id, embedding_dims=dims)
+        .annotate(distance=CosineDistance(embedding_as(dims), query_vector))
+        .order_by("distance")
+    )
+
+
+def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
+    return Document.objects.filter(workspace_id=workspace_id).prefetch_related("bots").order_by("-created_at")
+
+
+def documents_progress(*, document_ids: list[object]) -> list[Document]:
+    """The listed documents' current state, in the given order (one query)."""
+    by_id = {document.pk: document for document in Document.objects.filter(pk__in=document_ids)}
+    return [by_id[document_id] for document_id in document_ids if document_id in by_id]
+
+
+def workspace_get_by_reference(*, reference: str) -> Workspace | None:
+    """A workspace by slug, name or id (for commands)."""
+    query = Q(slug=reference) | Q(name=reference)
+    if _is_uuid(reference):
+        query |= Q(pk=reference)
+    return Workspace.objects.filter(query).first()
+
+
+def bot_get_by_reference(*, workspace: Workspace, reference: str) -> Bot | None:
+    query = Q(name=reference)
+    if _is_uuid(reference):
+        query |= Q(pk=reference)
+    return Bot.objects.filter(query, workspace=workspace).first()
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,206 @@
+"""Write-side knowledge operations: add, re-run, replace and delete documents; reclaim stuck ones; switch models.
+
+Every path that queues work does so with `delay_on_commit`, after the row it names exists.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import timedelta
+from pathlib import Path, PurePath
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from bots.models import Bot
+from core.models import Workspace
+from rag.models import Document, WorkspaceEmbedding
+from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.selectors import workspace_embedding_model
+
+
+def _enqueue(document_id: object) -> None:
+    from rag.tasks import document_ingest_task
+
+    document_ingest_task.delay_on_commit(str(document_id))
+
+
+def document_create(
+    *,
+    workspace: Workspace,
+    file: File,
+    filename: str | None = None,
+    title: str = "",
+    bots: Iterable[Bot] = (),
+    conversation_id: uuid.UUID | str | None = None,
+    external_user_id: str = "",
+    source_url: str = "",
+) -> Document:
+    """Store an uploaded file as a pending document and queue its ingestion.
+
+    A file over PARLEY_UPLOAD_MAX_BYTES is not stored: the document is created failed, saying so.
+    """
+    bots = list(bots)
+    if conversation_id and bots:
+        raise ValidationError("A document belongs either to bots or to one conversation session, not both.")
+    if any(bot.workspace_id != workspace.pk for bot in bots):
+        raise ValidationError("Every bot must belong to the document's workspace.")
+    name = PurePath(filename or file.name or "document").name
+    size = file.size or 0
+    limit = settings.PARLEY_UPLOAD_MAX_BYTES
+    document = Document(
+        workspace=workspace,
+        conversation_id=conversation_id,
+        external_user_id=external_user_id,
+        title=(title or PurePath(name).stem.replace("_", " ").replace("-", " "))[:300],
+        source_url=source_url,
+        filename=name[:255],
+        mime_type=mime_type_guess(name),
+        size_bytes=size,
+        queued_at=timezone.now(),
+    )
+    with transaction.atomic():
+        if size > limit:
+            document.status = Document.Status.FAILED
+            document.error_code = "file_too_large"
+            document.error = f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
+            document.finished_at = timezone.now()
+            document.save()
+        else:
+            document.file.save(name, file, save=False)
+            document.save()
+            _enqueue(document.pk)
+        document.bots.set(bots)
+    return document
+
+
+def document_rerun(*, document_id: uuid.UUID | str, force: bool = True) -> bool:
+    """Queue a ready or failed document (or one stuck in processing) again; False when it is already queued."""
+    stale = timezone.now() - timedelta(seconds=settings.PARLEY_INGEST_STUCK_AFTER)
+    rerunnable = Q(status__in=[Document.Status.READY, Document.Status.FAILED]) | Q(
+        status=Document.Status.PROCESSING, heartbeat_at__lt=stale
+    )
+    return _requeue(Document.objects.filter(rerunnable, pk=document_id), document_id=document_id, force=force)
+
+
+def _requeue(documents: QuerySet[Document], *, document_id: uuid.UUID | str, force: bool) -> bool:
+    with transaction.atomic():
+        updated = documents.update(
+            status=Document.Status.PENDING,
+            claim_id="",
+            attempts=0,
+            progress=0,
+            error="",
+            error_code="",
+            force=force,
+            queued_at=timezone.now(),
+        )
+        if updated:
+            _enqueue(document_id)
+    return bool(updated)
+
+
+def document_file_replace(*, document: Document, file: File, filename: str | None = None) -> Document:
+    """Fix a document with a new file and re-run it; the old file is removed once the change commits."""
+    old_name = document.file.name if document.file else ""
+    name = PurePath(filename or file.name or document.filename).name
+    with transaction.atomic():
+        document.file.save(name, file, save=False)
+        document.filename = name[:255]
+        document.mime_type = mime_type_guess(name)
+        document.size_bytes = file.size or 0
+        document.save(update_fields=["file", "filename", "mime_type", "size_bytes", "updated_at"])
+        # Whatever its state, the document starts over; a worker still on the old file loses its claim.
+        _requeue(Document.objects.filter(pk=document.pk), document_id=document.pk, force=True)
+        if old_name and old_name != document.file.name:
+            transaction.on_commit(lambda: default_storage.delete(old_name))
+    document.refresh_from_db()
+    return document
+
+
+def document_delete(*, document_id: uuid.UUID | str) -> None:
+    """Delete a document, its chunks (cascade) and, after commit, its file."""
+    with transaction.atomic():
+        document = Document.objects.filter(pk=document_id).first()
+        if document is None:
+            return
+        file_name = document.file.name if document.file else ""
+        document.delete()
+        if file_name:
+            transaction.on_commit(lambda: default_storage.delete(file_name))
+
+
+def documents_reclaim_stuck() -> int:
+    """Re-queue documents whose worker went silent, and pending ones whose message never ran."""
+    stale = timezone.now() - timedelta(seconds=settings.PARLEY_INGEST_STUCK_AFTER)
+    reclaimed = 0
+    with transaction.atomic():
+        stuck = Document.objects.filter(status=Document.Status.PROCESSING, heartbeat_at__lt=stale)
+        for document_id in stuck.values_list("pk", flat=True):
+            still_stuck = stuck.filter(pk=document_id)
+            if still_stuck.update(status=Document.Status.PENDING, claim_id="", progress=0, queued_at=timezone.now()):
+                _enqueue(document_id)
+                reclaimed += 1
+        forgotten = Document.objects.filter(status=Document.Status.PENDING, queued_at__lt=stale)
+        for document_id in forgotten.values_list("pk", flat=True):
+            Document.objects.filter(pk=document_id).update(queued_at=timezone.now())
+            _enqueue(document_id)
+            reclaimed += 1
+    return reclaimed
+
+
+def workspace_embedding_model_set(*, workspace: Workspace, embedding_model: str) -> int:
+    """Switch a workspace's embedding model and re-embed its documents in the background; returns how many."""
+    from rag.embeddings import LOCAL_MODEL_ID
+
+    kind, _, name = embedding_model.partition("/")
+    if embedding_model != LOCAL_MODEL_ID and not (kind == "openai" and name):
+        message = f"Unknown embedding model {embedding_model!r}: use {LOCAL_MODEL_ID!r} or 'openai/<model>'."
+        raise ValidationError(message)
+    with transaction.atomic():
+        if workspace_embedding_model(workspace_id=workspace.pk) == embedding_model:
+            return 0
+        WorkspaceEmbedding.objects.update_or_create(workspace=workspace, defaults={"embedding_model": embedding_model})
+        ready = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
+        document_ids = list(ready.values_list("pk", flat=True))
+        for document_id in document_ids:
+            document_rerun(document_id=document_id, force=False)
+    return len(document_ids)
+
+
+def documents_create_from_paths(
+    *, workspace: Workspace, paths: Iterable[Path], bots: Iterable[Bot] = ()
+) -> list[Document]:
+    """Add files, and folders read recursively (supported, non-hidden files only), as pending documents."""
+    bots = list(bots)
+    documents = []
+    for path in _files_under(paths):
+        with path.open("rb") as handle:
+            documents.append(document_create(workspace=workspace, file=File(handle, name=path.name), bots=bots))
+    return documents
+
+
+def _files_under(paths: Iterable[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                sorted(
+                    child
+                    for child in path.rglob("*")
+                    if child.is_file()
+                    and child.suffix.lower() in SUPPORTED_EXTENSIONS
+                    and not any(part.startswith(".") for part in child.relative_to(path).parts)
+                )
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ValidationError(f"No such file or folder: {path}")
+    return found

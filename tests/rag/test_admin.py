@@ -1,0 +1,97 @@
+"""The document admin: multi-file upload to a workspace and bots, the status column with its reason, re-run, delete."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from core.models import Membership, Workspace
+from rag.ingestion import document_ingest
+from rag.models import Chunk, Document
+from rag.services import document_create
+
+
+@pytest.fixture
+def admin_client_for(db: None):
+    def make(*, superuser: bool = True, workspace: Workspace | None = None) -> Client:
+        user_model = get_user_model()
+        name = f"user{user_model.objects.count()}"
+        user = user_model.objects.create_user(name, password="pw-123-long", is_staff=True, is_superuser=superuser)
+        if workspace is not None:
+            Membership.objects.create(workspace=workspace, user=user)
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.mark.django_db
+def test_upload_several_files_to_a_workspace_and_its_bots(
+    admin_client_for, workspace, bot, django_capture_on_commit_callbacks
+) -> None:
+    client = admin_client_for()
+    page = client.get("/admin/rag/document/add/")
+    assert page.status_code == 200 and b"multiple" in page.content
+    uploads = [SimpleUploadedFile("a.txt", b"Alpha text."), SimpleUploadedFile("b.md", b"# B\n\nBeta text.")]
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(
+            "/admin/rag/document/add/", {"workspace": workspace.pk, "bots": [bot.pk], "files": uploads}
+        )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    documents = Document.objects.filter(workspace=workspace)
+    assert sorted(documents.values_list("filename", flat=True)) == ["a.txt", "b.md"]
+    assert all(list(d.bots.all()) == [bot] for d in documents)
+    assert len(callbacks) == 2  # one ingestion queued per file, after commit
+
+
+@pytest.mark.django_db
+def test_changelist_shows_status_with_reason_without_n_plus_one(
+    admin_client_for, make_document, django_assert_max_num_queries
+) -> None:
+    bad = make_document("bad.exe", b"MZ")
+    document_ingest(document_id=str(bad.pk), claim_id="c1")
+    for n in range(5):
+        make_document(f"ok{n}.txt", "Fine text.")
+    client = admin_client_for()
+    with django_assert_max_num_queries(12):
+        page = client.get("/admin/rag/document/")
+    body = page.content.decode()
+    assert "Failed" in body and "are not supported" in body and body.count("Pending") >= 5
+
+
+@pytest.mark.django_db
+def test_rerun_and_delete_actions(admin_client_for, make_document, django_capture_on_commit_callbacks) -> None:
+    document = make_document("guide.txt", "The battery charges in four hours.")
+    document_ingest(document_id=str(document.pk), claim_id="c1")
+    document.refresh_from_db()
+    stored = document.file.name
+    assert document.status == "ready" and default_storage.exists(stored)
+    client = admin_client_for()
+    client.post("/admin/rag/document/", {"action": "rerun_action", "_selected_action": [document.pk]})
+    document.refresh_from_db()
+    assert document.status == "pending"
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post("/admin/rag/document/", {"action": "delete_action", "_selected_action": [document.pk]})
+    assert not Document.objects.filter(pk=document.pk).exists()
+    assert not Chunk.objects.filter(document_id=document.pk).exists()
+    assert not default_storage.exists(stored)  # the file goes too, once the deletion commits
+
+
+@pytest.mark.django_db
+def test_a_member_sees_only_their_workspaces_documents(admin_client_for, make_document, workspace) -> None:
+    mine = make_document("mine.txt", "Mine.")
+    other = Workspace.objects.create(name="Other", slug="other")
+    theirs = document_create(workspace=other, file=ContentFile(b"Theirs.", name="theirs.txt"))
+    client = admin_client_for(superuser=False, workspace=workspace)
+    user = get_user_model().objects.get(username__startswith="user")
+    user.user_permissions.add(*Permission.objects.filter(codename__endswith="_document"))
+    body = client.get("/admin/rag/document/").content.decode()
+    assert mine.title in body and theirs.title not in body
+    assert client.get(f"/admin/rag/document/{mine.pk}/change/").status_code == 200
+    assert client.get(f"/admin/rag/document/{theirs.pk}/change/").status_code == 302  # "doesn't exist", as for a typo

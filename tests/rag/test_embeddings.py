@@ -1,0 +1,145 @@
+"""Embedding providers: the real openai client against a local OpenAI-compatible server, model switches that
+re-embed without mixing models or dimensions, and the per-dimension HNSW index actually used by a query."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from rag.embeddings import embed_query
+from rag.errors import TransientIngestError
+from rag.ingestion import document_ingest
+from rag.models import Chunk, Document
+from rag.selectors import chunks_by_vector_distance, workspace_embedding_model
+from rag.services import workspace_embedding_model_set
+
+DIMS = 8
+
+
+class _EmbeddingsServer(BaseHTTPRequestHandler):
+    mode = "ok"  # ok | unavailable | refuse
+    calls: list[dict] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).calls.append(body)
+        if self.mode != "ok":
+            status = 503 if self.mode == "unavailable" else 400
+            self._reply(status, {"error": {"message": f"mode {self.mode}", "type": "test"}})
+            return
+        data = [{"object": "embedding", "index": i, "embedding": _vector(text)} for i, text in enumerate(body["input"])]
+        usage = {"prompt_tokens": 1, "total_tokens": 1}
+        self._reply(200, {"object": "list", "data": data, "model": body["model"], "usage": usage})
+
+    def _reply(self, status: int, payload: dict) -> None:
+        raw = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _vector(text: str) -> list[float]:
+    digest = hashlib.sha256(text.encode()).digest()
+    return [byte / 255 + 0.01 for byte in digest[:DIMS]]
+
+
+@pytest.fixture
+def openai_server() -> Iterator[type[_EmbeddingsServer]]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingsServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _EmbeddingsServer.mode = "ok"
+    _EmbeddingsServer.calls = []
+    with override_settings(PARLEY_EMBEDDING_OPENAI_BASE_URL=f"http://127.0.0.1:{server.server_port}/v1"):
+        yield _EmbeddingsServer
+    server.shutdown()
+
+
+def _model() -> str:
+    return f"openai/fake-{uuid.uuid4().hex[:6]}"  # a fresh name: providers are cached per process
+
+
+@pytest.mark.django_db
+def test_switching_a_workspace_model_re_embeds_in_the_background_without_mixing(
+    openai_server, make_document, workspace, django_capture_on_commit_callbacks
+) -> None:
+    document = make_document("guide.txt", "Charge the battery indoors. Store it half charged in winter.")
+    document_ingest(document_id=str(document.pk), claim_id="c1")
+    model = _model()
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert workspace_embedding_model_set(workspace=workspace, embedding_model=model) == 1
+    assert len(callbacks) == 1 and workspace_embedding_model(workspace_id=workspace.pk) == model
+    assert document_ingest(document_id=str(document.pk), claim_id="c2") == "ready"
+    chunks = Chunk.objects.filter(document=document)
+    assert set(chunks.values_list("embedding_model", "embedding_dims")) == {(model, DIMS)}
+    assert openai_server.calls[-1]["model"] == model.removeprefix("openai/")
+    query = embed_query("battery in winter", model_id=model)
+    assert len(query) == DIMS
+    scope = Chunk.objects.filter(workspace=workspace)
+    found = chunks_by_vector_distance(chunks=scope, model_id=model, query_vector=query)
+    assert [chunk.document_id for chunk in found] == [document.pk]
+    old = chunks_by_vector_distance(
+        chunks=Chunk.objects.all(), model_id="local/all-MiniLM-L6-v2", query_vector=embed_query("battery")
+    )
+    assert not old.filter(workspace=workspace).exists()  # nothing of the old model is left to mix in
+
+
+@pytest.mark.django_db
+@override_settings(PARLEY_INGEST_MAX_ATTEMPTS=2)
+def test_an_unavailable_endpoint_is_retried_then_fails_with_its_reason(openai_server, make_document, workspace) -> None:
+    from rag.models import WorkspaceEmbedding
+
+    WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=_model())
+    openai_server.mode = "unavailable"
+    document = make_document("guide.txt", "Charge the battery indoors.")
+    with pytest.raises(TransientIngestError):
+        document_ingest(document_id=str(document.pk), claim_id="task-1")
+    document.refresh_from_db()
+    assert document.status == "pending" and document.claim_id == "" and "Retrying" in document.error  # claim released
+    assert document_ingest(document_id=str(document.pk), claim_id="task-1") == "failed"
+    document.refresh_from_db()
+    assert (document.status, document.error_code) == ("failed", "gave_up")
+    assert "Gave up after 2 attempts" in document.error and "unavailable" in document.error
+
+
+@pytest.mark.django_db
+def test_a_refused_request_fails_at_once(openai_server, make_document, workspace) -> None:
+    from rag.models import WorkspaceEmbedding
+
+    WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=_model())
+    openai_server.mode = "refuse"
+    document = make_document("guide.txt", "Charge the battery indoors.")
+    assert document_ingest(document_id=str(document.pk), claim_id="task-1") == "failed"
+    document.refresh_from_db()
+    assert document.error_code == "embedding_failed" and "refused" in document.error
+
+
+@pytest.mark.django_db
+def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(make_document, workspace) -> None:
+    for n in range(3):
+        document = make_document(f"d{n}.txt", f"Paragraph {n} about tyres, brakes and batteries.")
+        document_ingest(document_id=str(document.pk), claim_id=f"c{n}")
+    assert Document.objects.filter(workspace=workspace, status="ready").count() == 3
+    query = chunks_by_vector_distance(
+        chunks=Chunk.objects.filter(workspace=workspace),
+        model_id="local/all-MiniLM-L6-v2",
+        query_vector=embed_query("brakes"),
+    )[:5]
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        plan = query.explain()
+    assert "chunk_embedding_hnsw_384" in plan
+    assert len(list(query)) == 3
