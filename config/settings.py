@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PARLEY_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -175,6 +175,21 @@ PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")
 PARLEY_PORT = env_int("PARLEY_PORT", 8000, minimum=1, maximum=65535)
 PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
 PARLEY_LOAD_DEMO = env_bool("PARLEY_LOAD_DEMO", True)
+
+# --- LLM ----------------------------------------------------------------------------------
+# "offline": the embedded deterministic provider; "openai": any OpenAI-compatible endpoint.
+LLM_PROVIDER = env_choice("LLM_PROVIDER", "offline", ("offline", "openai"))
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
+LLM_JSON_RESPONSE_FORMAT = env_bool("LLM_JSON_RESPONSE_FORMAT", True)
+LLM_CONNECT_TIMEOUT = env_float("LLM_CONNECT_TIMEOUT", 5.0, minimum=0.1)
+LLM_READ_TIMEOUT = env_float("LLM_READ_TIMEOUT", 60.0, minimum=0.1)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2, minimum=0, maximum=10)
+LLM_RETRY_BACKOFF = env_float("LLM_RETRY_BACKOFF", 0.5, minimum=0.0)
+LLM_RETRY_MAX_WAIT = env_float("LLM_RETRY_MAX_WAIT", 20.0, minimum=0.0)
+LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
+LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
 
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -14,7 +14,7 @@ import pytest
 from django.conf import settings
 
 from core.launcher import LaunchError, port_check
-from tests.support.processes import free_port, child_database_url, wait_for
+from tests.support.processes import child_database_url, free_port, wait_for
 
 
 def test_a_taken_port_is_named_with_the_way_out() -> None:
