@@ -67,18 +67,25 @@ _HUMAN: tuple[tuple[str, re.Pattern[str]], ...] = (
 )  # fmt: skip
 
 # Whole messages made only of these phrases are small talk; longest phrases are tried first.
-_SMALL_TALK: dict[str, tuple[str, ...]] = {
-    "en": ("hi", "hello", "hey", "hiya", "good morning", "good afternoon", "good evening", "thanks", "thank you",
-           "thanks a lot", "thank you very much", "many thanks", "bye", "goodbye", "see you", "have a nice day",
-           "how are you", "how are you doing", "ok", "okay", "great", "cool", "nice", "perfect", "there",
-           "you", "so much", "all"),
-    "fr": ("bonjour", "bonsoir", "salut", "coucou", "merci", "merci beaucoup", "merci bien", "au revoir",
-           "à bientôt", "a bientot", "bonne journée", "bonne soirée", "ça va", "ca va", "comment ça va",
-           "comment allez-vous", "comment allez vous", "d'accord", "super", "parfait", "génial", "à vous",
-           "madame", "monsieur"),
+# The category of the last meaningful phrase ("Hi, thanks!" → thanks) names the reply.
+_SMALL_TALK: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "greeting": ("hi", "hello", "hey", "hiya", "good morning", "good afternoon", "good evening"),
+        "thanks": ("thanks", "thank you", "thanks a lot", "thank you very much", "many thanks", "ok", "okay",
+                   "great", "cool", "nice", "perfect"),
+        "farewell": ("bye", "goodbye", "see you", "have a nice day"),
+        "how_are_you": ("how are you", "how are you doing"),
+        "filler": ("there", "you", "so much", "all"),
+    },
+    "fr": {
+        "greeting": ("bonjour", "bonsoir", "salut", "coucou"),
+        "thanks": ("merci", "merci beaucoup", "merci bien", "d'accord", "super", "parfait", "génial"),
+        "farewell": ("au revoir", "à bientôt", "a bientot", "bonne journée", "bonne soirée"),
+        "how_are_you": ("ça va", "ca va", "comment ça va", "comment allez-vous", "comment allez vous"),
+        "filler": ("à vous", "madame", "monsieur"),
+    },
 }  # fmt: skip
 _PUNCTUATION = re.compile(r"[^\w\s'’-]+")
-_FILLERS = {"there", "you", "so much", "all", "à vous", "madame", "monsieur"}
 
 
 def message_screen(*, text: str) -> GuardMatch | None:
@@ -89,25 +96,26 @@ def message_screen(*, text: str) -> GuardMatch | None:
     for language, pattern in _HUMAN:
         if match := pattern.search(text):
             return GuardMatch(GuardKind.HUMAN_REQUEST, "human_request", match.group(0), language)
-    small_talk = _small_talk_language(text)
-    if small_talk:
-        return GuardMatch(GuardKind.SMALL_TALK, "small_talk", text.strip(), small_talk)
+    if small_talk := _small_talk(text):
+        language, category = small_talk
+        return GuardMatch(GuardKind.SMALL_TALK, category, text.strip(), language)
     return None
 
 
-def _small_talk_language(text: str) -> str | None:
+def _small_talk(text: str) -> tuple[str, str] | None:
+    """(language, category) when `text` is made only of small-talk phrases."""
     normalized = " ".join(_PUNCTUATION.sub(" ", unicodedata.normalize("NFC", text).lower()).split())
     if not normalized or len(normalized) > 80:
         return None
-    for language, phrases in _SMALL_TALK.items():
-        rest, matched = normalized, False
-        ordered = sorted(phrases, key=len, reverse=True)
+    for language, categories in _SMALL_TALK.items():
+        phrases = sorted(((p, c) for c, ps in categories.items() for p in ps), key=lambda pc: len(pc[0]), reverse=True)
+        rest, category = normalized, None
         while rest:
-            phrase = next((p for p in ordered if rest == p or rest.startswith(p + " ")), None)
-            if phrase is None:
+            found = next(((p, c) for p, c in phrases if rest == p or rest.startswith(p + " ")), None)
+            if found is None:
                 break
-            matched = matched or phrase not in _FILLERS
-            rest = rest[len(phrase) :].strip()
-        if not rest and matched:
-            return language
+            category = category if found[1] == "filler" else found[1]
+            rest = rest[len(found[0]) :].strip()
+        if not rest and category:
+            return language, category
     return None

@@ -33,8 +33,14 @@ Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _SMALL_TALK_REPLIES = {
-    "en": "Hello! How can I help you today?",
-    "fr": "Bonjour ! Comment puis-je vous aider ?",
+    ("en", "greeting"): "Hello! How can I help you today?",
+    ("en", "thanks"): "You're welcome! Anything else I can help with?",
+    ("en", "farewell"): "Goodbye, and have a nice day!",
+    ("en", "how_are_you"): "I'm doing well, thank you. How can I help you?",
+    ("fr", "greeting"): "Bonjour ! Comment puis-je vous aider ?",
+    ("fr", "thanks"): "Avec plaisir ! Puis-je vous aider pour autre chose ?",
+    ("fr", "farewell"): "Au revoir et bonne journée !",
+    ("fr", "how_are_you"): "Très bien, merci. Comment puis-je vous aider ?",
 }
 
 
@@ -43,8 +49,8 @@ class OfflineTuning:
     # Cosine similarity a covered topic needs to name the question's topic.
     topic_similarity: float = 0.35
     # An excluded topic must be this similar, and beat the best covered topic by the margin.
-    excluded_similarity: float = 0.4
-    excluded_margin: float = 0.05
+    excluded_similarity: float = 0.25
+    excluded_margin: float = 0.1
     max_chunks_used: int = 2
     sentences_per_chunk: int = 2
     # A sentence must be this similar to the question to be quoted (the best one always is).
@@ -109,7 +115,7 @@ def offline_answer(
 def _guarded(guard: GuardMatch, question: str, chunks: Sequence[RetrievedChunk], rules: BotRules) -> dict[str, object]:
     understanding = " ".join(question.split())
     if guard.kind is GuardKind.SMALL_TALK:
-        reply = _SMALL_TALK_REPLIES.get(guard.language, _SMALL_TALK_REPLIES["en"])
+        reply = _SMALL_TALK_REPLIES.get((guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")])
         return _answer(AnswerStatus.SMALL_TALK, reply, 1.0, SMALL_TALK_TOPIC, understanding, [])
     unused = _all_unused(chunks, UNUSED_REASON_STATUS)
     if guard.kind is GuardKind.INJECTION:
