@@ -11,8 +11,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from conversations.contract.enforce import UNUSED_REASON_STATUS, output_enforce
-from conversations.contract.parsing import ContractError
+from conversations.contract.enforce import UNUSED_REASON_STATUS, answer_enforce
+from conversations.contract.parsing import ContractError, output_parse
 from conversations.llm.errors import LLMError
 from conversations.types import (
     UNKNOWN_TOPIC,
@@ -42,6 +42,10 @@ class AttemptRecord:
     error_message: str = ""
     generator: str = SOURCE_LLM
 
+    def as_json(self) -> dict[str, str]:
+        return {"generator": self.generator, "error_code": self.error_code, "error_message": self.error_message,
+                "raw_output": self.raw_output}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class AnswerOutcome:
@@ -49,6 +53,8 @@ class AnswerOutcome:
     source: str
     attempts: tuple[AttemptRecord, ...]
     llm_error: LLMError | None = None
+    # The JSON object the accepted output held, before enforcement (None for the safe fallback).
+    parsed: dict[str, object] | None = None
 
     @property
     def raw_output(self) -> str:
@@ -84,13 +90,13 @@ def answer_obtain(
             logger.warning("LLM unavailable (%s); answering with the fallback generator", error)
             return _from_fallback_generator(fallback_generate, chunks, rules, question, attempts, error)
         try:
-            enforced = output_enforce(raw=raw, chunks=chunks, rules=rules, question=question)
+            parsed, enforced = _enforce(raw, chunks, rules, question)
         except ContractError as error:
             attempts.append(AttemptRecord(raw, error.code, error.message))
             feedback = retry_feedback(error)
             continue
         attempts.append(AttemptRecord(raw))
-        return AnswerOutcome(enforced, SOURCE_LLM, tuple(attempts))
+        return AnswerOutcome(enforced, SOURCE_LLM, tuple(attempts), parsed=parsed)
     last = attempts[-1]
     logger.error("LLM output unusable after %d attempts (%s): %s", len(attempts), last.error_code, last.error_message)
     return AnswerOutcome(safe_fallback(chunks=chunks, rules=rules, question=question, cause=last.error_code),
@@ -107,13 +113,21 @@ def _from_fallback_generator(
 ) -> AnswerOutcome:
     raw = fallback_generate()
     try:
-        enforced = output_enforce(raw=raw, chunks=chunks, rules=rules, question=question)
+        parsed, enforced = _enforce(raw, chunks, rules, question)
     except ContractError as contract_error:
         attempts.append(AttemptRecord(raw, contract_error.code, contract_error.message, SOURCE_FALLBACK_GENERATOR))
         enforced = safe_fallback(chunks=chunks, rules=rules, question=question, cause=contract_error.code)
         return AnswerOutcome(enforced, SOURCE_SAFE_FALLBACK, tuple(attempts), error)
     attempts.append(AttemptRecord(raw, generator=SOURCE_FALLBACK_GENERATOR))
-    return AnswerOutcome(enforced, SOURCE_FALLBACK_GENERATOR, tuple(attempts), error)
+    return AnswerOutcome(enforced, SOURCE_FALLBACK_GENERATOR, tuple(attempts), error, parsed)
+
+
+def _enforce(
+    raw: str, chunks: Sequence[RetrievedChunk], rules: BotRules, question: str
+) -> tuple[dict[str, object], EnforcedAnswer]:
+    parsed = output_parse(raw=raw)
+    enforced = answer_enforce(data=parsed.data, chunks=chunks, rules=rules, question=question, prior=parsed.repairs)
+    return parsed.data, enforced
 
 
 def safe_fallback(*, chunks: Sequence[RetrievedChunk], rules: BotRules, question: str, cause: str) -> EnforcedAnswer:
