@@ -209,8 +209,11 @@ class LLMStream:
                     state.finish_reason = choice.finish_reason or state.finish_reason
                     if choice.delta and choice.delta.content:
                         state.add(choice.delta.content, started)
-                        yield choice.delta.content
                         state.yielded = True
+                        yield choice.delta.content
+        if state.finish_reason is None:
+            # A close-delimited stream cut short ends like a complete one; only the missing finish tells.
+            raise httpx.RemoteProtocolError("the stream ended without a finish_reason")
 
 
 class _AttemptState:

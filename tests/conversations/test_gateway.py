@@ -211,3 +211,42 @@ def test_a_connection_inside_a_transaction_is_kept(llm: ScriptedLLMServer, endpo
     assert connection.in_atomic_block
     assert connection.connection is not None
     assert not connection.needs_rollback
+
+
+def test_a_stream_broken_after_its_first_tokens_is_not_replayed(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+    llm.enqueue(Reply(content=CONTENT, cut_after=3))
+    received: list[str] = []
+
+    with pytest.raises(LLMError) as raised:
+        for delta in llm_stream(endpoint=endpoint, messages=MESSAGES):
+            received.append(delta)
+
+    assert raised.value.code == errors.LLM_STREAM_INTERRUPTED
+    assert len(received) == 3
+    assert len(llm.chat_requests()) == 1  # deltas were out: a retry would have duplicated them
+
+
+def test_a_stream_cut_before_any_token_is_retried(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+    llm.enqueue(Reply(content=CONTENT, cut_after=0), Reply(content=CONTENT))
+
+    stream = llm_stream(endpoint=endpoint, messages=MESSAGES)
+
+    assert "".join(stream) == CONTENT
+    assert stream.result.usage.attempts == 2
+
+
+def test_the_endpoint_reads_the_llm_settings(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.LLM_BASE_URL = "http://llm.internal:8080/v1"
+    settings.LLM_API_KEY = "k"
+    settings.LLM_MODEL = "mistral-small"
+    settings.LLM_JSON_RESPONSE_FORMAT = False
+    settings.LLM_READ_TIMEOUT = 12.5
+
+    endpoint = LLMEndpoint.from_settings(max_retries=0)
+
+    assert (endpoint.base_url, endpoint.api_key, endpoint.model) == (
+        "http://llm.internal:8080/v1",
+        "k",
+        "mistral-small",
+    )
+    assert (endpoint.json_response_format, endpoint.read_timeout, endpoint.max_retries) == (False, 12.5, 0)

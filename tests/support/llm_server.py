@@ -38,6 +38,8 @@ class Reply:
     # Answer 400 when the request carries response_format, as some endpoints do.
     reject_response_format: bool = False
     finish_reason: str = "stop"
+    # Drop the connection after this many streamed tokens (a stream broken mid-answer).
+    cut_after: int | None = None
     prompt_tokens: int = 11
     completion_tokens: int | None = None
 
@@ -180,7 +182,10 @@ class _Handler(BaseHTTPRequestHandler):
         tokens = _TOKENS.findall(reply.content)
         try:
             self._event(_chunk(model, {"role": "assistant", "content": ""}, None))
-            for token in tokens:
+            for index, token in enumerate(tokens):
+                if reply.cut_after is not None and index >= reply.cut_after:
+                    self.close_connection = True
+                    return
                 if reply.token_delay:
                     self.script.wait(reply.token_delay)
                 self._event(_chunk(model, {"content": token}, None))
