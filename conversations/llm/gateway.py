@@ -9,19 +9,18 @@ permanent ones, records usage, and releases Django's DB connections during the c
 from __future__ import annotations
 
 import logging
-import random
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from email.utils import parsedate_to_datetime
 
 import httpx
 import openai
 from django.conf import settings
-from django.db import connections
 
 from conversations.llm import errors
+from conversations.llm.backoff import retry_delay
+from conversations.llm.connections import db_connections_released
 from conversations.llm.errors import LLMError
 
 logger = logging.getLogger(__name__)
@@ -88,23 +87,6 @@ class LLMResult:
         return self.usage.finish_reason == "length"
 
 
-@contextmanager
-def db_connections_released() -> Iterator[None]:
-    """Hand Django's DB connections back for the length of a slow network call.
-
-    As paperless-ngx does around its LLM calls (paperless_ai/db.py, `connections.close_all()`),
-    a web worker must not pin a database connection for the seconds an LLM takes; Django
-    reconnects lazily on the next query. A connection inside a transaction cannot be closed
-    without breaking that transaction, so it is kept and logged.
-    """
-    for connection in connections.all(initialized_only=True):
-        if connection.in_atomic_block:
-            logger.debug("DB connection %r kept during the LLM call: inside a transaction", connection.alias)
-        else:
-            connection.close()
-    yield
-
-
 def llm_complete(*, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True) -> LLMResult:
     """One chat completion, retried on transient errors. Raises LLMError."""
     stream = llm_stream(endpoint=endpoint, messages=messages, json_output=json_output, streaming=False)
@@ -140,31 +122,41 @@ class LLMStream:
 
     def __iter__(self) -> Iterator[str]:
         endpoint = self.endpoint
-        use_format = self.json_output and endpoint.json_response_format
         started = time.monotonic()
         attempt = failures = 0
+        minimal = False
         with db_connections_released(), _client(endpoint) as client:
             while True:
                 attempt += 1
                 state = _AttemptState()
                 try:
-                    yield from self._attempt(client, use_format, state, started)
+                    yield from self._attempt(client, minimal, state, started)
                 except (openai.APIError, httpx.HTTPError) as exc:
                     error = _classify(exc, endpoint, attempt)
                     if state.yielded:
                         raise _interrupted(error) from exc
-                    if error.code == errors.LLM_BAD_REQUEST and use_format:
-                        logger.warning("%s rejected response_format; JSON asked in the prompt only", endpoint.model)
-                        use_format = False
+                    if error.code == errors.LLM_BAD_REQUEST and not minimal and self._sends_optional_fields():
+                        # Endpoints differ in the optional fields they accept (response_format,
+                        # stream_options): one 400 buys one retry with the plain request.
+                        logger.warning("%s rejected the request (%s); retrying without optional fields",
+                                       endpoint.model, error.message)  # fmt: skip
+                        minimal = True
                         continue
                     failures += 1
-                    delay = _retry_delay(exc, error, failures, endpoint)
+                    delay = retry_delay(
+                        exc,
+                        error,
+                        failures,
+                        max_retries=endpoint.max_retries,
+                        base=endpoint.backoff_base,
+                        longest=endpoint.backoff_max,
+                    )
                     if delay is None:
                         raise error from exc
                     logger.warning("LLM call failed (%s), retry %d in %.2fs", error, attempt, delay)
                     time.sleep(delay)
                     continue
-                json_mode = _json_mode(self.json_output, use_format)
+                json_mode = _json_mode(self.json_output, self._wants_format() and not minimal)
                 self._result = LLMResult(
                     text="".join(state.parts),
                     usage=LLMUsage(
@@ -180,7 +172,13 @@ class LLMStream:
                 )
                 return
 
-    def _attempt(self, client: openai.OpenAI, use_format: bool, state: _AttemptState, started: float) -> Iterator[str]:
+    def _wants_format(self) -> bool:
+        return self.json_output and self.endpoint.json_response_format
+
+    def _sends_optional_fields(self) -> bool:
+        return self._wants_format() or self.streaming
+
+    def _attempt(self, client: openai.OpenAI, minimal: bool, state: _AttemptState, started: float) -> Iterator[str]:
         endpoint = self.endpoint
         kwargs: dict[str, object] = {
             "model": endpoint.model,
@@ -188,7 +186,7 @@ class LLMStream:
             "temperature": endpoint.temperature,
             "max_tokens": endpoint.max_tokens,
         }
-        if use_format:
+        if self._wants_format() and not minimal:
             kwargs["response_format"] = {"type": "json_object"}
         if not self.streaming:
             response = client.chat.completions.create(**kwargs)  # type: ignore[call-overload]
@@ -200,7 +198,9 @@ class LLMStream:
             state.add(text, started)
             yield text
             return
-        stream = client.chat.completions.create(stream=True, stream_options={"include_usage": True}, **kwargs)  # type: ignore[call-overload]
+        if not minimal:
+            kwargs["stream_options"] = {"include_usage": True}
+        stream = client.chat.completions.create(stream=True, **kwargs)  # type: ignore[call-overload]
         with stream:
             for chunk in stream:
                 state.model = chunk.model or state.model
@@ -286,38 +286,3 @@ def _interrupted(error: LLMError) -> LLMError:
     message = f"the stream broke after its first tokens: {error.message}"
     return LLMError(errors.LLM_STREAM_INTERRUPTED, message, status_code=error.status_code,
                     attempts=error.attempts, model=error.model)  # fmt: skip
-
-
-def _retry_delay(exc: Exception, error: LLMError, failures: int, endpoint: LLMEndpoint) -> float | None:
-    """Seconds to wait before the next attempt, or None to give up now."""
-    if not error.transient or failures > endpoint.max_retries:
-        return None
-    retry_after = _retry_after(exc)
-    if retry_after is not None:
-        # A server asking for longer than we are willing to wait: fail now, the caller falls back.
-        return None if retry_after > endpoint.backoff_max else retry_after + random.uniform(0, 0.1)  # noqa: S311
-    ceiling = min(endpoint.backoff_max, endpoint.backoff_base * 2 ** (failures - 1))
-    return random.uniform(ceiling / 2, ceiling)  # noqa: S311 - jitter, not cryptography
-
-
-def _retry_after(exc: Exception, now: Callable[[], float] = time.time) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    if (milliseconds := headers.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - now())
-    except (TypeError, ValueError):
-        return None

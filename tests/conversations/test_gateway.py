@@ -70,7 +70,7 @@ def test_prompt_only_json_when_the_endpoint_lacks_response_format(
 
 
 def test_a_400_on_response_format_falls_back_to_prompt_only(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
-    llm.enqueue(Reply(content=CONTENT, reject_response_format=True), Reply(content=CONTENT))
+    llm.enqueue(Reply(content=CONTENT, reject_fields=("response_format",)), Reply(content=CONTENT))
 
     result = llm_complete(endpoint=endpoint, messages=MESSAGES)
 
@@ -79,6 +79,18 @@ def test_a_400_on_response_format_falls_back_to_prompt_only(llm: ScriptedLLMServ
     first, second = llm.chat_requests()
     assert "response_format" in first.body
     assert "response_format" not in second.body
+
+
+def test_a_stream_rejecting_stream_options_is_retried_plain(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+    llm.enqueue(Reply(content=CONTENT, reject_fields=("stream_options",)), Reply(content=CONTENT))
+
+    stream = llm_stream(endpoint=endpoint, messages=MESSAGES)
+
+    assert "".join(stream) == CONTENT
+    assert stream.result.usage.prompt_tokens is None  # no usage asked for, none recorded
+    first, second = llm.chat_requests()
+    assert {"stream_options", "response_format"} <= set(first.body)
+    assert not {"stream_options", "response_format"} & set(second.body)
 
 
 def test_a_timeout_is_retried(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:

@@ -15,7 +15,7 @@ from conversations.contract.attempts import AnswerOutcome
 from conversations.models import Conversation, SecurityEvent, Turn
 from conversations.routing import answer_route
 from conversations.services import TurnRecord, turn_complete, turn_start
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import AnswerStatus, BotRules, RetrievedChunk
 from core.models import Workspace
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
@@ -155,3 +155,7 @@ def test_the_turn_admin_is_read_only(admin_client: Client, audited_turns: dict[s
     assert add.status_code == 403
     assert post.status_code == 403
     assert admin_client.get("/admin/conversations/securityevent/").status_code == 200
+
+
+def test_turn_statuses_are_the_answer_statuses() -> None:
+    assert set(Turn.Status.values) == {status.value for status in AnswerStatus}

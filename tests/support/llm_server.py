@@ -35,8 +35,9 @@ class Reply:
     # Seconds between streamed tokens, and before any byte is sent (a hang past the client's timeout).
     token_delay: float = 0.0
     hang: float = 0.0
-    # Answer 400 when the request carries response_format, as some endpoints do.
-    reject_response_format: bool = False
+    # Answer 400 when the request carries any of these fields (response_format, stream_options),
+    # as some OpenAI-compatible endpoints do.
+    reject_fields: tuple[str, ...] = ()
     finish_reason: str = "stop"
     # Drop the connection after this many streamed tokens (a stream broken mid-answer).
     cut_after: int | None = None
@@ -149,8 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if reply.hang:
             self.script.wait(reply.hang)
-        if reply.reject_response_format and "response_format" in body:
-            message = "response_format is not supported by this model"
+        if rejected := [name for name in reply.reject_fields if name in body]:
+            message = f"unsupported parameter: {rejected[0]}"
             self._send_json(400, {"error": {"message": message, "type": "invalid_request_error"}})
             return
         if reply.status != 200:
