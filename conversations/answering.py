@@ -5,6 +5,7 @@ retrieval (chunks) and routing.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -13,9 +14,14 @@ from django.conf import settings
 
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
 from conversations.contract.parsing import answer_preview
+from conversations.guards import GuardKind, message_screen
 from conversations.llm.gateway import LLMEndpoint, llm_stream
-from conversations.llm.offline import OFFLINE_MODEL, Embed, offline_fallback_model, offline_generate
+from conversations.llm.offline import OFFLINE_MODEL, Embed, guarded_answer, offline_fallback_model, offline_generate
 from conversations.types import BotRules, RetrievedChunk
+
+# Answers decided by a cheap guard, before any model (DESIGN.md, "One chat turn", step 2).
+GUARD_MODEL = "guard"
+GUARDED_KINDS = frozenset({GuardKind.INJECTION, GuardKind.HUMAN_REQUEST})
 
 # on_partial(answer_text_so_far, attempt_number): the answer field as it streams, for SSE partial updates.
 OnPartial = Callable[[str, int], None]
@@ -54,6 +60,13 @@ def answer_generate(
     def offline() -> str:
         return offline_generate(question=request.question, chunks=request.chunks, rules=request.rules, embed=embed)
 
+    guard = message_screen(text=request.question)
+    if guard is not None and guard.kind in GUARDED_KINDS:
+        answer = guarded_answer(guard=guard, question=request.question, chunks=request.chunks, rules=request.rules)
+        outcome = answer_obtain(generate=lambda _feedback: json.dumps(answer, ensure_ascii=False),
+                                chunks=request.chunks, rules=request.rules, question=request.question,
+                                max_attempts=1)  # fmt: skip
+        return GeneratedAnswer(outcome, GUARD_MODEL, None, None, _elapsed_ms(started))
     if endpoint is None:
         outcome = answer_obtain(generate=lambda _feedback: offline(), chunks=request.chunks, rules=request.rules,
                                 question=request.question, max_attempts=1)  # fmt: skip

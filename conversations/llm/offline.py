@@ -87,7 +87,7 @@ def offline_answer(
     understanding = " ".join(question.split())
     guard = message_screen(text=question)
     if guard is not None:
-        return _guarded(guard, question, chunks, rules)
+        return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
     topic, out_of_scope = _scope(question, rules, embed, tuning)
     if out_of_scope:
         return _answer(AnswerStatus.OUT_OF_SCOPE, rules.out_of_scope_text, 0.0, UNKNOWN_TOPIC, understanding,
@@ -112,7 +112,10 @@ def offline_answer(
     return _answer(AnswerStatus.FOUND_IN_CONTEXT, text, top_score, topic, understanding, usage)
 
 
-def _guarded(guard: GuardMatch, question: str, chunks: Sequence[RetrievedChunk], rules: BotRules) -> dict[str, object]:
+def guarded_answer(
+    *, guard: GuardMatch, question: str, chunks: Sequence[RetrievedChunk], rules: BotRules
+) -> dict[str, object]:
+    """The contract-abiding answer to a message a cheap guard caught (no model needed)."""
     understanding = " ".join(question.split())
     if guard.kind is GuardKind.SMALL_TALK:
         reply = _SMALL_TALK_REPLIES.get((guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")])
