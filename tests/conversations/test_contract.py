@@ -369,3 +369,25 @@ def test_an_unknown_status_is_retried(llm: ScriptedLLMServer, ask: Ask) -> None:
 
     assert [a.error_code for a in outcome.attempts] == ["status_invalid", ""]
     assert outcome.enforced.answer.status is AnswerStatus.FOUND_IN_CONTEXT
+
+
+def test_a_chunk_listed_twice_is_merged(llm: ScriptedLLMServer, ask: Ask) -> None:
+    data = found()
+    data["context_usage"].append({"chunk": "c1", "sentences": ["Children's bikes are half price."],
+                                  "used_in_response": True, "reason": None})  # fmt: skip
+    llm.enqueue(Reply.json(data))
+
+    outcome = ask()
+
+    assert codes(outcome) == ["chunk_usage_duplicate"]
+    assert usage_of(outcome, "c1").sentences == (DAY_PRICE, "Children's bikes are half price.")
+    assert len(outcome.enforced.answer.context_usage) == 3
+
+
+def test_a_string_display_flag_is_coerced(llm: ScriptedLLMServer, ask: Ask) -> None:
+    llm.enqueue(Reply.json(found(display_answer="false")))
+
+    outcome = ask()
+
+    assert codes(outcome) == ["display_answer_coerced"]
+    assert outcome.enforced.answer.display_answer is False
