@@ -50,6 +50,10 @@ def answer_enforce(
     question: str = "",
     prior: Sequence[Repair] = (),
 ) -> EnforcedAnswer:
+    """Apply every consistency rule to `data`; `prior` holds the parser's repairs (fences, trailing text).
+
+    Raises ContractError only when the object cannot be an answer at all (unknown status, no answer text).
+    """
     draft = draft_from_output(data=data)
     draft.repairs[:0] = list(prior)
     if draft.status is AnswerStatus.SMALL_TALK:
