@@ -12,6 +12,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
@@ -29,12 +30,18 @@ def _secret_key() -> str:
     if configured:
         return configured
     key_file = VAR_DIR / "secret_key"
-    if key_file.exists():
-        return key_file.read_text().strip()
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_urlsafe(50)
-    key_file.write_text(key)
-    key_file.chmod(0o600)
+    try:
+        if key_file.exists():
+            return key_file.read_text().strip()
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        key_file.write_text(key)
+        key_file.chmod(0o600)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"Parley keeps its generated secret key and embedded services under {VAR_DIR}, but cannot write there "
+            f"({exc.strerror}). Make the folder writable, set PARLEY_VAR_DIR to a writable folder, or set SECRET_KEY."
+        ) from exc
     return key
 
 
@@ -72,12 +79,15 @@ INSTALLED_APPS = [
     "core",
     "bots",
     "prompt_context",
+    "prompts",
     "rag",
     "conversations",
+    "api",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "api.middleware.ApiEdgeMiddleware",  # CORS, body cap and JSON errors on /api/
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -120,6 +130,10 @@ if not DATABASES["default"]["HOST"]:
 DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Bots and workspaces ------------------------------------------------------------------
+# Workspace members get the "Workspace admins" group's permissions (see core.auth).
+AUTHENTICATION_BACKENDS = ["core.auth.WorkspaceMemberBackend"]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -193,13 +207,36 @@ LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
 
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ApiAutoSchema",
+    "EXCEPTION_HANDLER": "api.exceptions.api_exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["api.authentication.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["api.authentication.HasPrincipal"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.ratelimit.KeyRateThrottle", "api.ratelimit.VisitorRateThrottle"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parley API",
     "DESCRIPTION": "Conversational RAG bots: chat turns, rag_search, chunks and documents.",
     "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
 }
+
+# --- API ----------------------------------------------------------------------------------
+# Largest request body accepted under /api/ (413 payload_too_large above it).
+API_MAX_REQUEST_BODY_BYTES = env_int("API_MAX_REQUEST_BODY_BYTES", 1_048_576, minimum=1024)
+# SSE: an event whose data exceeds this is split into <event>_delta_sse pieces (api.sse.framing).
+API_SSE_MAX_EVENT_BYTES = env_int("API_SSE_MAX_EVENT_BYTES", 16_384, minimum=256)
+API_SSE_HEARTBEAT_SECONDS = env_float("API_SSE_HEARTBEAT_SECONDS", 15.0, minimum=0.05, maximum=300)
+API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum=10)
+API_VISITOR_SESSION_MAX_AGE = env_int("API_VISITOR_SESSION_MAX_AGE", 30 * 24 * 3600, minimum=60)
+# Sliding-window rate limits in Redis; 0 requests disables a limit.
+API_RATE_LIMIT_KEY_REQUESTS = env_int("API_RATE_LIMIT_KEY_REQUESTS", 600, minimum=0)
+API_RATE_LIMIT_KEY_WINDOW_SECONDS = env_int("API_RATE_LIMIT_KEY_WINDOW_SECONDS", 60, minimum=1)
+API_RATE_LIMIT_VISITOR_REQUESTS = env_int("API_RATE_LIMIT_VISITOR_REQUESTS", 30, minimum=0)
+API_RATE_LIMIT_VISITOR_WINDOW_SECONDS = env_int("API_RATE_LIMIT_VISITOR_WINDOW_SECONDS", 60, minimum=1)
 
 LOGGING = {
     "version": 1,

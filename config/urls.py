@@ -1,7 +1,7 @@
 """Top-level URL map."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from core.views import healthz
 
@@ -11,4 +11,9 @@ admin.site.site_title = "Parley"
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/", include("api.urls")),
 ]
+
+# JSON on /api/ paths, Django's pages elsewhere.
+handler404 = "api.views.not_found_handler"
+handler500 = "api.views.server_error_handler"

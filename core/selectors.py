@@ -55,3 +55,10 @@ def health_report(*, worker_timeout: float = 1.0) -> HealthReport:
     except Exception as exc:  # kombu surfaces many transport errors; the report must not crash.
         errors["broker"] = f"{exc.__class__.__name__}: {exc}"
     return HealthReport(database_ok, pgvector_version, broker_ok, workers, errors)
+
+
+def workspace_ids_for_user(*, user: Any) -> Any:
+    """The ids of the workspaces a user belongs to, as a subquery (it stays one SQL statement)."""
+    from core.models import Workspace
+
+    return Workspace.objects.filter(memberships__user_id=user.pk).values("pk")

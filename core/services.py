@@ -41,3 +41,8 @@ def worker_probe_start() -> WorkerProbe:
         probe = WorkerProbe.objects.create()
         worker_probe_complete.delay_on_commit(str(probe.pk))
     return probe
+
+
+def staff_access_ensure(*, user_id: int) -> None:
+    """A workspace member needs is_staff to enter the admin; their permissions come from core.auth."""
+    get_user_model().objects.filter(pk=user_id, is_staff=False).update(is_staff=True)

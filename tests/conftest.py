@@ -15,6 +15,8 @@ from django.conf import settings
 from config.celery import app as celery_app
 from tests.support.processes import child_database_url, wait_for
 
+pytest_plugins = ["tests.support.browser"]
+
 TEST_QUEUE = "parley-test"
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
@@ -28,7 +30,9 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
     env = {
         **os.environ,
         "DATABASE_URL": child_database_url(),
-        "REDIS_URL": settings.CELERY_BROKER_URL,
+        # redis-py's spelling: the worker's settings derive the broker URL from it, and API code
+        # in the worker (SSE producers) talks to Redis with it directly.
+        "REDIS_URL": settings.REDIS_URL,
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",

@@ -81,3 +81,18 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
     assert "Parley is running" in output
     alive = [p for p in descendants if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], f"orphans left behind: {alive}"
+
+
+def test_an_unwritable_var_dir_stops_the_run_command_with_a_message(tmp_path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    env = _launcher_env(PARLEY_VAR_DIR=str(blocker / "var"))
+    env.pop("DATABASE_URL", None)
+    env.pop("REDIS_URL", None)
+    env.pop("SECRET_KEY", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "core.launcher"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "cannot write there" in result.stdout and "PARLEY_VAR_DIR" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr

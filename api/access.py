@@ -1,0 +1,73 @@
+"""The access choke points: one function per resource decides what a Principal may touch.
+
+Each answers "not found" for objects that do not exist and for objects the caller may not
+see alike, so a response never reveals whether something exists in another tenant.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db.models import QuerySet
+
+from api.errors import ApiError, ErrorCode
+from api.principal import Principal, PrincipalKind
+from api.sse.buffer import StreamOwner, stream_owner_get
+from bots.models import Bot
+from conversations.models import Conversation
+
+
+def bots_for_principal(*, principal: Principal) -> QuerySet[Bot]:
+    """The bots a caller may use: its workspace's, or only its own bot for a widget key.
+
+    Chunk and document look-ups filter through this (``document__bot__in=...``) so that the
+    tenancy rule is written once.
+    """
+    bots = Bot.objects.filter(workspace_id=principal.workspace_id)
+    if principal.bot_id is not None:
+        bots = bots.filter(pk=principal.bot_id)
+    return bots
+
+
+def bot_get_for_principal(*, principal: Principal, bot_id: uuid.UUID) -> Bot:
+    bot = bots_for_principal(principal=principal).filter(pk=bot_id).first()
+    if bot is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return bot
+
+
+def conversation_get_for_principal(*, principal: Principal, conversation_id: uuid.UUID) -> Conversation:
+    """Widget callers reach only the conversation their visitor session names; an external user only theirs."""
+    conversation = (
+        Conversation.objects.filter(pk=conversation_id, bot__in=bots_for_principal(principal=principal))
+        .select_related("bot")
+        .first()
+    )
+    if conversation is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    if principal.kind == PrincipalKind.WIDGET and (
+        principal.visitor is None or principal.visitor.conversation_id != conversation.pk
+    ):
+        raise ApiError(ErrorCode.NOT_FOUND)
+    if conversation.external_user_id and conversation.external_user_id != (principal.external_user_id or ""):
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return conversation
+
+
+def stream_get_for_principal(*, principal: Principal, stream_id: str) -> StreamOwner:
+    owner = stream_owner_get(stream_id=stream_id)
+    if owner is None or not _may_read_stream(principal, owner):
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return owner
+
+
+def _may_read_stream(principal: Principal, owner: StreamOwner) -> bool:
+    if owner.workspace_id != str(principal.workspace_id):
+        return False
+    if principal.bot_id is not None and owner.bot_id != str(principal.bot_id):
+        return False
+    if owner.external_user_id and owner.external_user_id != principal.external_user_id:
+        return False
+    if principal.kind == PrincipalKind.WIDGET and owner.visitor_id:
+        return principal.visitor is not None and principal.visitor.visitor_id == owner.visitor_id
+    return True

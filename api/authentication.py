@@ -1,0 +1,147 @@
+"""DRF authentication and permissions: an API key in, a Principal out (``request.auth``).
+
+Headers: ``Authorization: Bearer <key>`` (a server ``psk_`` or widget ``ppk_`` key),
+``X-Parley-Session`` (visitor session token), ``X-Parley-External-User`` and, for widget
+keys, ``X-Parley-External-User-Signature``.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import replace
+from datetime import timedelta
+
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.utils import timezone
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+from api.errors import ApiError, ErrorCode
+from api.models import BotSigningSecret, Scope, ServerApiKey, WidgetKey
+from api.principal import (
+    WIDGET_SCOPES,
+    Principal,
+    PrincipalKind,
+    external_user_signature_check,
+    visitor_session_read,
+)
+from api.services import SERVER_KEY_PREFIX, WIDGET_KEY_PREFIX, key_hash, origin_normalize
+
+SESSION_HEADER = "X-Parley-Session"
+EXTERNAL_USER_HEADER = "X-Parley-External-User"
+EXTERNAL_USER_SIGNATURE_HEADER = "X-Parley-External-User-Signature"
+_LAST_USED_PRECISION = timedelta(minutes=5)
+_MAX_EXTERNAL_USER_ID = 255
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.headers.get("X-Api-Key") or None
+
+
+def server_key_principal(*, raw_key: str) -> Principal:
+    """Unknown, malformed, revoked and expired keys all fail the same way."""
+    prefix = raw_key.removeprefix(SERVER_KEY_PREFIX).partition("_")[0]
+    now = timezone.now()
+    key = (
+        ServerApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .only("id", "workspace_id", "secret_hash", "scopes", "last_used_at")
+        .first()
+    )
+    if key is None or not hmac.compare_digest(key.secret_hash, key_hash(raw_key)):
+        raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
+    if key.last_used_at is None or key.last_used_at < now - _LAST_USED_PRECISION:
+        # Coarse on purpose: one write per key every few minutes, not one per request.
+        ServerApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+    return Principal(
+        kind=PrincipalKind.SERVER,
+        key_id=key.pk,
+        workspace_id=key.workspace_id,
+        bot_id=None,
+        scopes=frozenset(key.scopes or Scope.values),
+    )
+
+
+def widget_key_principal(*, raw_key: str, origin: str | None) -> tuple[Principal, str | None]:
+    """A widget key is valid only from one of its allowed origins; returns the bot's signing secret too."""
+    key = (
+        WidgetKey.objects.filter(key=raw_key, revoked_at__isnull=True)
+        .select_related("bot__signing_secret")
+        .only("id", "allowed_origins", "bot__id", "bot__workspace_id", "bot__signing_secret__secret")
+        .first()
+    )
+    try:
+        normalized = origin_normalize(origin) if origin else None
+    except ValidationError:
+        normalized = None
+    if key is None or normalized is None or normalized not in key.allowed_origins:
+        raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
+    try:
+        secret: str | None = key.bot.signing_secret.secret
+    except BotSigningSecret.DoesNotExist:
+        secret = None
+    principal = Principal(
+        kind=PrincipalKind.WIDGET,
+        key_id=key.pk,
+        workspace_id=key.bot.workspace_id,
+        bot_id=key.bot.pk,
+        scopes=WIDGET_SCOPES,
+        origin=normalized,
+    )
+    return principal, secret
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[AnonymousUser, Principal] | None:
+        raw_key = _bearer(request)
+        if raw_key is None:
+            return None
+        signing_secret: str | None = None
+        if raw_key.startswith(SERVER_KEY_PREFIX):
+            principal = server_key_principal(raw_key=raw_key)
+        elif raw_key.startswith(WIDGET_KEY_PREFIX):
+            principal, signing_secret = widget_key_principal(raw_key=raw_key, origin=request.headers.get("Origin"))
+        else:
+            raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
+        principal = self._with_external_user(request, principal, signing_secret)
+        token = request.headers.get(SESSION_HEADER)
+        if token:
+            principal = principal.with_visitor(visitor_session_read(token=token, principal=principal))
+        return AnonymousUser(), principal
+
+    def _with_external_user(self, request: Request, principal: Principal, secret: str | None) -> Principal:
+        external_user_id = (request.headers.get(EXTERNAL_USER_HEADER) or "").strip()
+        if not external_user_id:
+            return principal
+        if len(external_user_id) > _MAX_EXTERNAL_USER_ID:
+            raise ApiError(ErrorCode.INVALID_REQUEST, f"{EXTERNAL_USER_HEADER} is longer than 255 characters.")
+        if principal.kind == PrincipalKind.WIDGET:
+            external_user_signature_check(
+                secret=secret,
+                external_user_id=external_user_id,
+                signature=request.headers.get(EXTERNAL_USER_SIGNATURE_HEADER),
+            )
+        return replace(principal, external_user_id=external_user_id)
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="parley"'
+
+
+class HasPrincipal(BasePermission):
+    """Every API view needs a key; a view may also name ``required_scope``."""
+
+    def has_permission(self, request: Request, view: object) -> bool:
+        principal = request.auth
+        if not isinstance(principal, Principal):
+            raise ApiError(ErrorCode.AUTHENTICATION_REQUIRED)
+        scope = getattr(view, "required_scope", None)
+        if scope and not principal.has_scope(scope):
+            raise ApiError(ErrorCode.INSUFFICIENT_SCOPE, extra={"required_scope": scope})
+        return True

@@ -1,0 +1,59 @@
+"""The API's edge for every /api/ request: CORS, the body size cap and JSON-only errors.
+
+Whatever produced an error under /api/ (a DRF view, Django's URL resolver, a plain view,
+an unhandled exception, DEBUG pages), the client gets the {"code", "message", "extra"} shape.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.utils.deprecation import MiddlewareMixin
+
+from api.cors import cors_decorate, cors_is_preflight, cors_preflight_response
+from api.errors import ErrorCode, error_code_for_status
+from api.exceptions import api_exception_handler, error_response
+
+API_PREFIX = "/api/"
+_KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
+
+
+def is_api_path(path: str) -> bool:
+    return path.startswith(API_PREFIX)
+
+
+class ApiEdgeMiddleware(MiddlewareMixin):
+    def process_request(self, request: HttpRequest) -> HttpResponse | None:
+        if not is_api_path(request.path):
+            return None
+        if cors_is_preflight(request):
+            return cors_preflight_response(request)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return error_response(ErrorCode.INVALID_REQUEST, "Content-Length is not a number.")
+        if length > settings.API_MAX_REQUEST_BODY_BYTES:
+            return error_response(ErrorCode.PAYLOAD_TOO_LARGE, extra={"max_bytes": settings.API_MAX_REQUEST_BODY_BYTES})
+        return None
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_api_path(request.path):
+            return None
+        return api_exception_handler(exception, {"request": request, "view": None})
+
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        if not is_api_path(request.path):
+            return response
+        if response.status_code >= 400 and not response.streaming and not _is_json(response):
+            # A Django 404/405/500 page, or a DEBUG technical page: the API never answers HTML.
+            replacement = error_response(error_code_for_status(response.status_code), status=response.status_code)
+            for name in _KEPT_HEADERS:
+                if response.has_header(name):
+                    replacement[name] = response[name]
+            response = replacement
+        cors_decorate(request, response)
+        return response
+
+
+def _is_json(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").startswith("application/json")

@@ -1,0 +1,42 @@
+"""OpenAPI: every operation documents the shared error shape for the statuses the API can answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+
+from api.serializers import ErrorSerializer
+
+ERROR_STATUSES = ("400", "401", "403", "404", "405", "413", "415", "429", "500")
+
+
+class ApiKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "api.authentication.ApiKeyAuthentication"
+    name = "ApiKey"
+
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A server key (psk_…) or a widget key (ppk_…, browsers only, from an allowed Origin).",
+        }
+
+
+class ApiAutoSchema(AutoSchema):
+    def get_description(self) -> str:
+        description = super().get_description() or ""
+        scope = getattr(self.view, "required_scope", None)
+        if scope:
+            description = f"{description}\n\nRequires the `{scope}` scope (widget keys have `chat` and `chunks:read`)."
+        return description.strip()
+
+    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+        responses = super()._get_response_bodies(direction=direction)
+        for status in ERROR_STATUSES:
+            if status not in responses:
+                responses[status] = self._get_response_for_code(
+                    ErrorSerializer, status, ["application/json"], direction=direction
+                )
+        return responses

@@ -1,0 +1,52 @@
+"""Request and response shapes of the API's own endpoints, and the error shape for the schema."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from api.errors import ErrorCode
+
+
+class StrictCharField(serializers.CharField):
+    """Text that must be a JSON string: DRF's own field would turn 3 or true into "3" and "True"."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictUUIDField(serializers.UUIDField):
+    """A UUID written as a string: DRF's own field would also take the integer 12 as a UUID."""
+
+    def to_internal_value(self, data: object) -> object:
+        if not isinstance(data, str):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[code.value for code in ErrorCode])
+    message = serializers.CharField()
+    extra = serializers.DictField(help_text="Details; validation errors carry extra.fields {field: [messages]}.")
+
+
+class PrincipalSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    workspace_id = serializers.UUIDField()
+    bot_id = serializers.UUIDField(allow_null=True)
+    scopes = serializers.ListField(child=serializers.CharField())
+    external_user_id = serializers.CharField(allow_null=True)
+    conversation_id = serializers.UUIDField(allow_null=True)
+
+
+class SessionCreateSerializer(serializers.Serializer):
+    bot_id = StrictUUIDField(required=False, help_text="Required with a server key; a widget key uses its bot.")
+    visitor_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False)
+
+
+class SessionSerializer(serializers.Serializer):
+    conversation_id = serializers.UUIDField()
+    bot_id = serializers.UUIDField()
+    visitor_id = serializers.CharField()
+    session_token = serializers.CharField(help_text="Send it back as the X-Parley-Session header.")

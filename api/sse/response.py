@@ -1,0 +1,94 @@
+"""The consumer side: an ASGI streaming response that relays one stream's buffer as SSE.
+
+It reads with ``redis.asyncio`` XREAD BLOCK, so the process serving a client holds no
+state: any web process can serve a reconnect with ``Last-Event-ID``. While the buffer is
+idle it sends a heartbeat comment every ``API_SSE_HEARTBEAT_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, StreamingHttpResponse
+from rest_framework.renderers import BaseRenderer
+
+from api.errors import ApiError, ErrorCode, error_body
+from api.redis_gateway import redis_async
+from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
+from api.sse.events import EventType
+from api.sse.framing import HEARTBEAT, EventCursor, SseFrame, event_cursor_parse, frames_for_entry
+
+_BATCH = 100
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets DRF views accept ``Accept: text/event-stream``; errors still leave as JSON."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+        return json.dumps(data).encode()
+
+
+def wants_event_stream(request: HttpRequest, *, stream_flag: bool = False) -> bool:
+    """A request asks for SSE with ``"stream": true`` or by accepting only ``text/event-stream``."""
+    accept = request.headers.get("Accept", "")
+    return stream_flag or ("text/event-stream" in accept and "application/json" not in accept)
+
+
+def sse_response(*, stream_id: str, last_event_id: str | None) -> StreamingHttpResponse:
+    """The response for a stream the caller was already allowed to read (see api.access)."""
+    cursor = None
+    if last_event_id:
+        try:
+            cursor = event_cursor_parse(last_event_id)
+        except ValueError:
+            raise ApiError(ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream.") from None
+    response = StreamingHttpResponse(sse_events(stream_id=stream_id, cursor=cursor), content_type="text/event-stream")
+    response["X-Parley-Stream-Id"] = stream_id  # where to reconnect: GET /api/v1/streams/<id>/events
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # proxies must not hold events back
+    return response
+
+
+async def sse_events(*, stream_id: str, cursor: EventCursor | None) -> AsyncIterator[str]:
+    key = stream_key(stream_id)
+    max_bytes = settings.API_SSE_MAX_EVENT_BYTES
+    block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
+    client = redis_async()
+    try:
+        yield ": connected\n"  # flushes the headers at once
+        position = cursor.entry_id if cursor else "0-0"
+        if cursor is not None and cursor.seq is not None:
+            for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
+                frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
+                for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
+                    yield frame.encode()
+        while True:
+            batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
+            if not batch:
+                if not await client.exists(stream_owner_key(stream_id)):
+                    yield _expired(position)
+                    return
+                yield HEARTBEAT
+                continue
+            for entry_id, fields in batch[0][1]:
+                position = entry_id
+                if fields["e"] == CLOSE_MARKER:
+                    return
+                for frame in frames_for_entry(
+                    entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
+                ):
+                    yield frame.encode()
+    finally:
+        await client.aclose()
+
+
+def _expired(position: str) -> str:
+    data = json.dumps(error_body(ErrorCode.STREAM_EXPIRED), separators=(",", ":"))
+    return SseFrame(id=position, event=EventType.ERROR, data=data).encode()

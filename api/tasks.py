@@ -1,0 +1,17 @@
+"""The API's Celery task: run a registered stream runner, publishing into its stream (ids and JSON only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import shared_task
+
+from api.runners import runner_resolve
+from api.sse import stream_producing
+
+
+@shared_task(name="api.stream_runner_execute", acks_late=False)
+def stream_runner_execute(stream_id: str, runner: str, kwargs: dict[str, Any]) -> None:
+    # acks_late is off on purpose: re-running a half-streamed answer would duplicate its events.
+    with stream_producing(stream_id=stream_id) as emit:
+        runner_resolve(name=runner)(emit=emit, **kwargs)

@@ -1,0 +1,29 @@
+"""URLs under /api/: versioned endpoints under v1/, the OpenAPI schema and its browsable docs."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from api.views import MeView, SessionCreateView, StreamEventsView
+
+app_name = "api"
+
+
+class PublicSchemaView(SpectacularAPIView):
+    authentication_classes: list[type] = []
+    permission_classes: list[type] = []
+    throttle_classes: list[type] = []
+
+
+class PublicDocsView(SpectacularSwaggerView):
+    authentication_classes: list[type] = []
+    permission_classes: list[type] = []
+    throttle_classes: list[type] = []
+
+
+urlpatterns = [
+    path("v1/me", MeView.as_view(), name="me"),
+    path("v1/sessions", SessionCreateView.as_view(), name="session-create"),
+    path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
+    path("schema/", PublicSchemaView.as_view(), name="schema"),
+    path("docs/", PublicDocsView.as_view(url_name="api:schema"), name="docs"),
+]

@@ -1,0 +1,163 @@
+"""The Bot row: identity, scope-independent business rules, strictness, texts, LLM and retrieval settings.
+
+Lengths are VARCHAR limits so PostgreSQL enforces them too; ranges are check constraints.
+Covered/excluded topics and the lexicon live in prompt_context (the Rag prompt context).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from core.models import Workspace
+
+SHORT = 200
+MEDIUM = 1000
+LONG = 4000
+
+
+class Bot(models.Model):
+    class Formality(models.TextChoices):
+        FORMAL = "formal", "Formal"
+        NEUTRAL = "neutral", "Neutral"
+        FRIENDLY = "friendly", "Friendly"
+
+    class Strictness(models.TextChoices):
+        STRICT = "strict", "Strict: answers only from retrieved documents"
+        RELAXED = "relaxed", "Relaxed: general knowledge allowed where the relaxation statement says"
+
+    class Provider(models.TextChoices):
+        OPENAI = "openai", "OpenAI-compatible endpoint"
+        OFFLINE = "offline", "Offline (embedded, deterministic)"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="bots")
+
+    # 2.1 identity
+    name = models.CharField(max_length=120)
+    role = models.CharField(max_length=SHORT, blank=True, help_text="e.g. “customer support assistant”.")
+    domain = models.CharField(max_length=SHORT, blank=True, help_text="e.g. “e-bike sales and after-sales”.")
+    target_audience = models.CharField(max_length=SHORT, blank=True, help_text="Who talks to this bot.")
+    locale = models.CharField(
+        max_length=10, default="en", help_text="Default response language, as a code such as en, fr or pt-BR."
+    )
+    # 2.3 response expectations
+    response_expectations = models.CharField(max_length=MEDIUM, blank=True, help_text="Depth and technicality.")
+    # 2.4 style and tone
+    formality = models.CharField(max_length=10, choices=Formality.choices, default=Formality.NEUTRAL)
+    formatting_rules = models.CharField(max_length=MEDIUM, blank=True)
+    vocabulary_constraints = models.CharField(max_length=MEDIUM, blank=True)
+    # 2.5 domain constraints
+    regulatory_constraints = models.CharField(max_length=MEDIUM, blank=True)
+    forbidden_statements = models.CharField(max_length=MEDIUM, blank=True)
+    mandatory_mentions = models.CharField(max_length=MEDIUM, blank=True)
+    # 2.6 specific instructions and human escalation
+    specific_instructions = models.CharField(max_length=LONG, blank=True)
+    escalation_allowed = models.BooleanField(default=False, help_text="May the bot hand the conversation to a human?")
+    escalation_triggers = models.CharField(
+        max_length=MEDIUM, blank=True, help_text="Phrases that ask for a human, one per line."
+    )
+    escalation_unavailable_text = models.CharField(
+        max_length=MEDIUM,
+        blank=True,
+        default="I cannot transfer you to a person here, but I am happy to keep helping.",
+        help_text="Shown when a user asks for a human and handoff is not allowed.",
+    )
+    escalation_confidence_threshold = models.FloatField(
+        default=0.0, help_text="Escalate when the answer's confidence is below this (0 disables)."
+    )
+    # Section 1.2 strictness and explainability
+    rag_strictness = models.CharField(max_length=10, choices=Strictness.choices, default=Strictness.STRICT)
+    relaxation_statement = models.CharField(
+        max_length=MEDIUM, blank=True, help_text="Required when relaxed: where general knowledge is allowed."
+    )
+    explainability = models.BooleanField(default=False)
+    # User-facing texts (refusal and no-answer also per locale: BotLocaleText)
+    refusal_text = models.CharField(max_length=MEDIUM, default="Sorry, that question is outside what I can help with.")
+    no_answer_text = models.CharField(
+        max_length=MEDIUM, default="Sorry, I could not find that information in my documents."
+    )
+    injection_refusal_text = models.CharField(max_length=MEDIUM, default="Sorry, I cannot process this request.")
+    escalation_text = models.CharField(max_length=MEDIUM, default="I am transferring you to a member of our team.")
+    # LLM
+    llm_provider = models.CharField(max_length=20, choices=Provider.choices, default=Provider.OFFLINE)
+    llm_model = models.CharField(max_length=SHORT, blank=True, help_text="Model name at the provider.")
+    llm_temperature = models.FloatField(default=0.0)
+    llm_max_output_tokens = models.PositiveIntegerField(default=1024)
+    llm_timeout_seconds = models.PositiveIntegerField(default=30)
+    # Retrieval
+    retrieval_top_k = models.PositiveIntegerField(default=6)
+    retrieval_score_threshold = models.FloatField(default=0.0)
+    retrieval_hybrid = models.BooleanField(default=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="bot_unique_name_per_workspace"),
+            models.CheckConstraint(
+                condition=~Q(rag_strictness="relaxed") | ~Q(relaxation_statement=""),
+                name="bot_relaxed_needs_statement",
+                violation_error_message="A relaxed bot needs a relaxation statement.",
+            ),
+            models.CheckConstraint(
+                condition=Q(llm_temperature__gte=0, llm_temperature__lte=2),
+                name="bot_temperature_range",
+                violation_error_message="Temperature must be between 0 and 2.",
+            ),
+            models.CheckConstraint(
+                condition=Q(llm_max_output_tokens__gte=16, llm_max_output_tokens__lte=32000),
+                name="bot_max_tokens_range",
+                violation_error_message="Max output tokens must be between 16 and 32000.",
+            ),
+            models.CheckConstraint(
+                condition=Q(llm_timeout_seconds__gte=1, llm_timeout_seconds__lte=600),
+                name="bot_timeout_range",
+                violation_error_message="The LLM timeout must be between 1 and 600 seconds.",
+            ),
+            models.CheckConstraint(
+                condition=Q(retrieval_top_k__gte=1, retrieval_top_k__lte=50),
+                name="bot_top_k_range",
+                violation_error_message="Top k must be between 1 and 50.",
+            ),
+            models.CheckConstraint(
+                condition=Q(retrieval_score_threshold__gte=0, retrieval_score_threshold__lte=1),
+                name="bot_score_threshold_range",
+                violation_error_message="The score threshold must be between 0 and 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(escalation_confidence_threshold__gte=0, escalation_confidence_threshold__lte=1),
+                name="bot_confidence_threshold_range",
+                violation_error_message="The confidence threshold must be between 0 and 1.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BotLocaleText(models.Model):
+    """Refusal and no-answer texts for one extra locale; the bot's own fields serve its default locale."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="locale_texts")
+    locale = models.CharField(max_length=10)
+    refusal_text = models.CharField(max_length=MEDIUM)
+    no_answer_text = models.CharField(max_length=MEDIUM)
+
+    class Meta:
+        ordering = ["locale"]
+        verbose_name = "localized text"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["bot", "locale"],
+                name="bot_locale_text_unique",
+                violation_error_message="This locale already has texts for this bot.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.bot} ({self.locale})"

@@ -1,0 +1,188 @@
+"""The bot admin: one change page grouped by spec section, with the Rag prompt context as inlines.
+
+It lives in the prompts app because it composes bots, prompt_context and the prompt engine,
+and apps may only import downwards. Extra pages (preview, templates, import) are in views.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+
+from bots.models import Bot, BotLocaleText
+from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
+from prompt_context.limits import LEXICON_GROUPS_MAX, TOPICS_MAX
+from prompt_context.models import LexiconGroup, Topic
+from prompt_context.services import prompt_context_defaults_ensure
+from prompts.admin import views
+from prompts.admin.forms import BotForm, LexiconGroupForm, LocaleTextForm, TopicFormSet
+
+
+class TopicInline(admin.TabularInline):
+    model = Topic
+    formset = TopicFormSet
+    fields = ["name", "kind"]
+    extra = 1
+    max_num = TOPICS_MAX
+    validate_max = True
+    verbose_name = "topic (2.2 scope)"
+    verbose_name_plural = "2.2 Scope — covered and excluded topics"
+
+
+class LexiconGroupInline(admin.TabularInline):
+    model = LexiconGroup
+    form = LexiconGroupForm
+    extra = 1
+    max_num = LEXICON_GROUPS_MAX
+    validate_max = True
+    verbose_name_plural = "Business lexicon — groups of synonyms"
+
+
+class BotLocaleTextInline(admin.TabularInline):
+    model = BotLocaleText
+    form = LocaleTextForm
+    extra = 0
+    max_num = 20
+    verbose_name_plural = "Refusal and no-answer texts in other locales"
+
+
+@admin.register(Bot)
+class BotAdmin(WorkspaceScopedAdmin):
+    form = BotForm
+    inlines = [TopicInline, LexiconGroupInline, BotLocaleTextInline]
+    list_display = [
+        "name",
+        "workspace",
+        "locale",
+        "rag_strictness",
+        "llm_provider",
+        "topic_count",
+        "updated_at",
+        "preview_link",
+    ]
+    list_filter = [WorkspaceListFilter, "rag_strictness", "llm_provider"]
+    list_select_related = ["workspace"]
+    search_fields = ["name", "role", "domain", "workspace__name"]
+    actions = ["context_export_action", "context_import_action"]
+    save_on_top = True
+    show_full_result_count = False  # one COUNT query less on every list page
+    fieldsets = [
+        (None, {"fields": ["workspace"]}),
+        ("2.1 Identity", {"fields": ["name", "role", "domain", "target_audience", "locale"]}),
+        (
+            "2.2 Scope",
+            {
+                "fields": [],
+                "description": "Covered and excluded topics and the business lexicon (the Rag prompt context) "
+                "are edited at the bottom of this page.",
+            },
+        ),
+        ("2.3 Response expectations", {"fields": ["response_expectations"]}),
+        ("2.4 Style and tone", {"fields": ["formality", "formatting_rules", "vocabulary_constraints"]}),
+        (
+            "2.5 Domain constraints",
+            {"fields": ["regulatory_constraints", "forbidden_statements", "mandatory_mentions"]},
+        ),
+        (
+            "2.6 Specific instructions and human escalation",
+            {
+                "fields": [
+                    "specific_instructions",
+                    "escalation_allowed",
+                    "escalation_triggers",
+                    "escalation_unavailable_text",
+                    "escalation_confidence_threshold",
+                ]
+            },
+        ),
+        (
+            "1.2 RAG strictness and explainability",
+            {"fields": ["rag_strictness", "relaxation_statement", "explainability"]},
+        ),
+        (
+            "User-facing texts (default locale)",
+            {"fields": ["refusal_text", "no_answer_text", "injection_refusal_text", "escalation_text"]},
+        ),
+        (
+            "LLM",
+            {
+                "classes": ["collapse"],
+                "fields": [
+                    "llm_provider",
+                    "llm_model",
+                    "llm_temperature",
+                    "llm_max_output_tokens",
+                    "llm_timeout_seconds",
+                ],
+            },
+        ),
+        (
+            "Retrieval",
+            {"classes": ["collapse"], "fields": ["retrieval_top_k", "retrieval_score_threshold", "retrieval_hybrid"]},
+        ),
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Bot]:
+        queryset = super().get_queryset(request)
+        if request.resolver_match and request.resolver_match.url_name == "bots_bot_changelist":
+            queryset = queryset.annotate(_topics=Count("topics", filter=Q(topics__kind=Topic.Kind.COVERED)))
+        return queryset
+
+    @admin.display(description="covered topics")
+    def topic_count(self, obj: Bot) -> int:
+        return getattr(obj, "_topics", 0)
+
+    @admin.display(description="prompt")
+    def preview_link(self, obj: Bot) -> str:
+        return format_html('<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk]))
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        if not change:
+            prompt_context_defaults_ensure(bot_id=form.instance.pk)
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        return [
+            path("<uuid:bot_id>/preview/", wrap(views.PreviewView.as_view(model_admin=self)), name="bots_bot_preview"),
+            path(
+                "<uuid:bot_id>/templates/<str:kind>/",
+                wrap(views.TemplatesView.as_view(model_admin=self)),
+                name="bots_bot_templates",
+            ),
+            path(
+                "<uuid:bot_id>/context/export/",
+                wrap(views.ContextExportView.as_view(model_admin=self)),
+                name="bots_bot_context_export",
+            ),
+            path(
+                "<uuid:bot_id>/context/import/",
+                wrap(views.ContextImportView.as_view(model_admin=self)),
+                name="bots_bot_context_import",
+            ),
+            *super().get_urls(),
+        ]
+
+    @admin.action(description="Export the prompt context (JSON)", permissions=["view"])
+    def context_export_action(self, request: HttpRequest, queryset: QuerySet[Bot]) -> HttpResponse | None:
+        bot = self._single(request, queryset)
+        return views.context_export_response(bot) if bot else None
+
+    @admin.action(description="Import a prompt context (JSON)", permissions=["change"])
+    def context_import_action(self, request: HttpRequest, queryset: QuerySet[Bot]) -> HttpResponse | None:
+        bot = self._single(request, queryset)
+        if bot is None:
+            return None
+        return HttpResponseRedirect(reverse("admin:bots_bot_context_import", args=[bot.pk]))
+
+    def _single(self, request: HttpRequest, queryset: QuerySet[Bot]) -> Bot | None:
+        bots = list(queryset[:2])
+        if len(bots) != 1:
+            self.message_user(request, "Select exactly one bot for this action.", messages.WARNING)
+            return None
+        return bots[0]

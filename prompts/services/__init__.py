@@ -1,0 +1,1 @@
+"""Writes of the prompts app: template versions and the demo bot."""

@@ -1,0 +1,67 @@
+"""Reusable browser fixtures: headless Debian Chromium driven by Playwright, and a logged-in admin page.
+
+Registered as a pytest plugin in tests/conftest.py. Screenshots go to test-artifacts/ (see `artifact_path`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+def artifact_path(name: str) -> Path:
+    """Where a test keeps a screenshot or other artefact."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / name
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium")
+    # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
+    # itself (fixtures, assertions) are still synchronous, so allow them explicitly.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    context.set_default_timeout(20_000)
+    new_page = context.new_page()
+    try:
+        yield new_page
+    finally:
+        context.close()
+
+
+def admin_login(page: Page, *, base_url: str, username: str, password: str) -> None:
+    """Log in through the admin's own login form."""
+    page.goto(f"{base_url}/admin/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_url(re.compile(r".*/admin/$"))
