@@ -38,6 +38,8 @@ class RetrievedChunk:
     document_id: str = ""
     title: str = ""
     page: int | None = None
+    # Where the chunk comes from (file name or URL), shown to the LLM with the chunk.
+    source: str = ""
 
     def as_audit(self) -> dict[str, object]:
         """What a turn stores about this chunk (no text: the chunk row keeps it)."""
