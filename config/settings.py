@@ -209,6 +209,21 @@ PARLEY_INGEST_STUCK_AFTER = env_int("PARLEY_INGEST_STUCK_AFTER", CELERY_TASK_TIM
 # Deliveries of one document (worker deaths included) before it fails for good.
 PARLEY_INGEST_MAX_ATTEMPTS = env_int("PARLEY_INGEST_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 
+# --- LLM ----------------------------------------------------------------------------------
+# "offline": the embedded deterministic provider; "openai": any OpenAI-compatible endpoint.
+LLM_PROVIDER = env_choice("LLM_PROVIDER", "offline", ("offline", "openai"))
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
+LLM_JSON_RESPONSE_FORMAT = env_bool("LLM_JSON_RESPONSE_FORMAT", True)
+LLM_CONNECT_TIMEOUT = env_float("LLM_CONNECT_TIMEOUT", 5.0, minimum=0.1)
+LLM_READ_TIMEOUT = env_float("LLM_READ_TIMEOUT", 60.0, minimum=0.1)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2, minimum=0, maximum=10)
+LLM_RETRY_BACKOFF = env_float("LLM_RETRY_BACKOFF", 0.5, minimum=0.0)
+LLM_RETRY_MAX_WAIT = env_float("LLM_RETRY_MAX_WAIT", 20.0, minimum=0.0)
+LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
+LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
+
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "api.schema.ApiAutoSchema",

@@ -30,3 +30,108 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} · {self.channel} · {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class TurnStatus(models.TextChoices):
+    """The answer statuses of the spec (conversations.types.AnswerStatus), as model choices."""
+
+    FOUND_IN_CONTEXT = "found_in_context", "Found in context"
+    NOT_FOUND_IN_CONTEXT = "not_found_in_context", "Not found in context"
+    SMALL_TALK = "small_talk", "Small talk"
+    OUT_OF_SCOPE = "out_of_scope", "Out of scope"
+    HUMAN_ESCALATION = "human_escalation", "Human escalation"
+    INJECTION_ATTEMPT = "injection_attempt", "Injection attempt"
+
+
+class Turn(models.Model):
+    """One visitor message and the bot's answer, with the full audit of how the answer was made.
+
+    Idempotent on (conversation, client_message_id): a retried send finds the same turn.
+    `completed_at` stays null until the answer is recorded, by one conditional UPDATE.
+    """
+
+    Status = TurnStatus
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    client_message_id = models.CharField(max_length=100)
+    execution_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    user_text = models.TextField()
+    condensed_question = models.TextField(blank=True)
+    # [{chunk_id, document_id, title, page, score, rank}], in retrieval order.
+    retrieved_chunks = models.JSONField(default=list, blank=True)
+    prompt_version = models.CharField(max_length=64, blank=True)
+    prompt_hash = models.CharField(max_length=64, blank=True)
+    raw_output = models.TextField(blank=True)
+    # Every call made for this answer: [{generator, error_code, error_message, raw_output}].
+    attempts = models.JSONField(default=list, blank=True)
+    parsed_output = models.JSONField(null=True, blank=True)
+    repairs = models.JSONField(default=list, blank=True)
+    llm_error_code = models.CharField(max_length=40, blank=True)
+
+    status = models.CharField(max_length=30, choices=Status.choices, blank=True)
+    answer = models.TextField(blank=True)
+    topic = models.CharField(max_length=200, blank=True)
+    suggested_topics = models.JSONField(default=list, blank=True)
+    understanding = models.TextField(blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    redirection_intent = models.CharField(max_length=100, blank=True)
+    display_answer = models.BooleanField(default=True)
+    context_usage = models.JSONField(default=list, blank=True)
+    route_action = models.CharField(max_length=20, blank=True)
+    route_reason = models.CharField(max_length=40, blank=True)
+
+    model = models.CharField(max_length=200, blank=True)
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # Milliseconds per phase, e.g. {"condense": 0, "retrieve": 12, "llm": 840, "total": 870}.
+    latencies = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["conversation", "created_at"], name="turn_conversation_created")]
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "client_message_id"], name="turn_unique_client_message"),
+            models.CheckConstraint(
+                condition=models.Q(confidence__isnull=True) | models.Q(confidence__gte=0, confidence__lte=1),
+                name="turn_confidence_in_unit_range",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status="") | models.Q(status__in=TurnStatus.values),
+                name="turn_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(completed_at__isnull=True) | ~models.Q(status=""),
+                name="turn_completed_has_status",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.client_message_id} · {self.status or 'pending'}"
+
+
+class SecurityEvent(models.Model):
+    """A recorded attack on a bot (an injection attempt), for the admins to review."""
+
+    class Kind(models.TextChoices):
+        INJECTION_ATTEMPT = "injection_attempt", "Injection attempt"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="security_events")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="security_events")
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    # The offending input, and the explanation of the attack (the answer's `understanding`).
+    excerpt = models.TextField()
+    explanation = models.TextField(blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["turn", "kind"], name="security_event_unique_per_turn")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} · {self.created_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,56 @@
+"""Thin adapters from the prompt engine's plain data (prompts.engine) to the answer engine's types.
+
+A turn reads the bot once with prompts.selectors.bot_settings_get; these turn that BotSettings
+into the contract's BotRules and the gateway's LLMEndpoint, and retrieved chunks into the
+prompt engine's Chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from conversations.llm.gateway import LLMEndpoint
+from conversations.types import BotRules, RetrievedChunk
+from prompts.engine import BotSettings, Chunk
+
+# Least retrieval score the offline provider answers from when the bot sets no threshold; measured
+# with all-MiniLM-L6-v2 cosine scores by bench.answer_offline.
+DEFAULT_ANSWER_THRESHOLD = 0.5
+
+
+def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> BotRules:
+    """The bot's scope, texts (for `locale`) and section 2.6 escalation settings, as BotRules."""
+    texts = bot.texts(locale)
+    threshold = bot.escalation.confidence_threshold
+    return BotRules(
+        covered_topics=bot.covered_topics,
+        excluded_topics=bot.excluded_topics,
+        redirection_intents=bot.redirection_intents,
+        handoff_allowed=bot.escalation.allowed,
+        refusal_text=texts.injection_refusal,
+        out_of_scope_text=texts.refusal,
+        no_answer_text=texts.no_answer,
+        handoff_text=texts.escalation,
+        handoff_unavailable_text=texts.escalation_unavailable,
+        confidence_threshold=threshold if threshold > 0 else DEFAULT_ANSWER_THRESHOLD,
+        escalate_below_threshold=threshold > 0,
+    )
+
+
+def llm_endpoint_for_bot(*, bot: BotSettings) -> LLMEndpoint | None:
+    """The remote endpoint for a bot whose provider is "openai" (URL and key from settings), else None."""
+    if bot.llm.provider != "openai":
+        return None
+    overrides: dict[str, object] = {
+        "temperature": bot.llm.temperature,
+        "max_tokens": bot.llm.max_output_tokens,
+        "read_timeout": float(bot.llm.timeout_seconds),
+    }
+    if bot.llm.model:
+        overrides["model"] = bot.llm.model
+    return LLMEndpoint.from_settings(**overrides)
+
+
+def prompt_chunks(*, chunks: Sequence[RetrievedChunk]) -> list[Chunk]:
+    """Retrieved chunks as the prompt engine renders them into {{ context }}."""
+    return [Chunk(id=c.id, text=c.text, title=c.title, source=c.source, page=c.page) for c in chunks]

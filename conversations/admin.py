@@ -1,0 +1,102 @@
+"""Read-only admin for the answer audit: turns (filterable by status, topic, confidence band and
+repairs) and security events. Nothing here can be added, changed or deleted: it is a record."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+
+from conversations.models import SecurityEvent, Turn
+
+CONFIDENCE_BANDS: dict[str, tuple[str, Q]] = {
+    "low": ("Low (< 0.5)", Q(confidence__lt=0.5)),
+    "medium": ("Medium (0.5 – 0.8)", Q(confidence__gte=0.5, confidence__lt=0.8)),
+    "high": ("High (≥ 0.8)", Q(confidence__gte=0.8)),
+    "none": ("None", Q(confidence__isnull=True)),
+}
+
+
+class ConfidenceBandFilter(admin.SimpleListFilter):
+    title = "confidence"
+    parameter_name = "confidence_band"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [(key, label) for key, (label, _) in CONFIDENCE_BANDS.items()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
+        band = CONFIDENCE_BANDS.get(self.value() or "")
+        return queryset.filter(band[1]) if band else queryset
+
+
+class HasRepairsFilter(admin.SimpleListFilter):
+    title = "has repairs"
+    parameter_name = "has_repairs"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Turn]) -> QuerySet[Turn]:
+        if self.value() == "yes":
+            return queryset.exclude(repairs=[])
+        if self.value() == "no":
+            return queryset.filter(repairs=[])
+        return queryset
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Turn)
+class TurnAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "bot_name", "short_text", "status", "topic", "confidence", "repair_count", "model"]
+    list_filter = ["status", "topic", ConfidenceBandFilter, HasRepairsFilter, "route_action", "model"]
+    list_select_related = ["conversation__bot"]
+    search_fields = ["user_text", "answer", "client_message_id", "=execution_id"]
+    date_hierarchy = "created_at"
+    fieldsets = [
+        ("Message", {"fields": ["conversation", "client_message_id", "execution_id", "created_at", "completed_at",
+                                "user_text", "condensed_question"]}),
+        ("Answer", {"fields": ["status", "answer", "display_answer", "topic", "suggested_topics", "understanding",
+                               "confidence", "redirection_intent", "route_action", "route_reason"]}),
+        ("Audit", {"fields": ["retrieved_chunks", "context_usage", "repairs", "prompt_version", "prompt_hash",
+                              "raw_output", "attempts", "parsed_output", "llm_error_code"]}),
+        ("Model", {"fields": ["model", "prompt_tokens", "completion_tokens", "latencies"]}),
+    ]  # fmt: skip
+
+    @admin.display(description="bot", ordering="conversation__bot__name")
+    def bot_name(self, turn: Turn) -> str:
+        return turn.conversation.bot.name
+
+    @admin.display(description="message")
+    def short_text(self, turn: Turn) -> str:
+        return turn.user_text if len(turn.user_text) <= 80 else turn.user_text[:79] + "…"
+
+    @admin.display(description="repairs")
+    def repair_count(self, turn: Turn) -> int:
+        return len(turn.repairs)
+
+
+@admin.register(SecurityEvent)
+class SecurityEventAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "kind", "bot_name", "short_excerpt", "model"]
+    list_filter = ["kind", "model"]
+    list_select_related = ["conversation__bot"]
+    search_fields = ["excerpt", "explanation"]
+    fields = ["kind", "conversation", "turn", "excerpt", "explanation", "model", "created_at"]
+
+    @admin.display(description="bot", ordering="conversation__bot__name")
+    def bot_name(self, event: SecurityEvent) -> str:
+        return event.conversation.bot.name
+
+    @admin.display(description="excerpt")
+    def short_excerpt(self, event: SecurityEvent) -> str:
+        return event.excerpt if len(event.excerpt) <= 80 else event.excerpt[:79] + "…"

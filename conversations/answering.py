@@ -1,0 +1,128 @@
+"""One answer, from rendered prompt messages to an enforced answer: provider choice, streaming, retry,
+offline fallback and the usage to audit. The turn pipeline calls `answer_generate` between
+retrieval (chunks) and routing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
+from conversations.contract.parsing import answer_preview
+from conversations.guards import GuardKind, message_screen
+from conversations.llm.gateway import LLMEndpoint, llm_stream
+from conversations.llm.offline import OFFLINE_MODEL, Embed, guarded_answer, offline_fallback_model, offline_generate
+from conversations.types import BotRules, RetrievedChunk
+
+# Answers decided by a cheap guard, before any model (DESIGN.md, "One chat turn", step 2).
+GUARD_MODEL = "guard"
+GUARDED_KINDS = frozenset({GuardKind.INJECTION, GuardKind.HUMAN_REQUEST})
+
+# on_partial(answer_text_so_far, attempt_number): the answer field as it streams, for SSE partial updates.
+OnPartial = Callable[[str, int], None]
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    question: str
+    chunks: Sequence[RetrievedChunk]
+    rules: BotRules
+    # The rendered prompt, as chat messages ({"role", "content"}), from the prompt builder.
+    messages: Sequence[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class GeneratedAnswer:
+    outcome: AnswerOutcome
+    # "offline", the endpoint's model, or "offline-fallback(<model>)".
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    llm_ms: int
+    json_mode: str = ""
+
+
+def llm_endpoint_configured() -> LLMEndpoint | None:
+    """The remote endpoint when LLM_PROVIDER is "openai"; None means the offline provider answers."""
+    return LLMEndpoint.from_settings() if settings.LLM_PROVIDER == "openai" else None
+
+
+def answer_generate(
+    *, request: AnswerRequest, endpoint: LLMEndpoint | None, embed: Embed, on_partial: OnPartial | None = None
+) -> GeneratedAnswer:
+    started = time.monotonic()
+
+    def offline() -> str:
+        return offline_generate(question=request.question, chunks=request.chunks, rules=request.rules, embed=embed)
+
+    guard = message_screen(text=request.question)
+    if guard is not None and guard.kind in GUARDED_KINDS:
+        answer = guarded_answer(guard=guard, question=request.question, chunks=request.chunks, rules=request.rules)
+        outcome = answer_obtain(generate=lambda _feedback: json.dumps(answer, ensure_ascii=False),
+                                chunks=request.chunks, rules=request.rules, question=request.question,
+                                max_attempts=1)  # fmt: skip
+        return GeneratedAnswer(outcome, GUARD_MODEL, None, None, _elapsed_ms(started))
+    if endpoint is None:
+        outcome = answer_obtain(generate=lambda _feedback: offline(), chunks=request.chunks, rules=request.rules,
+                                question=request.question, max_attempts=1)  # fmt: skip
+        return GeneratedAnswer(outcome, OFFLINE_MODEL, None, None, _elapsed_ms(started))
+    calls = _RemoteCalls(endpoint, request.messages, on_partial)
+    outcome = answer_obtain(generate=calls.generate, chunks=request.chunks, rules=request.rules,
+                            question=request.question, fallback_generate=offline)  # fmt: skip
+    model = calls.model or endpoint.model
+    if outcome.source == SOURCE_FALLBACK_GENERATOR:
+        model = offline_fallback_model(model)
+    return GeneratedAnswer(outcome, model, calls.prompt_tokens, calls.completion_tokens, _elapsed_ms(started),
+                           calls.json_mode)  # fmt: skip
+
+
+class _RemoteCalls:
+    """The `generate` callable for the remote LLM: streams, feeds errors back, sums usage over attempts."""
+
+    def __init__(self, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], on_partial: OnPartial | None) -> None:
+        self.endpoint = endpoint
+        self.messages = list(messages)
+        self.on_partial = on_partial
+        self.attempt = 0
+        self.previous_output = ""
+        self.model = ""
+        self.json_mode = ""
+        self.prompt_tokens: int | None = None
+        self.completion_tokens: int | None = None
+
+    def generate(self, feedback: str | None) -> str:
+        self.attempt += 1
+        messages = list(self.messages)
+        if feedback is not None:
+            # The rejected output goes back as the assistant's turn, the error as the user's.
+            messages += [{"role": "assistant", "content": self.previous_output}, {"role": "user", "content": feedback}]
+        stream = llm_stream(endpoint=self.endpoint, messages=messages)
+        text, shown = "", ""
+        for delta in stream:
+            text += delta
+            if self.on_partial is not None:
+                preview = answer_preview(partial_output=text)
+                if preview and preview != shown:
+                    shown = preview
+                    self.on_partial(preview, self.attempt)
+        usage = stream.result.usage
+        self.model, self.json_mode = usage.model, usage.json_mode
+        self.prompt_tokens = _add(self.prompt_tokens, usage.prompt_tokens)
+        self.completion_tokens = _add(self.completion_tokens, usage.completion_tokens)
+        self.previous_output = stream.result.text
+        return stream.result.text
+
+
+def _add(total: int | None, more: int | None) -> int | None:
+    if more is None:
+        return total
+    return (total or 0) + more
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

@@ -1,0 +1,1 @@
+"""The answer contract: parse the LLM's output, enforce the spec's consistency rules, retry or fall back."""

@@ -1,0 +1,288 @@
+"""The LLM gateway: Parley's only caller of `openai`, for any OpenAI-compatible chat endpoint.
+
+It asks for JSON (response_format when the endpoint takes it, the prompt alone otherwise,
+falling back by itself when the endpoint rejects response_format), streams text deltas,
+sets explicit timeouts, retries transient failures with backoff and jitter, fails fast on
+permanent ones, records usage, and releases Django's DB connections during the call.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import httpx
+import openai
+from django.conf import settings
+
+from conversations.llm import errors
+from conversations.llm.backoff import retry_delay
+from conversations.llm.connections import db_connections_released
+from conversations.llm.errors import LLMError
+
+logger = logging.getLogger(__name__)
+
+JSON_MODE_RESPONSE_FORMAT = "response_format"
+JSON_MODE_PROMPT = "prompt"
+JSON_MODE_NONE = "none"
+
+
+@dataclass(frozen=True)
+class LLMEndpoint:
+    """Where and how to call: one OpenAI-compatible endpoint and model, with its limits."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str = ""
+    # Capability flag: does this endpoint accept response_format={"type": "json_object"}?
+    json_response_format: bool = True
+    connect_timeout: float = 5.0
+    read_timeout: float = 60.0
+    max_retries: int = 2
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+    temperature: float = 0.0
+    max_tokens: int = 1024
+
+    @classmethod
+    def from_settings(cls, **overrides: object) -> LLMEndpoint:
+        endpoint = cls(
+            model=settings.LLM_MODEL,
+            base_url=settings.LLM_BASE_URL or None,
+            api_key=settings.LLM_API_KEY or "",
+            json_response_format=settings.LLM_JSON_RESPONSE_FORMAT,
+            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
+            read_timeout=settings.LLM_READ_TIMEOUT,
+            max_retries=settings.LLM_MAX_RETRIES,
+            backoff_base=settings.LLM_RETRY_BACKOFF,
+            backoff_max=settings.LLM_RETRY_MAX_WAIT,
+            temperature=settings.LLM_TEMPERATURE,
+            max_tokens=settings.LLM_MAX_TOKENS,
+        )
+        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class LLMUsage:
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: int
+    attempts: int
+    json_mode: str
+    finish_reason: str | None = None
+    first_token_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    text: str
+    usage: LLMUsage
+
+    @property
+    def truncated(self) -> bool:
+        return self.usage.finish_reason == "length"
+
+
+def llm_complete(*, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True) -> LLMResult:
+    """One chat completion, retried on transient errors. Raises LLMError."""
+    stream = llm_stream(endpoint=endpoint, messages=messages, json_output=json_output, streaming=False)
+    for _ in stream:
+        pass
+    return stream.result
+
+
+def llm_stream(
+    *, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True, streaming: bool = True
+) -> LLMStream:
+    """Text deltas as they arrive; `.result` holds the full text and usage once exhausted."""
+    return LLMStream(endpoint, list(messages), json_output, streaming)
+
+
+class LLMStream:
+    """An iterator of text deltas. Retries happen only before the first delta is yielded."""
+
+    def __init__(
+        self, endpoint: LLMEndpoint, messages: list[dict[str, str]], json_output: bool, streaming: bool
+    ) -> None:
+        self.endpoint = endpoint
+        self.messages = messages
+        self.json_output = json_output
+        self.streaming = streaming
+        self._result: LLMResult | None = None
+
+    @property
+    def result(self) -> LLMResult:
+        if self._result is None:
+            raise RuntimeError("the stream has not been read to its end")
+        return self._result
+
+    def __iter__(self) -> Iterator[str]:
+        endpoint = self.endpoint
+        started = time.monotonic()
+        attempt = failures = 0
+        minimal = False
+        with db_connections_released(), _client(endpoint) as client:
+            while True:
+                attempt += 1
+                state = _AttemptState()
+                try:
+                    yield from self._attempt(client, minimal, state, started)
+                except (openai.APIError, httpx.HTTPError) as exc:
+                    error = _classify(exc, endpoint, attempt)
+                    if state.yielded:
+                        raise _interrupted(error) from exc
+                    if error.code == errors.LLM_BAD_REQUEST and not minimal and self._sends_optional_fields():
+                        # Endpoints differ in the optional fields they accept (response_format,
+                        # stream_options): one 400 buys one retry with the plain request.
+                        logger.warning("%s rejected the request (%s); retrying without optional fields",
+                                       endpoint.model, error.message)  # fmt: skip
+                        minimal = True
+                        continue
+                    failures += 1
+                    delay = retry_delay(
+                        exc,
+                        error,
+                        failures,
+                        max_retries=endpoint.max_retries,
+                        base=endpoint.backoff_base,
+                        longest=endpoint.backoff_max,
+                    )
+                    if delay is None:
+                        raise error from exc
+                    logger.warning("LLM call failed (%s), retry %d in %.2fs", error, attempt, delay)
+                    time.sleep(delay)
+                    continue
+                json_mode = _json_mode(self.json_output, self._wants_format() and not minimal)
+                self._result = LLMResult(
+                    text="".join(state.parts),
+                    usage=LLMUsage(
+                        model=state.model or endpoint.model,
+                        prompt_tokens=state.prompt_tokens,
+                        completion_tokens=state.completion_tokens,
+                        latency_ms=round((time.monotonic() - started) * 1000),
+                        attempts=attempt,
+                        json_mode=json_mode,
+                        finish_reason=state.finish_reason,
+                        first_token_ms=state.first_token_ms,
+                    ),
+                )
+                return
+
+    def _wants_format(self) -> bool:
+        return self.json_output and self.endpoint.json_response_format
+
+    def _sends_optional_fields(self) -> bool:
+        return self._wants_format() or self.streaming
+
+    def _attempt(self, client: openai.OpenAI, minimal: bool, state: _AttemptState, started: float) -> Iterator[str]:
+        endpoint = self.endpoint
+        kwargs: dict[str, object] = {
+            "model": endpoint.model,
+            "messages": self.messages,
+            "temperature": endpoint.temperature,
+            "max_tokens": endpoint.max_tokens,
+        }
+        if self._wants_format() and not minimal:
+            kwargs["response_format"] = {"type": "json_object"}
+        if not self.streaming:
+            response = client.chat.completions.create(**kwargs)  # type: ignore[call-overload]
+            choice = response.choices[0] if response.choices else None
+            state.model = response.model or ""
+            state.record_usage(response.usage)
+            state.finish_reason = choice.finish_reason if choice else None
+            text = (choice.message.content or "") if choice else ""
+            state.add(text, started)
+            yield text
+            return
+        if not minimal:
+            kwargs["stream_options"] = {"include_usage": True}
+        stream = client.chat.completions.create(stream=True, **kwargs)  # type: ignore[call-overload]
+        with stream:
+            for chunk in stream:
+                state.model = chunk.model or state.model
+                state.record_usage(chunk.usage)
+                for choice in chunk.choices:
+                    state.finish_reason = choice.finish_reason or state.finish_reason
+                    if choice.delta and choice.delta.content:
+                        state.add(choice.delta.content, started)
+                        state.yielded = True
+                        yield choice.delta.content
+        if state.finish_reason is None:
+            # A close-delimited stream cut short ends like a complete one; only the missing finish tells.
+            raise httpx.RemoteProtocolError("the stream ended without a finish_reason")
+
+
+class _AttemptState:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.yielded = False
+        self.model = ""
+        self.prompt_tokens: int | None = None
+        self.completion_tokens: int | None = None
+        self.finish_reason: str | None = None
+        self.first_token_ms: int | None = None
+
+    def add(self, text: str, started: float) -> None:
+        if self.first_token_ms is None:
+            self.first_token_ms = round((time.monotonic() - started) * 1000)
+        self.parts.append(text)
+
+    def record_usage(self, usage: object) -> None:
+        if usage is not None:
+            self.prompt_tokens = getattr(usage, "prompt_tokens", None)
+            self.completion_tokens = getattr(usage, "completion_tokens", None)
+
+
+@contextmanager
+def _client(endpoint: LLMEndpoint) -> Iterator[openai.OpenAI]:
+    # The gateway does its own retries (to name errors and honour Retry-After), so the client's are off.
+    client = openai.OpenAI(
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key or "unused",
+        timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+        max_retries=0,
+    )
+    with client:
+        yield client
+
+
+def _json_mode(json_output: bool, use_format: bool) -> str:
+    if not json_output:
+        return JSON_MODE_NONE
+    return JSON_MODE_RESPONSE_FORMAT if use_format else JSON_MODE_PROMPT
+
+
+_STATUS_CODES: dict[int, str] = {
+    400: errors.LLM_BAD_REQUEST,
+    401: errors.LLM_AUTH_FAILED,
+    403: errors.LLM_FORBIDDEN,
+    404: errors.LLM_NOT_FOUND,
+    408: errors.LLM_TIMEOUT,
+    409: errors.LLM_SERVER_ERROR,
+    429: errors.LLM_RATE_LIMITED,
+}
+
+
+def _classify(exc: Exception, endpoint: LLMEndpoint, attempt: int) -> LLMError:
+    status: int | None = None
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        code = errors.LLM_TIMEOUT
+    elif isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        code = errors.LLM_CONNECTION_ERROR
+    elif isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        code = errors.LLM_SERVER_ERROR if status >= 500 else _STATUS_CODES.get(status, errors.LLM_REJECTED)
+    else:  # an error event inside a stream
+        code = errors.LLM_SERVER_ERROR
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return LLMError(code, message, status_code=status, attempts=attempt, model=endpoint.model)
+
+
+def _interrupted(error: LLMError) -> LLMError:
+    message = f"the stream broke after its first tokens: {error.message}"
+    return LLMError(errors.LLM_STREAM_INTERRUPTED, message, status_code=error.status_code,
+                    attempts=error.attempts, model=error.model)  # fmt: skip

@@ -1,0 +1,215 @@
+"""The offline provider: a deterministic answerer honouring the same contract as the LLM.
+
+It is the embedded default when no LLM is configured and the fallback when the remote LLM
+is down. It classifies with the cheap guards and by embedding similarity to the covered and
+excluded topics, then answers with the best-supported sentences of the top chunks, quoted
+with their chunk ids. Its output passes the contract's enforcement without a repair.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from conversations.contract.enforce import UNUSED_REASON_NOT_FOUND, UNUSED_REASON_STATUS, injection_explanation
+from conversations.guards import GuardKind, GuardMatch, message_screen
+from conversations.types import (
+    HUMAN_ESCALATION_INTENT,
+    SMALL_TALK_TOPIC,
+    UNKNOWN_TOPIC,
+    AnswerStatus,
+    BotRules,
+    RetrievedChunk,
+)
+
+OFFLINE_MODEL = "offline"
+UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
+
+# embed(texts) -> one vector per text; the team's embedding provider fits this signature.
+Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+_SMALL_TALK_REPLIES = {
+    ("en", "greeting"): "Hello! How can I help you today?",
+    ("en", "thanks"): "You're welcome! Anything else I can help with?",
+    ("en", "farewell"): "Goodbye, and have a nice day!",
+    ("en", "how_are_you"): "I'm doing well, thank you. How can I help you?",
+    ("fr", "greeting"): "Bonjour ! Comment puis-je vous aider ?",
+    ("fr", "thanks"): "Avec plaisir ! Puis-je vous aider pour autre chose ?",
+    ("fr", "farewell"): "Au revoir et bonne journée !",
+    ("fr", "how_are_you"): "Très bien, merci. Comment puis-je vous aider ?",
+}
+
+
+@dataclass(frozen=True)
+class OfflineTuning:
+    # Cosine similarity a covered topic needs to name the question's topic.
+    topic_similarity: float = 0.35
+    # An excluded topic must be this similar, and beat the best covered topic by the margin.
+    excluded_similarity: float = 0.25
+    excluded_margin: float = 0.1
+    max_chunks_used: int = 2
+    sentences_per_chunk: int = 2
+    # A sentence must be this similar to the question to be quoted (the best one always is).
+    sentence_similarity: float = 0.3
+
+
+def offline_fallback_model(model: str) -> str:
+    """How a turn's model reads when the offline provider answered for a failed remote model."""
+    return f"offline-fallback({model})"
+
+
+def offline_generate(
+    *,
+    question: str,
+    chunks: Sequence[RetrievedChunk],
+    rules: BotRules,
+    embed: Embed,
+    tuning: OfflineTuning | None = None,
+) -> str:
+    """The raw output, as an LLM would return it: one JSON object."""
+    answer = offline_answer(question=question, chunks=chunks, rules=rules, embed=embed, tuning=tuning)
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def offline_answer(
+    *,
+    question: str,
+    chunks: Sequence[RetrievedChunk],
+    rules: BotRules,
+    embed: Embed,
+    tuning: OfflineTuning | None = None,
+) -> dict[str, object]:
+    tuning = tuning or OfflineTuning()
+    understanding = " ".join(question.split())
+    guard = message_screen(text=question)
+    if guard is not None:
+        return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
+    topic, out_of_scope = _scope(question, rules, embed, tuning)
+    if out_of_scope:
+        return _answer(AnswerStatus.OUT_OF_SCOPE, rules.out_of_scope_text, 0.0, UNKNOWN_TOPIC, understanding,
+                       _all_unused(chunks, UNUSED_REASON_STATUS))  # fmt: skip
+    ranked = sorted(chunks, key=lambda chunk: (-chunk.score, chunk.rank))
+    top_score = _clamp(ranked[0].score) if ranked else 0.0
+    if top_score < rules.confidence_threshold:
+        return _answer(AnswerStatus.NOT_FOUND_IN_CONTEXT, rules.no_answer_text, top_score, topic, understanding,
+                       _all_unused(chunks, UNUSED_REASON_NOT_FOUND))  # fmt: skip
+    supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][: tuning.max_chunks_used]
+    quotes = _best_sentences(question, supporting, embed, tuning)
+    usage = []
+    for chunk in chunks:
+        if quotes.get(chunk.id):
+            usage.append({"chunk": chunk.id, "sentences": quotes[chunk.id], "used_in_response": True, "reason": None})
+        else:
+            usage.append(_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
+    text = " ".join(sentence for chunk in supporting for sentence in quotes.get(chunk.id, []))
+    if not text:
+        return _answer(AnswerStatus.NOT_FOUND_IN_CONTEXT, rules.no_answer_text, top_score, topic, understanding,
+                       _all_unused(chunks, UNUSED_REASON_NOT_FOUND))  # fmt: skip
+    return _answer(AnswerStatus.FOUND_IN_CONTEXT, text, top_score, topic, understanding, usage)
+
+
+def guarded_answer(
+    *, guard: GuardMatch, question: str, chunks: Sequence[RetrievedChunk], rules: BotRules
+) -> dict[str, object]:
+    """The contract-abiding answer to a message a cheap guard caught (no model needed)."""
+    understanding = " ".join(question.split())
+    if guard.kind is GuardKind.SMALL_TALK:
+        reply = _SMALL_TALK_REPLIES.get((guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")])
+        return _answer(AnswerStatus.SMALL_TALK, reply, 1.0, SMALL_TALK_TOPIC, understanding, [])
+    unused = _all_unused(chunks, UNUSED_REASON_STATUS)
+    if guard.kind is GuardKind.INJECTION:
+        explanation = injection_explanation(question=question, detail=f"{guard.label} pattern on {guard.excerpt!r}.")
+        return _answer(AnswerStatus.INJECTION_ATTEMPT, rules.refusal_text, 0.0, UNKNOWN_TOPIC, explanation, unused)
+    if rules.declares_intent(HUMAN_ESCALATION_INTENT):
+        return _answer(AnswerStatus.HUMAN_ESCALATION, rules.handoff_text, 0.0, UNKNOWN_TOPIC, understanding, unused,
+                       intent=HUMAN_ESCALATION_INTENT)  # fmt: skip
+    return _answer(AnswerStatus.HUMAN_ESCALATION, rules.handoff_unavailable_text, 0.0, UNKNOWN_TOPIC, understanding,
+                   unused)  # fmt: skip
+
+
+def _scope(question: str, rules: BotRules, embed: Embed, tuning: OfflineTuning) -> tuple[str, bool]:
+    """The closest covered topic (or "unknown"), and whether an excluded topic is clearly closer."""
+    covered, excluded = list(rules.covered_topics), list(rules.excluded_topics)
+    if not covered and not excluded:
+        return UNKNOWN_TOPIC, False
+    vectors = embed([question, *covered, *excluded])
+    question_vector = vectors[0]
+    covered_scores = [_cosine(question_vector, v) for v in vectors[1 : 1 + len(covered)]]
+    excluded_scores = [_cosine(question_vector, v) for v in vectors[1 + len(covered) :]]
+    best_covered = max(covered_scores, default=0.0)
+    best_excluded = max(excluded_scores, default=0.0)
+    out_of_scope = best_excluded >= tuning.excluded_similarity and best_excluded > best_covered + tuning.excluded_margin
+    if covered and best_covered >= tuning.topic_similarity and not out_of_scope:
+        return covered[covered_scores.index(best_covered)], False
+    return UNKNOWN_TOPIC, out_of_scope
+
+
+def _best_sentences(
+    question: str, chunks: Sequence[RetrievedChunk], embed: Embed, tuning: OfflineTuning
+) -> dict[str, list[str]]:
+    """Per chunk, its sentences closest to the question, in their order in the chunk."""
+    per_chunk = {chunk.id: sentences_split(chunk.text) for chunk in chunks}
+    flat = [sentence for sentences in per_chunk.values() for sentence in sentences]
+    if not flat:
+        return {}
+    vectors = embed([question, *flat])
+    scores = iter(_cosine(vectors[0], vector) for vector in vectors[1:])
+    chosen: dict[str, list[str]] = {}
+    for chunk_id, sentences in per_chunk.items():
+        ranked = sorted(((next(scores), index) for index in range(len(sentences))), reverse=True)
+        if not ranked:
+            continue
+        threshold = tuning.sentence_similarity
+        keep = {ranked[0][1]} | {i for score, i in ranked[1 : tuning.sentences_per_chunk] if score >= threshold}
+        chosen[chunk_id] = [sentences[i] for i in sorted(keep)]
+    return chosen
+
+
+def sentences_split(text: str) -> list[str]:
+    """Sentences of `text`, each an exact substring of it (so quote verification finds them)."""
+    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
+
+
+def _answer(
+    status: AnswerStatus,
+    text: str,
+    confidence: float,
+    topic: str,
+    understanding: str,
+    usage: list[dict[str, object]],
+    *,
+    intent: str | None = None,
+) -> dict[str, object]:
+    return {
+        "status": status.value,
+        "answer": text,
+        "display_answer": True,
+        "confidence_score": round(confidence, 4),
+        "topic": topic,
+        "suggested_topics": [],
+        "understanding": understanding,
+        "redirection_intent": intent,
+        "context_usage": usage,
+    }
+
+
+def _unused(chunk_id: str, reason: str) -> dict[str, object]:
+    return {"chunk": chunk_id, "sentences": [], "used_in_response": False, "reason": reason}
+
+
+def _all_unused(chunks: Sequence[RetrievedChunk], reason: str) -> list[dict[str, object]]:
+    return [_unused(chunk.id, reason) for chunk in chunks]
+
+
+def _clamp(score: float) -> float:
+    return min(1.0, max(0.0, float(score)))
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0

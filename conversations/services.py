@@ -1,0 +1,109 @@
+"""Writes of the conversations app: starting a turn idempotently, recording its answer and audit.
+
+`turn_start` relies on the (conversation, client_message_id) unique constraint, so two
+deliveries of one message make one turn; `turn_complete` is one conditional UPDATE, so an
+answer is recorded once even when two workers race.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils import timezone
+
+from conversations.contract.attempts import AnswerOutcome
+from conversations.models import SecurityEvent, Turn
+from conversations.routing import RouteDecision
+from conversations.types import AnswerStatus, RetrievedChunk
+
+SECURITY_EXCERPT_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn: Turn
+    created: bool
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """Everything a finished turn stores, as plain data from the pipeline."""
+
+    outcome: AnswerOutcome
+    route: RouteDecision
+    chunks: Sequence[RetrievedChunk] = ()
+    condensed_question: str = ""
+    prompt_version: str = ""
+    prompt_hash: str = ""
+    # "offline", the endpoint's model, or "offline-fallback(<model>)".
+    model: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latencies: Mapping[str, int] = field(default_factory=dict)
+
+
+def turn_start(*, conversation_id: uuid.UUID, client_message_id: str, user_text: str) -> TurnStarted:
+    """The turn for this client message: created now, or the one an earlier delivery created."""
+    turn, created = Turn.objects.get_or_create(
+        conversation_id=conversation_id,
+        client_message_id=client_message_id,
+        defaults={"user_text": user_text},
+    )
+    return TurnStarted(turn=turn, created=created)
+
+
+def turn_complete(*, turn_id: uuid.UUID, record: TurnRecord) -> bool:
+    """Record the answer and its audit; False when the turn was already completed."""
+    answer = record.outcome.enforced.answer
+    outcome = record.outcome
+    fields = {
+        "completed_at": timezone.now(),
+        "condensed_question": record.condensed_question,
+        "retrieved_chunks": [chunk.as_audit() for chunk in record.chunks],
+        "prompt_version": record.prompt_version,
+        "prompt_hash": record.prompt_hash,
+        "raw_output": outcome.raw_output,
+        "attempts": [attempt.as_json() for attempt in outcome.attempts],
+        "parsed_output": outcome.parsed,
+        "repairs": [repair.as_json() for repair in outcome.enforced.repairs],
+        "llm_error_code": outcome.llm_error.code if outcome.llm_error else "",
+        "status": answer.status.value,
+        "answer": answer.answer,
+        "topic": answer.topic,
+        "suggested_topics": list(answer.suggested_topics),
+        "understanding": answer.understanding,
+        "confidence": answer.confidence_score,
+        "redirection_intent": answer.redirection_intent or "",
+        "display_answer": answer.display_answer,
+        "context_usage": [usage.as_json() for usage in answer.context_usage],
+        "route_action": record.route.action.value,
+        "route_reason": record.route.reason,
+        "model": record.model,
+        "prompt_tokens": record.prompt_tokens,
+        "completion_tokens": record.completion_tokens,
+        "latencies": dict(record.latencies),
+    }
+    with transaction.atomic():
+        updated = Turn.objects.filter(pk=turn_id, completed_at__isnull=True).update(**fields)
+        if updated and record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT:
+            turn = Turn.objects.only("conversation_id", "user_text").get(pk=turn_id)
+            security_event_record(turn=turn, explanation=answer.understanding, model=record.model)
+    return bool(updated)
+
+
+def security_event_record(*, turn: Turn, explanation: str, model: str = "") -> SecurityEvent:
+    """Record an injection attempt on `turn` (once per turn)."""
+    event, _ = SecurityEvent.objects.get_or_create(
+        turn=turn,
+        kind=SecurityEvent.Kind.INJECTION_ATTEMPT,
+        defaults={
+            "conversation_id": turn.conversation_id,
+            "excerpt": turn.user_text[:SECURITY_EXCERPT_LIMIT],
+            "explanation": explanation,
+            "model": model,
+        },
+    )
+    return event

@@ -1,0 +1,252 @@
+"""A scripted OpenAI-compatible HTTP server for tests, reached through the real `openai` client.
+
+Each test queues the replies it wants (content, delays, hangs, HTTP errors, a 400 on
+response_format) and then reads back the requests the server received. It serves
+/v1/chat/completions (SSE streaming or not) and /v1/embeddings (deterministic vectors).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.support.processes import free_port
+
+_TOKENS = re.compile(r"\S+\s*|\s+")
+
+
+@dataclass
+class Reply:
+    """One scripted answer to one request."""
+
+    content: str = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    error_message: str = ""
+    # Seconds between streamed tokens, and before any byte is sent (a hang past the client's timeout).
+    token_delay: float = 0.0
+    hang: float = 0.0
+    # Answer 400 when the request carries any of these fields (response_format, stream_options),
+    # as some OpenAI-compatible endpoints do.
+    reject_fields: tuple[str, ...] = ()
+    finish_reason: str = "stop"
+    # Drop the connection after this many streamed tokens (a stream broken mid-answer).
+    cut_after: int | None = None
+    prompt_tokens: int = 11
+    completion_tokens: int | None = None
+
+    @classmethod
+    def json(cls, obj: object, **kwargs: Any) -> Reply:
+        return cls(content=json.dumps(obj, ensure_ascii=False), **kwargs)
+
+    @classmethod
+    def error(cls, status: int, message: str = "scripted error", **kwargs: Any) -> Reply:
+        return cls(status=status, error_message=message, **kwargs)
+
+    @classmethod
+    def rate_limited(cls, retry_after: str = "1") -> Reply:
+        return cls(status=429, error_message="rate limited", headers={"Retry-After": retry_after})
+
+    @classmethod
+    def hanging(cls, seconds: float) -> Reply:
+        return cls(content="{}", hang=seconds)
+
+
+@dataclass
+class ReceivedRequest:
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    at: float
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        return list(self.body.get("messages", []))
+
+
+class ScriptedLLMServer:
+    """The server and its script. `base_url` ends in /v1, as the openai client expects."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self.replies: deque[Reply] = deque()
+        self.requests: list[ReceivedRequest] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        handler = type("Handler", (_Handler,), {"script": self})
+        self._httpd = _QuietServer(("127.0.0.1", self.port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-llm", daemon=True)
+
+    def start(self) -> ScriptedLLMServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()  # wakes hanging replies
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.replies.clear()
+            self.requests.clear()
+
+    def chat_requests(self) -> list[ReceivedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def _record(self, request: ReceivedRequest) -> Reply | None:
+        with self._lock:
+            self.requests.append(request)
+            return self.replies.popleft() if self.replies else None
+
+    def wait(self, seconds: float) -> None:
+        self._stop.wait(seconds)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that timed out and hung up is part of the script, not a server failure."""
+        if not isinstance(sys.exc_info()[1], BrokenPipeError | ConnectionResetError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    script: ScriptedLLMServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: tests read the recorded requests instead."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        request = ReceivedRequest(self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.monotonic())
+        if self.path.endswith("/embeddings"):
+            self.script._record(request)
+            self._send_json(200, _embeddings(body))
+            return
+        if not self.path.endswith("/chat/completions"):
+            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        reply = self.script._record(request)
+        if reply is None:
+            # 418 is a permanent error for the gateway: a test that forgot to script fails fast.
+            self._send_json(418, {"error": {"message": "no scripted reply left", "type": "test_script"}})
+            return
+        if reply.hang:
+            self.script.wait(reply.hang)
+        if rejected := [name for name in reply.reject_fields if name in body]:
+            message = f"unsupported parameter: {rejected[0]}"
+            self._send_json(400, {"error": {"message": message, "type": "invalid_request_error"}})
+            return
+        if reply.status != 200:
+            self._send_json(
+                reply.status, {"error": {"message": reply.error_message, "type": "scripted"}}, reply.headers
+            )
+            return
+        if body.get("stream"):
+            self._stream(body, reply)
+        else:
+            self._send_json(200, _completion(body, reply), reply.headers)
+
+    def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        model = body.get("model", "scripted")
+        tokens = _TOKENS.findall(reply.content)
+        try:
+            self._event(_chunk(model, {"role": "assistant", "content": ""}, None))
+            for index, token in enumerate(tokens):
+                if reply.cut_after is not None and index >= reply.cut_after:
+                    self.close_connection = True
+                    return
+                if reply.token_delay:
+                    self.script.wait(reply.token_delay)
+                self._event(_chunk(model, {"content": token}, None))
+            self._event(_chunk(model, {}, reply.finish_reason))
+            if (body.get("stream_options") or {}).get("include_usage"):
+                usage = _usage(reply, len(tokens))
+                self._event({**_chunk(model, {}, None), "choices": [], "usage": usage})
+            self.wfile.write(b"data: [DONE]\n\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client gave up (a timeout test)
+
+    def _event(self, payload: dict[str, Any]) -> None:
+        self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+        self.wfile.flush()
+
+
+def _usage(reply: Reply, token_count: int) -> dict[str, int]:
+    completion = reply.completion_tokens if reply.completion_tokens is not None else token_count
+    return {"prompt_tokens": reply.prompt_tokens, "completion_tokens": completion,
+            "total_tokens": reply.prompt_tokens + completion}  # fmt: skip
+
+
+def _chunk(model: str, delta: dict[str, str], finish_reason: str | None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+    }
+
+
+def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.content},
+                "finish_reason": reply.finish_reason,
+            }
+        ],
+        "usage": _usage(reply, len(_TOKENS.findall(reply.content))),
+    }
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    """Deterministic unit vectors from a hash of each input: same text, same vector."""
+    inputs = body.get("input", [])
+    inputs = [inputs] if isinstance(inputs, str) else inputs
+    dimensions = int(body.get("dimensions") or 16)
+    data = []
+    for index, text in enumerate(inputs):
+        digest = hashlib.sha256(str(text).encode()).digest()
+        raw = [digest[i % len(digest)] - 127.5 for i in range(dimensions)]
+        norm = math.sqrt(sum(x * x for x in raw)) or 1.0
+        data.append({"object": "embedding", "index": index, "embedding": [x / norm for x in raw]})
+    return {"object": "list", "data": data, "model": body.get("model", "scripted"),
+            "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}}  # fmt: skip
