@@ -26,12 +26,40 @@ def table_print(title: str, rows: dict[str, Scores | None]) -> None:
         print("  " + name.ljust(width) + "".join(cell.rjust(8) for cell in cells))
 
 
+def grid_print(title: str, columns: list[str], rows: dict[str, list[Scores]]) -> None:
+    width = max(len(name) for name in rows) + 2
+    print(f"\n{title}")
+    print("  " + "".ljust(width) + "".join(c.rjust(12) for c in columns))
+    for name, cells in rows.items():
+        print("  " + name.ljust(width) + "".join(f"{s.recall[5]:.3f}/{s.mrr:.3f}".rjust(12) for s in cells))
+
+
+def fusion_print(name: str, prepared, evaluate) -> None:
+    grid = evaluate.fusion_sweep(prepared)
+    grid_print(
+        f"{name}: weighted RRF, R@5/MRR@10 by vector:text weight ratio (columns), rrf k and depth N (rows)",
+        [f"{r:g}:1" for r in evaluate.RATIOS],
+        {f"k={k} N={n}": cells for (k, n), cells in grid.items()},
+    )
+    grid_print(
+        f"{name}: min-max score fusion, N=40, R@5/MRR@10 by vector share",
+        [f"{s:g}" for s in evaluate.SHARES],
+        {"score fusion": evaluate.score_fusion_sweep(prepared)},
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__.splitlines()[0])
     parser.add_argument("corpora", nargs="*", type=Path, help="BEIR corpus folders")
     parser.add_argument("--all", action="store_true", help=f"every corpus under {CORPORA_ROOT}")
     parser.add_argument("--limit-queries", type=int, default=None)
-    parser.add_argument("--sweep", action="store_true", help="also print full-text variants and fusion grids")
+    parser.add_argument(
+        "--sweep",
+        action="append",
+        choices=["text", "fusion"],
+        default=[],
+        help="also print full-text variants / fusion grids",
+    )
     parser.add_argument("--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks")
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
     args = parser.parse_args(argv)
@@ -52,17 +80,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{len(corpus.queries)} queries, full-text config {'/'.join(prepared.ts_configs)}"
             )
             table_print(title, evaluate.strategies_score(conn, prepared))
-            if args.sweep:
+            if "text" in args.sweep:
                 table_print(
                     f"{corpus.name}: full-text variants (config, query, ranker/normalization)",
                     evaluate.text_variants_sweep(conn, prepared),
                 )
-                grid = evaluate.fusion_sweep(prepared)
-                table_print(
-                    f"{corpus.name}: weighted RRF sweep (vector weight, k, depth N; text weight 1)",
-                    {f"wv={w:<4} k={k:<3} N={n:<3}": s for (w, k, n), s in grid.items()},
-                )
-                table_print(f"{corpus.name}: score fusion (min-max, N=40)", evaluate.score_fusion_sweep(prepared))
+            if "fusion" in args.sweep:
+                fusion_print(corpus.name, prepared, evaluate)
         if args.latency:
             latency.latency_report(conn, sizes=[int(s) for s in args.latency_sizes.split(",")])
     return 0

@@ -33,7 +33,7 @@ class FusionDefaults:
     text_weight: float = 1.0
     vector_weight_native: float = 1.0  # query in the embedding model's language
     vector_weight_foreign: float = 0.3  # any other language: the English model is weak there
-    normalization: int = 1  # ts_rank_cd: divide by 1 + log(document length)
+    normalization: int = 1  # ts_rank: divide by 1 + log(document length)
     k: int = 10
 
     def vector_weight(self, query_lang: str) -> float:
@@ -78,7 +78,7 @@ def corpus_prepare(conn: psycopg.Connection, folder: Path, *, limit_queries: int
 
 
 def text_candidates(conn, table, text, configs, **variant) -> list[tuple[int, float]]:
-    options = {"mode": "or", "ranker": "ts_rank_cd", "normalization": DEFAULTS.normalization} | variant
+    options = {"mode": "or", "ranker": "ts_rank", "normalization": DEFAULTS.normalization} | variant
     return chunks_text_search(conn, table=table, query_text=text, ts_configs=configs, limit=CANDIDATE_POOL, **options)
 
 
@@ -119,56 +119,65 @@ def strategies_score(conn: psycopg.Connection, prepared: Prepared, defaults: Fus
 
 
 def text_variants_sweep(conn: psycopg.Connection, prepared: Prepared) -> dict[str, Scores]:
+    """Full-text variants: AND queries vs the OR query, ts_rank vs ts_rank_cd, language config vs simple."""
+    variants = [("plain", "ts_rank", 1, False), ("websearch", "ts_rank", 1, False)]
+    variants += [("or", ranker, norm, False) for ranker in ("ts_rank", "ts_rank_cd") for norm in (0, 1)]
+    variants += [("or", "ts_rank", norm, True) for norm in (0, 1)]
     rows = {}
-    queries = prepared.corpus.queries
-    for simple in (False, True):
-        label_cfg = "simple" if simple else "/".join(prepared.ts_configs)
-        for mode in ("plain", "websearch"):
-            lists = [
-                text_candidates(conn, prepared.table, q.text, prepared.ts_configs, mode=mode, simple=simple)
-                for q in queries
-            ]
-            rows[f"{label_cfg:8} {mode:9} ts_rank_cd/1"] = score_lists(prepared, [[c for c, _ in h] for h in lists])
-        for ranker in ("ts_rank", "ts_rank_cd"):
-            for norm in (0, 1, 2):
-                lists = [
-                    text_candidates(
-                        conn,
-                        prepared.table,
-                        q.text,
-                        prepared.ts_configs,
-                        ranker=ranker,
-                        normalization=norm,
-                        simple=simple,
-                    )
-                    for q in queries
-                ]
-                rows[f"{label_cfg:8} or        {ranker}/{norm}"] = score_lists(
-                    prepared, [[c for c, _ in h] for h in lists]
-                )
-    return rows
-
-
-def fusion_sweep(prepared: Prepared) -> dict[tuple[float, float, int], Scores]:
-    """(vector weight, rrf_k, depth) → Scores, text weight fixed at 1."""
-    rows = {}
-    for depth in (20, 40, 100):
-        for rrf_k in (5, 20, 60):
-            for weight in (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0):
-                ranked = [
-                    rrf_fuse(v, t, vector_weight=weight, text_weight=1.0, rrf_k=rrf_k, depth=depth)
-                    for v, t in zip(prepared.vector, prepared.text, strict=True)
-                ]
-                rows[(weight, rrf_k, depth)] = score_lists(prepared, ranked)
-    return rows
-
-
-def score_fusion_sweep(prepared: Prepared, depth: int = 40) -> dict[str, Scores]:
-    rows = {}
-    for weight in (0.1, 0.3, 0.5, 0.7):
-        ranked = [
-            score_fuse(v, t, vector_weight=weight, depth=depth)
-            for v, t in zip(prepared.vector, prepared.text, strict=True)
+    for mode, ranker, norm, simple in variants:
+        lists = [
+            text_candidates(
+                conn,
+                prepared.table,
+                q.text,
+                prepared.ts_configs,
+                mode=mode,
+                ranker=ranker,
+                normalization=norm,
+                simple=simple,
+            )
+            for q in prepared.corpus.queries
         ]
-        rows[f"vector share {weight}"] = score_lists(prepared, ranked)
+        config = "simple" if simple else "/".join(prepared.ts_configs)
+        rows[f"{config:8} {mode:9} {ranker}/{norm}"] = score_lists(prepared, [[c for c, _ in h] for h in lists])
     return rows
+
+
+RATIOS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0)  # vector weight / text weight
+RRF_KS = (10, 60)
+DEPTHS = (20, 40, 100)
+
+
+def fusion_sweep(prepared: Prepared) -> dict[tuple[int, int], list[Scores]]:
+    """(rrf_k, depth N) → Scores for each vector/text weight ratio in RATIOS (text weight 1)."""
+    grid = {}
+    for rrf_k in RRF_KS:
+        for depth in DEPTHS:
+            grid[(rrf_k, depth)] = [
+                score_lists(
+                    prepared,
+                    [
+                        rrf_fuse(v, t, vector_weight=ratio, text_weight=1.0, rrf_k=rrf_k, depth=depth)
+                        for v, t in zip(prepared.vector, prepared.text, strict=True)
+                    ],
+                )
+                for ratio in RATIOS
+            ]
+    return grid
+
+
+SHARES = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9)
+
+
+def score_fusion_sweep(prepared: Prepared, depth: int = 40) -> list[Scores]:
+    """Min-max score fusion for each vector share in SHARES."""
+    return [
+        score_lists(
+            prepared,
+            [
+                score_fuse(v, t, vector_weight=share, depth=depth)
+                for v, t in zip(prepared.vector, prepared.text, strict=True)
+            ],
+        )
+        for share in SHARES
+    ]

@@ -43,7 +43,7 @@ class Hit:
     chunk_id: int
     fused_score: float
     vector_score: float | None  # cosine similarity, when the vector side found the chunk
-    text_score: float | None  # ts_rank_cd, when the full-text side found the chunk
+    text_score: float | None  # ts_rank, when the full-text side found the chunk
 
 
 # Query builders by mode; each yields a tsquery for a (config, text) pair.
@@ -60,7 +60,7 @@ WITH query_terms AS (
     FROM unnest(%(ts_configs)s::regconfig[]) AS cfg
 ),
 text_hits AS (
-    SELECT c.{id} AS id, ts_rank_cd(c.{tsv}, q.terms, %(normalization)s) AS score
+    SELECT c.{id} AS id, ts_rank(c.{tsv}, q.terms, %(normalization)s) AS score
     FROM {chunk} AS c JOIN query_terms AS q ON c.{cfg} = q.cfg
     WHERE c.{tsv} @@ q.terms
     ORDER BY score DESC, c.{id}
@@ -160,7 +160,7 @@ def chunks_text_search(
     ts_configs: Sequence[str],
     limit: int,
     mode: str = "or",
-    ranker: str = "ts_rank_cd",
+    ranker: str = "ts_rank",
     normalization: int = 1,
     simple: bool = False,
 ) -> list[tuple[int, float]]:
