@@ -2,8 +2,9 @@
 
 The synthetic tables are built from the corpus tables already loaded in the bench database
 (run the accuracy benchmark first): real chunks are cycled until the size is reached; each
-replica after the first gets its vector perturbed by uniform noise of ±0.01 per dimension
-(so HNSW sees distinct points) and keeps its text, so full-text matches grow with the size.
+replica after the first gets its vector perturbed by uniform noise of ±0.05 per dimension
+(cosine ≈ 0.87 to its original, so replicas are neighbours, not near-duplicates that would
+degenerate the HNSW graph) and keeps its text, so full-text matches grow with the size.
 Queries are the corpora's real queries with their cached embeddings.
 """
 
@@ -21,10 +22,10 @@ from bench.retrieval import store
 from bench.retrieval.corpus import _jsonl, language_detect
 from bench.retrieval.embed import embeddings_cached
 from bench.retrieval.evaluate import DEFAULTS
-from bench.retrieval.search import ChunkTable, chunks_hybrid_search, chunks_vector_search
+from bench.retrieval.search import ChunkTable, chunks_hybrid_search, chunks_text_search, chunks_vector_search
 
 CORPORA_ROOT = Path("/work/shared/corpora")
-EF_SEARCH_VALUES = (40, 64, 100, 200)
+EF_SEARCH_VALUES = (40, 64, 100, 200, 400)
 DEFAULT_EF_SEARCH = 100
 LATENCY_QUERIES = 100
 BUILD_MEMORY = ("64MB", "512MB")  # PostgreSQL's default maintenance_work_mem vs the recommendation
@@ -71,7 +72,7 @@ def synthetic_table_build(conn: psycopg.Connection, size: int, sources: list[Chu
     conn.execute(
         sql.SQL(
             "INSERT INTO {t} SELECT row_number() OVER (), doc_id, lang, search_config, text,"
-            " CASE WHEN r = 0 THEN embedding ELSE (SELECT array_agg(x + (random() - 0.5) * 0.02)"
+            " CASE WHEN r = 0 THEN embedding ELSE (SELECT array_agg(x + (random() - 0.5) * 0.1)"
             " FROM unnest(embedding::real[]) AS x)::vector END, search_vector, search_vector_simple"
             " FROM ({u}) AS src, generate_series(0, %(replicas)s) AS r"
             " ORDER BY r, md5(text) LIMIT %(size)s"
@@ -109,42 +110,66 @@ def latency_report(conn: psycopg.Connection, *, sizes: list[int]) -> None:
             note = "; ".join(n for n in notices if "maintenance_work_mem" in n)
             print(f"  {size:>7} {'hnsw':>8} {memory:>9} {seconds:>8.1f}   {note}", flush=True)
         tables[size] = table
-    largest = tables[max(sizes)]
-    print(f"\nef_search at {max(sizes)} chunks: recall of the HNSW top-{DEFAULTS.candidates} against exact search")
-    exact = _exact_top(conn, largest, queries)
+    for size, table in tables.items():
+        if size >= 10_000:
+            _ef_search_report(conn, table, size, queries)
+    conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(DEFAULT_EF_SEARCH)))
+    print(f"\nhybrid query (one round trip), ef_search={DEFAULT_EF_SEARCH}, N={DEFAULTS.candidates}, k={DEFAULTS.k}")
+    print("  vector / full-text: each retriever alone (top-N), for where the time goes")
+    print(f"  {'chunks':>7} {'p50 ms':>7} {'p95 ms':>7} {'vector p50':>11} {'full-text p50':>14} {'text p95':>9}")
+    for size, table in tables.items():
+        hybrid, vector, text = [], [], []
+        for query_text, lang, embedding in queries:
+            common = {"table": table, "query_embedding": embedding}
+            texts = {"table": table, "query_text": query_text, "ts_configs": ["english", "french"]}
+            hybrid.append(
+                _timed(
+                    chunks_hybrid_search,
+                    conn,
+                    **common,
+                    query_text=query_text,
+                    ts_configs=["english", "french"],
+                    k=DEFAULTS.k,
+                    vector_weight=DEFAULTS.vector_weight(lang),
+                    text_weight=DEFAULTS.text_weight,
+                    rrf_k=DEFAULTS.rrf_k,
+                    candidates=DEFAULTS.candidates,
+                    normalization=DEFAULTS.normalization,
+                )
+            )
+            vector.append(_timed(chunks_vector_search, conn, **common, limit=DEFAULTS.candidates))
+            text.append(
+                _timed(
+                    chunks_text_search, conn, **texts, limit=DEFAULTS.candidates, normalization=DEFAULTS.normalization
+                )
+            )
+        print(
+            f"  {size:>7} {_percentile(hybrid, 50):>7.1f} {_percentile(hybrid, 95):>7.1f}"
+            f" {_percentile(vector, 50):>11.1f} {_percentile(text, 50):>14.1f} {_percentile(text, 95):>9.1f}",
+            flush=True,
+        )
+
+
+def _timed(call, *args, **kwargs) -> float:
+    started = time.perf_counter()
+    call(*args, **kwargs)
+    return (time.perf_counter() - started) * 1000
+
+
+def _ef_search_report(conn: psycopg.Connection, table: ChunkTable, size: int, queries) -> None:
+    print(f"\nef_search at {size} chunks: recall of the HNSW top-{DEFAULTS.candidates} against exact search")
+    exact = _exact_top(conn, table, queries)
     print(f"  {'ef_search':>9} {'recall':>7} {'p50 ms':>7} {'p95 ms':>7}")
     for ef in EF_SEARCH_VALUES:
         conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(ef)))
         found, timings = [], []
         for (_, _, vector), truth in zip(queries, exact, strict=True):
             started = time.perf_counter()
-            hits = chunks_vector_search(conn, table=largest, query_embedding=vector, limit=DEFAULTS.candidates)
+            hits = chunks_vector_search(conn, table=table, query_embedding=vector, limit=DEFAULTS.candidates)
             timings.append((time.perf_counter() - started) * 1000)
             found.append(len({cid for cid, _ in hits} & truth) / len(truth))
         p50, p95 = _percentile(timings, 50), _percentile(timings, 95)
-        print(f"  {ef:>9} {statistics.mean(found):>7.3f} {p50:>7.1f} {p95:>7.1f}")
-    conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(DEFAULT_EF_SEARCH)))
-    print(f"\nhybrid query (one round trip), ef_search={DEFAULT_EF_SEARCH}, N={DEFAULTS.candidates}, k={DEFAULTS.k}")
-    print(f"  {'chunks':>7} {'p50 ms':>7} {'p95 ms':>7}")
-    for size, table in tables.items():
-        timings = []
-        for text, lang, vector in queries:
-            started = time.perf_counter()
-            chunks_hybrid_search(
-                conn,
-                table=table,
-                query_text=text,
-                query_embedding=vector,
-                ts_configs=["english", "french"],
-                k=DEFAULTS.k,
-                vector_weight=DEFAULTS.vector_weight(lang),
-                text_weight=DEFAULTS.text_weight,
-                rrf_k=DEFAULTS.rrf_k,
-                candidates=DEFAULTS.candidates,
-                normalization=DEFAULTS.normalization,
-            )
-            timings.append((time.perf_counter() - started) * 1000)
-        print(f"  {size:>7} {_percentile(timings, 50):>7.1f} {_percentile(timings, 95):>7.1f}", flush=True)
+        print(f"  {ef:>9} {statistics.mean(found):>7.3f} {p50:>7.1f} {p95:>7.1f}", flush=True)
 
 
 def _exact_top(conn: psycopg.Connection, table: ChunkTable, queries) -> list[set[int]]:

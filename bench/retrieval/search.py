@@ -64,7 +64,7 @@ text_hits AS (
     FROM {chunk} AS c JOIN query_terms AS q ON c.{cfg} = q.cfg
     WHERE c.{tsv} @@ q.terms
     ORDER BY score DESC, c.{id}
-    LIMIT %(candidates)s
+    LIMIT %(text_candidates)s
 ),
 text_ranked AS (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM text_hits
@@ -73,7 +73,7 @@ vector_hits AS (
     SELECT c.{id} AS id, 1 - (c.{emb} <=> %(query_embedding)s) AS score
     FROM {chunk} AS c
     ORDER BY c.{emb} <=> %(query_embedding)s
-    LIMIT %(candidates)s
+    LIMIT %(vector_candidates)s
 ),
 vector_ranked AS (
     SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM vector_hits
@@ -134,7 +134,9 @@ def chunks_hybrid_search(
             "vector_weight": float(vector_weight),
             "text_weight": float(text_weight),
             "rrf_k": float(rrf_k),
-            "candidates": candidates,
+            # a side with weight 0 is not run at all: LIMIT 0 stops before the index is scanned
+            "vector_candidates": candidates if vector_weight > 0 else 0,
+            "text_candidates": candidates if text_weight > 0 else 0,
             "normalization": normalization,
             "min_score": float(min_score),
         },
