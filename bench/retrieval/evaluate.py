@@ -28,12 +28,14 @@ CANDIDATE_POOL = 100  # fetched once per query for the sweeps; hnsw.ef_search is
 
 @dataclass(frozen=True)
 class FusionDefaults:
-    rrf_k: float = 60.0
-    candidates: int = 40
-    text_weight: float = 1.0
-    vector_weight_native: float = 1.0  # query in the embedding model's language
-    vector_weight_foreign: float = 0.3  # any other language: the English model is weak there
-    normalization: int = 1  # ts_rank: divide by 1 + log(document length)
+    """Chosen from `--sweep fusion` on the three corpora (see bench/README.md for the figures)."""
+
+    rrf_k: float = 10.0
+    candidates: int = 40  # top-N of each retriever; hnsw.ef_search must be at least this
+    text_weight: float = 0.5
+    vector_weight_native: float = 1.0  # query in the embedding model's language: vector 2 : text 1
+    vector_weight_foreign: float = 0.0  # other languages: the English model only hurts recall@5 there
+    normalization: int = 1  # ts_rank: divide by 1 + log(chunk length)
     k: int = 10
 
     def vector_weight(self, query_lang: str) -> float:
