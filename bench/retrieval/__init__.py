@@ -1,0 +1,1 @@
+"""Retrieval benchmark: vector, full-text and hybrid search on labelled BEIR corpora, plus latency."""

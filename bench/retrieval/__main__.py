@@ -1,0 +1,96 @@
+"""python -m bench.retrieval CORPUS_PATH... [--all] [--limit-queries N] [--sweep] [--latency]
+
+Prints Recall@1/5/10 and MRR@10 (by document) per corpus for vector-only, full-text-only,
+hybrid and hybrid + reranker, and optionally the parameter sweeps and the latency table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from bench.retrieval.metrics import CUTOFFS, Scores
+
+CORPORA_ROOT = Path("/work/shared/corpora")
+HEADER = [f"R@{c}" for c in CUTOFFS] + ["MRR@10"]
+
+
+def table_print(title: str, rows: dict[str, Scores | None]) -> None:
+    width = max(len(name) for name in rows) + 2
+    print(f"\n{title}")
+    print("  " + "".ljust(width) + "".join(h.rjust(8) for h in HEADER))
+    for name, scores in rows.items():
+        cells = scores.row() if scores else ["n/a"] * len(HEADER)
+        print("  " + name.ljust(width) + "".join(cell.rjust(8) for cell in cells))
+
+
+def grid_print(title: str, columns: list[str], rows: dict[str, list[Scores]]) -> None:
+    width = max(len(name) for name in rows) + 2
+    print(f"\n{title}")
+    print("  " + "".ljust(width) + "".join(c.rjust(12) for c in columns))
+    for name, cells in rows.items():
+        print("  " + name.ljust(width) + "".join(f"{s.recall[5]:.3f}/{s.mrr:.3f}".rjust(12) for s in cells))
+
+
+def fusion_print(name: str, prepared, evaluate) -> None:
+    grid = evaluate.fusion_sweep(prepared)
+    grid_print(
+        f"{name}: weighted RRF, R@5/MRR@10 by vector:text weight ratio (columns), rrf k and depth N (rows)",
+        [f"{r:g}:1" for r in evaluate.RATIOS],
+        {f"k={k} N={n}": cells for (k, n), cells in grid.items()},
+    )
+    grid_print(
+        f"{name}: min-max score fusion, N=40, R@5/MRR@10 by vector share",
+        [f"{s:g}" for s in evaluate.SHARES],
+        {"score fusion": evaluate.score_fusion_sweep(prepared)},
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__.splitlines()[0])
+    parser.add_argument("corpora", nargs="*", type=Path, help="BEIR corpus folders")
+    parser.add_argument("--all", action="store_true", help=f"every corpus under {CORPORA_ROOT}")
+    parser.add_argument("--limit-queries", type=int, default=None)
+    parser.add_argument(
+        "--sweep",
+        action="append",
+        choices=["text", "fusion"],
+        default=[],
+        help="also print full-text variants / fusion grids",
+    )
+    parser.add_argument("--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks")
+    parser.add_argument("--latency-sizes", default="1000,10000,100000")
+    args = parser.parse_args(argv)
+    folders = sorted(p for p in CORPORA_ROOT.iterdir() if p.is_dir()) if args.all else args.corpora
+    if not folders and not args.latency:
+        parser.error("give corpus folders, --all, or --latency")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    from bench.retrieval import evaluate, latency, store
+
+    with store.bench_connection() as conn:
+        print(f"defaults: {evaluate.DEFAULTS}")
+        for folder in folders:
+            prepared = evaluate.corpus_prepare(conn, folder, limit_queries=args.limit_queries)
+            corpus = prepared.corpus
+            title = (
+                f"{corpus.name}: {corpus.documents} documents, {len(corpus.chunks)} chunks, "
+                f"{len(corpus.queries)} queries, full-text config {'/'.join(prepared.ts_configs)}"
+            )
+            table_print(title, evaluate.strategies_score(conn, prepared))
+            if "text" in args.sweep:
+                table_print(
+                    f"{corpus.name}: full-text variants (config, query, ranker/normalization)",
+                    evaluate.text_variants_sweep(conn, prepared),
+                )
+            if "fusion" in args.sweep:
+                fusion_print(corpus.name, prepared, evaluate)
+        if args.latency:
+            latency.latency_report(conn, sizes=[int(s) for s in args.latency_sizes.split(",")])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

