@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import random
 
 import pytest
 from django.core.files.base import ContentFile
@@ -68,8 +68,10 @@ BAD_INPUTS = [
     ("empty.txt", b"", "empty_file", "empty"),
     ("blank.md", b"  \n\n ", "empty_file", "empty"),
     ("archive.exe", b"MZ\x90\x00binary", "unsupported_type", "not supported"),
-    ("latin.txt", os.urandom(4096).replace(b"\x00", b"\x01") + b"\x00\x00\x81\x8d", "unknown_encoding", "encoding"),
+    ("noise.txt", random.Random(7).randbytes(4096).replace(b"\x00", b"\x01"), "unknown_encoding", "encoding"),
+    ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "unknown_encoding", "binary"),
     ("fake.docx", b"PK not really a zip", "corrupt_docx", "damaged"),
+    ("scan.pdf", files.pdf_bytes(pages=[[]], heading=""), "no_text", "ocr"),
 ]
 
 
