@@ -152,3 +152,19 @@ def test_a_live_claim_is_not_taken_by_a_second_message(make_document) -> None:
     document = make_document("busy.txt", FRENCH)
     Document.objects.filter(pk=document.pk).update(status="processing", claim_id="live", heartbeat_at=timezone.now())
     assert document_ingest(document_id=str(document.pk), claim_id="duplicate") == "not_claimed"
+
+
+@pytest.mark.django_db
+def test_the_ingest_command_inline_reads_folders_and_prints_a_summary(workspace, bot, tmp_path) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "tyres.md").write_text("# Tyres\n\nInflate them to the pressure printed on their side.")
+    (tmp_path / "broken.pdf").write_bytes(b"not a pdf")
+    out = io.StringIO()
+    call_command("ingest", str(tmp_path), "--workspace", workspace.slug, "--bot", bot.name, "--inline", stdout=out)
+    text = out.getvalue()
+    assert "1 ready, 1 not ready, of 2 documents." in text and "does not start with a PDF header" in text
+    assert Document.objects.get(filename="tyres.md").status == "ready"
