@@ -50,6 +50,7 @@ class RetrievedHit:
     title: str
     filename: str
     page_number: int | None
+    start_time: float | None
     rank: int
     vector_score: float  # cosine similarity to the question
     vector_rank: int | None
@@ -57,16 +58,6 @@ class RetrievedHit:
     text_rank: int | None
     fused_score: float
     rerank_score: float | None = None
-
-    def as_audit(self) -> dict[str, object]:
-        return {
-            "chunk_id": self.chunk_id, "document_id": self.document_id, "title": self.title,
-            "page": self.page_number, "rank": self.rank, "score": round(self.vector_score, 6),
-            "vector_score": round(self.vector_score, 6), "vector_rank": self.vector_rank,
-            "text_score": None if self.text_score is None else round(self.text_score, 6),
-            "text_rank": self.text_rank, "fused_score": round(self.fused_score, 6),
-            "rerank_score": self.rerank_score,
-        }  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -149,8 +140,8 @@ def _reranked(question: str, rows: list[HybridRow]) -> tuple[list[tuple[HybridRo
 def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedHit:
     return RetrievedHit(
         chunk_id=row.chunk_id, document_id=row.document_id, text=row.text, title=row.title,
-        filename=row.filename, page_number=row.page_number, rank=rank, vector_score=row.vector_score,
-        vector_rank=row.vector_rank, text_score=row.text_score, text_rank=row.text_rank,
+        filename=row.filename, page_number=row.page_number, start_time=row.start_time, rank=rank,
+        vector_score=row.vector_score, vector_rank=row.vector_rank, text_score=row.text_score, text_rank=row.text_rank,
         fused_score=row.fused_score, rerank_score=rerank_score,
     )  # fmt: skip
 

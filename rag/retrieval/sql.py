@@ -70,7 +70,7 @@ fused AS (
     ORDER BY fused_score DESC, id
     LIMIT %(pool)s
 )
-SELECT f.id, c.document_id, c.text, c.page_number, d.title, d.filename,
+SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.filename,
        1 - (c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) AS vector_score,
        f.vector_rank, f.text_score, f.text_rank, f.fused_score
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
@@ -101,6 +101,7 @@ class HybridRow:
     document_id: str
     text: str
     page_number: int | None
+    start_time: float | None
     title: str
     filename: str
     vector_score: float
@@ -141,7 +142,7 @@ def hybrid_rows(*, params: HybridParams, ef_search: int) -> list[HybridRow]:
         cursor.execute(sql, values)
         rows = cursor.fetchall()
     return [
-        HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], float(r[6]), r[7], r[8], r[9], float(r[10]))
+        HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], r[6], float(r[7]), r[8], r[9], r[10], float(r[11]))
         for r in rows
     ]
 
