@@ -3,6 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api.chat_views import ChatTurnView, ChunkView, RagSearchView
 from api.views import MeView, SessionCreateView, StreamEventsView
 
 app_name = "api"
@@ -23,6 +24,9 @@ class PublicDocsView(SpectacularSwaggerView):
 urlpatterns = [
     path("v1/me", MeView.as_view(), name="me"),
     path("v1/sessions", SessionCreateView.as_view(), name="session-create"),
+    path("v1/conversations/<uuid:conversation_id>/turns", ChatTurnView.as_view(), name="chat-turn"),
+    path("v1/rag_search", RagSearchView.as_view(), name="rag-search"),
+    path("v1/chunks/<uuid:chunk_id>", ChunkView.as_view(), name="chunk"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
     path("schema/", PublicSchemaView.as_view(), name="schema"),
     path("docs/", PublicDocsView.as_view(url_name="api:schema"), name="docs"),
