@@ -61,7 +61,8 @@ def baseline_build(rows, vectors):  # type: ignore[no-untyped-def]
     from sqlalchemy import create_engine
 
     connection.ensure_connection()
-    params = connection.get_connection_params()
+    # Without Django's adapters (its jsonb loader returns text): a plain psycopg connection, as LangChain expects.
+    params = {k: v for k, v in connection.get_connection_params().items() if k not in {"context", "cursor_factory"}}
     import psycopg
 
     engine = create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(**params))
