@@ -35,7 +35,7 @@ WITH scope AS (
         OR d.conversation_id = %(conversation_id)s::uuid
       )
 ),
-query_terms AS (
+query_terms AS MATERIALIZED (
     SELECT cfg::regconfig AS cfg,
            regexp_replace(plainto_tsquery(cfg::regconfig, %(query_text)s)::text, '&|<[0-9-]*>', '|', 'g')::tsquery
              AS terms
