@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import uuid
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from api.errors import ApiError, ErrorCode
 from api.principal import Principal, PrincipalKind
 from api.sse.buffer import StreamOwner, stream_owner_get
 from bots.models import Bot
 from conversations.models import Conversation
+from rag.models import Document
 
 
 def bots_for_principal(*, principal: Principal) -> QuerySet[Bot]:
@@ -71,3 +72,25 @@ def _may_read_stream(principal: Principal, owner: StreamOwner) -> bool:
     if principal.kind == PrincipalKind.WIDGET and owner.visitor_id:
         return principal.visitor is not None and principal.visitor.visitor_id == owner.visitor_id
     return True
+
+
+def documents_for_principal(*, principal: Principal) -> QuerySet[Document]:
+    """The documents a caller may read: its workspace's, minus other external users' documents.
+
+    A document created for an external user is that user's alone; shared documents (no external
+    user) stay visible to everyone in the workspace. A bot-bound key sees only its bot's documents.
+    """
+    documents = Document.objects.filter(workspace_id=principal.workspace_id).filter(
+        Q(external_user_id="") | Q(external_user_id=principal.external_user_id or "")
+    )
+    if principal.bot_id is not None:
+        bound = Document.objects.filter(Q(bots=principal.bot_id) | Q(conversation__bot_id=principal.bot_id))
+        documents = documents.filter(pk__in=bound.values("pk"))
+    return documents
+
+
+def document_get_for_principal(*, principal: Principal, document_id: uuid.UUID) -> Document:
+    document = documents_for_principal(principal=principal).filter(pk=document_id).first()
+    if document is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return document

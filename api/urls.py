@@ -3,6 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api.documents.views import DocumentCollectionView, DocumentDetailView, DocumentRerunView
 from api.views import MeView, SessionCreateView, StreamEventsView
 
 app_name = "api"
@@ -24,6 +25,9 @@ urlpatterns = [
     path("v1/me", MeView.as_view(), name="me"),
     path("v1/sessions", SessionCreateView.as_view(), name="session-create"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
+    path("v1/documents", DocumentCollectionView.as_view(), name="document-list"),
+    path("v1/documents/<uuid:document_id>", DocumentDetailView.as_view(), name="document-detail"),
+    path("v1/documents/<uuid:document_id>/rerun", DocumentRerunView.as_view(), name="document-rerun"),
     path("schema/", PublicSchemaView.as_view(), name="schema"),
     path("docs/", PublicDocsView.as_view(url_name="api:schema"), name="docs"),
 ]

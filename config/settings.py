@@ -257,6 +257,12 @@ API_RATE_LIMIT_KEY_WINDOW_SECONDS = env_int("API_RATE_LIMIT_KEY_WINDOW_SECONDS",
 API_RATE_LIMIT_VISITOR_REQUESTS = env_int("API_RATE_LIMIT_VISITOR_REQUESTS", 30, minimum=0)
 API_RATE_LIMIT_VISITOR_WINDOW_SECONDS = env_int("API_RATE_LIMIT_VISITOR_WINDOW_SECONDS", 60, minimum=1)
 
+# --- API: documents -----------------------------------------------------------------------
+# POST /api/v1/documents alone may exceed API_MAX_REQUEST_BODY_BYTES, up to this (all files of
+# one multipart request together); each file is still held to PARLEY_UPLOAD_MAX_BYTES.
+API_DOCUMENTS_MAX_REQUEST_BYTES = env_int("API_DOCUMENTS_MAX_REQUEST_BYTES", 64 * 1024 * 1024, minimum=1024)
+API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maximum=100)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
