@@ -6,7 +6,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api.serializers import StrictCharField, StrictUUIDField
+from api.serializers import QueryParamsSerializer, StrictCharField, StrictUUIDField
 from rag.models import Document
 
 MAX_BOT_IDS = 100
@@ -74,10 +74,12 @@ class DocumentUpdateSerializer(serializers.Serializer):
     )
 
 
-class DocumentListQuerySerializer(serializers.Serializer):
+class DocumentListQuerySerializer(QueryParamsSerializer):
     status = serializers.ChoiceField(choices=Document.Status.values, required=False)
     bot_id = StrictUUIDField(required=False, help_text="Only documents attached to this bot.")
     conversation_id = StrictUUIDField(required=False, help_text="Only this conversation's session documents.")
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=100, help_text="Page size (default 20).")
+    offset = serializers.IntegerField(required=False, min_value=0)
 
 
 class DocumentSerializer(serializers.Serializer):

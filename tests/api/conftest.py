@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings
 
+from tests.conftest import TEST_QUEUE
 from tests.support.processes import child_database_url, free_port, wait_for
 
 LIVE_SSE_MAX_EVENT_BYTES = 2048
@@ -30,6 +31,8 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         "API_SSE_MAX_EVENT_BYTES": str(LIVE_SSE_MAX_EVENT_BYTES),
         "API_SSE_HEARTBEAT_SECONDS": str(LIVE_HEARTBEAT_SECONDS),
         "DATABASE_CONN_MAX_AGE": "0",
+        # Streams the server starts run on the test worker (fixture celery_worker), never a developer's.
+        "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
             "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip
