@@ -184,6 +184,13 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 900, minimum=10)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30 if CELERY_TASK_TIME_LIMIT > 60 else None
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Periodic sweeps (run by `celery beat`; ./parley run embeds it in its worker).
+CELERY_BEAT_SCHEDULE = {
+    "reclaim-stuck-documents": {
+        "task": "rag.documents_reclaim_stuck",
+        "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
+    },
+}
 
 # --- Run command --------------------------------------------------------------------------
 PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")

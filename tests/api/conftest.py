@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import urllib.error
@@ -14,7 +13,7 @@ import pytest
 from django.conf import settings
 
 from tests.conftest import TEST_QUEUE
-from tests.support.processes import child_database_url, free_port, wait_for
+from tests.support.processes import child_database_url, free_port, process_group_stop, wait_for
 
 LIVE_SSE_MAX_EVENT_BYTES = 2048
 LIVE_HEARTBEAT_SECONDS = 0.2
@@ -53,9 +52,4 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         wait_for(answering, timeout=60, interval=0.2, what="the test uvicorn server")
         yield base_url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process_group_stop(process)
