@@ -65,3 +65,11 @@ class QueryParamsSerializer(serializers.Serializer):
 def _is_blank(data: object, name: str) -> bool:
     getlist = getattr(data, "getlist", None)
     return getlist is not None and "" in [value.strip() for value in getlist(name)]
+
+
+class SseEventSerializer(serializers.Serializer):
+    """One event of a text/event-stream response, as the schema describes it (README: framing)."""
+
+    event = serializers.CharField(help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse.")
+    data = serializers.CharField(help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}.")
+    id = serializers.CharField(help_text="Send the last one back as Last-Event-ID to resume.")

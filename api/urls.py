@@ -3,6 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api.chat_views import ChatTurnView, ChunkView, RagSearchView
 from api.documents.views import DocumentCollectionView, DocumentDetailView, DocumentRerunView
 from api.views import MeView, SessionCreateView, StreamEventsView
 
@@ -24,6 +25,9 @@ class PublicDocsView(SpectacularSwaggerView):
 urlpatterns = [
     path("v1/me", MeView.as_view(), name="me"),
     path("v1/sessions", SessionCreateView.as_view(), name="session-create"),
+    path("v1/conversations/<uuid:conversation_id>/turns", ChatTurnView.as_view(), name="chat-turn"),
+    path("v1/rag_search", RagSearchView.as_view(), name="rag-search"),
+    path("v1/chunks/<uuid:chunk_id>", ChunkView.as_view(), name="chunk"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
     path("v1/documents", DocumentCollectionView.as_view(), name="document-list"),
     path("v1/documents/<uuid:document_id>", DocumentDetailView.as_view(), name="document-detail"),

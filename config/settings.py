@@ -231,6 +231,14 @@ LLM_RETRY_MAX_WAIT = env_float("LLM_RETRY_MAX_WAIT", 20.0, minimum=0.0)
 LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
 LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
 
+# --- Retrieval (issue 5) --------------------------------------------------------------------
+# Optional reranker: a TEI or Cohere-style server answering POST {RERANKER_URL}/rerank; on any
+# error retrieval keeps the fused order.
+RERANKER_URL = env_str("RERANKER_URL", "")
+RERANKER_MODEL = env_str("RERANKER_MODEL", "")
+RERANKER_API_KEY = env_str("RERANKER_API_KEY", "")
+RERANKER_TIMEOUT_SECONDS = env_float("RERANKER_TIMEOUT_SECONDS", 2.0, minimum=0.1)
+
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "api.schema.ApiAutoSchema",

@@ -13,7 +13,7 @@ from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.access import document_get_for_principal, documents_for_principal
+from api.access import document_get_for_principal, documents_manageable_for_principal
 from api.documents.serializers import (
     DocumentBatchSerializer,
     DocumentListQuerySerializer,
@@ -68,7 +68,7 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
     def get(self, request: Request) -> Response:
         query = DocumentListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        documents = documents_for_principal(principal=request.auth)
+        documents = documents_manageable_for_principal(principal=request.auth)
         filters = query.validated_data
         if "status" in filters:
             documents = documents.filter(status=filters["status"])

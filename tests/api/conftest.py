@@ -30,7 +30,7 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         "API_SSE_MAX_EVENT_BYTES": str(LIVE_SSE_MAX_EVENT_BYTES),
         "API_SSE_HEARTBEAT_SECONDS": str(LIVE_HEARTBEAT_SECONDS),
         "DATABASE_CONN_MAX_AGE": "0",
-        # Streams the server starts run on the test worker (fixture celery_worker), never a developer's.
+        # Streamed endpoints enqueue their runner: onto the queue the test worker consumes.
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),

@@ -73,6 +73,8 @@ def test_session_document_belongs_to_the_conversation(tenant) -> None:  # type: 
     )
     assert response.status_code == 201, response.content
     assert response.json()["documents"][0]["conversation_id"] == str(session.conversation_id)
+    listed = Client().get(f"/api/v1/documents?conversation_id={session.conversation_id}", **headers).json()["results"]
+    assert [d["title"] for d in listed] == ["My CV"]
     both = _post_text(headers, title="x", text="y", conversation_id=str(session.conversation_id), bot_ids=[str(bot.pk)])
     assert both.status_code == 400 and "conversation_id" in both.json()["extra"]["fields"]
 
