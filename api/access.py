@@ -106,3 +106,31 @@ def chunk_get_for_principal(*, principal: Principal, chunk_id: uuid.UUID) -> Chu
     if chunk is None:
         raise ApiError(ErrorCode.NOT_FOUND)
     return chunk
+
+
+# --- Documents API (list, manage) ---------------------------------------------------------------------
+
+
+def documents_manageable_for_principal(*, principal: Principal) -> QuerySet[Document]:
+    """The documents a caller may list and manage (documents API): its workspace's, session
+    documents included, minus other external users' documents.
+
+    A document created for an external user is that user's alone; shared documents (no external
+    user) stay visible to everyone in the workspace. A bot-bound key sees only its bot's documents.
+    Retrieval reads through ``documents_for_principal`` instead, which keeps session documents to
+    their own session.
+    """
+    documents = Document.objects.filter(workspace_id=principal.workspace_id).filter(
+        Q(external_user_id="") | Q(external_user_id=principal.external_user_id or "")
+    )
+    if principal.bot_id is not None:
+        bound = Document.objects.filter(Q(bots=principal.bot_id) | Q(conversation__bot_id=principal.bot_id))
+        documents = documents.filter(pk__in=bound.values("pk"))
+    return documents
+
+
+def document_get_for_principal(*, principal: Principal, document_id: uuid.UUID) -> Document:
+    document = documents_manageable_for_principal(principal=principal).filter(pk=document_id).first()
+    if document is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return document

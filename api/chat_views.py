@@ -12,7 +12,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -28,13 +28,14 @@ from api.contracts import (
 from api.models import Scope
 from api.principal import Principal
 from api.runners import stream_runner_start
+from api.schema import SSE_RESPONSE
 from api.sse import EventStreamRenderer, sse_response, wants_event_stream
 from conversations.models import Turn
 from conversations.pipeline import rag_search_answer, turn_answer
 from conversations.pipeline.results import muted_result_json
 from conversations.pipeline.turns import MUTED_OWNERS
 
-_SSE = OpenApiResponse(response=OpenApiTypes.STR, description="SSE events (README, API section).")
+_SSE = SSE_RESPONSE
 
 
 class ChatTurnView(APIView):

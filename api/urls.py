@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api.chat_views import ChatTurnView, ChunkView, RagSearchView
+from api.documents.views import DocumentCollectionView, DocumentDetailView, DocumentRerunView
 from api.views import MeView, SessionCreateView, StreamEventsView
 
 app_name = "api"
@@ -28,6 +29,9 @@ urlpatterns = [
     path("v1/rag_search", RagSearchView.as_view(), name="rag-search"),
     path("v1/chunks/<uuid:chunk_id>", ChunkView.as_view(), name="chunk"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
+    path("v1/documents", DocumentCollectionView.as_view(), name="document-list"),
+    path("v1/documents/<uuid:document_id>", DocumentDetailView.as_view(), name="document-detail"),
+    path("v1/documents/<uuid:document_id>/rerun", DocumentRerunView.as_view(), name="document-rerun"),
     path("schema/", PublicSchemaView.as_view(), name="schema"),
     path("docs/", PublicDocsView.as_view(url_name="api:schema"), name="docs"),
 ]

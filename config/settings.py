@@ -272,6 +272,22 @@ API_RATE_LIMIT_KEY_WINDOW_SECONDS = env_int("API_RATE_LIMIT_KEY_WINDOW_SECONDS",
 API_RATE_LIMIT_VISITOR_REQUESTS = env_int("API_RATE_LIMIT_VISITOR_REQUESTS", 30, minimum=0)
 API_RATE_LIMIT_VISITOR_WINDOW_SECONDS = env_int("API_RATE_LIMIT_VISITOR_WINDOW_SECONDS", 60, minimum=1)
 
+# --- API: documents -----------------------------------------------------------------------
+# POST /api/v1/documents alone may exceed API_MAX_REQUEST_BODY_BYTES, up to this (all files of
+# one multipart request together); each file is still held to PARLEY_UPLOAD_MAX_BYTES.
+API_DOCUMENTS_MAX_REQUEST_BYTES = env_int("API_DOCUMENTS_MAX_REQUEST_BYTES", 64 * 1024 * 1024, minimum=1024)
+API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maximum=100)
+
+# --- API: database connections of the web process ------------------------------------------
+# Under ASGI each request runs in its own thread, so Django's persistent connections are never
+# reused and concurrent requests open one connection each (past PostgreSQL's max_connections at
+# ~100 simultaneous requests; see bench/api). A positive size gives each process a psycopg pool
+# of at most that many connections instead (requests wait for one; persistent connections off).
+DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 0, minimum=0, maximum=1000)
+if DATABASE_POOL_MAX_SIZE:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_MAX_SIZE, "timeout": 30}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
