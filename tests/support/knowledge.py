@@ -12,6 +12,7 @@ from core.models import Workspace
 from rag.ingestion import document_ingest
 from rag.models import Document
 from rag.services import document_create
+from tests.support.processes import wait_for
 
 
 def document_ingested(
@@ -30,6 +31,16 @@ def document_ingested(
         conversation_id=conversation_id,
         external_user_id=external_user_id,
     )
-    assert document_ingest(document_id=str(document.pk), claim_id=f"test-{uuid.uuid4().hex[:8]}") == "ready"
+    outcome = document_ingest(document_id=str(document.pk), claim_id=f"test-{uuid.uuid4().hex[:8]}")
+    if outcome in ("not_claimed", "skipped"):
+        # In a transactional test the commit also queued the real task, and a running test worker
+        # may have claimed (or finished) the document first: wait for its result instead.
+        wait_for(
+            lambda: Document.objects.filter(pk=document.pk, status=Document.Status.READY).exists(),
+            timeout=60,
+            what=f"the worker to ingest {filename}",
+        )
+    else:
+        assert outcome == "ready", outcome
     document.refresh_from_db()
     return document
