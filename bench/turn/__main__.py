@@ -24,7 +24,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("--chunks", type=int, default=10000)
+    parser.add_argument("--chunks", type=int, default=10000, help="0: the corpus as is (for recall without replicas)")
     parser.add_argument("--turns", type=int, default=200)
     args = parser.parse_args()
     import django
@@ -47,7 +47,7 @@ def main() -> None:
         baseline = [baseline_turn(bot, retriever, q.text, server) for q in queries]
     finally:
         server.stop()
-    print(f"\n{corpus.name}: {args.chunks} chunks, {len(queries)} turns each, LLM stub answering at once\n")
+    print(f"\n{corpus.name}: {len(rows)} chunks, {len(queries)} turns each, LLM stub answering at once\n")
     _table("Parley turn_answer", parley)
     _table("LangChain PGVector baseline", baseline)
     own = [t["total"] - t["embed"] - t["llm"] for t in parley]

@@ -24,6 +24,7 @@ def corpus_scaled(folder: Path, size: int) -> tuple[Corpus, list[tuple[str, str,
     """(corpus, [(doc id, lang, text)] of `size` chunks, their vectors)."""
     corpus = corpus_load(folder, tokenizer=tokenizer_load())
     vectors = embeddings_cached(f"{corpus.name}-chunks", [c.text for c in corpus.chunks])
+    size = size or len(corpus.chunks)  # 0: the corpus as is, no replicas
     rng = np.random.default_rng(0)
     rows, out = [], []
     for i in range(size):
