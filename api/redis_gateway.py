@@ -15,5 +15,15 @@ def redis_sync() -> redis.Redis:
 
 
 def redis_async() -> aioredis.Redis:
-    """A fresh client per SSE response: async connections belong to the event loop that made them."""
-    return aioredis.Redis.from_url(settings.REDIS_URL, decode_responses=True, health_check_interval=30)
+    """A fresh client per SSE response: async connections belong to the event loop that made them.
+
+    Its read timeout outlasts the relay's XREAD BLOCK (one heartbeat interval): with redis-py's
+    default of 5 s, a stream silent for 5 s (a busy worker, a slow first token) broke the response
+    (found by bench/api at 128 streams).
+    """
+    return aioredis.Redis.from_url(
+        settings.REDIS_URL,
+        decode_responses=True,
+        health_check_interval=30,
+        socket_timeout=settings.API_SSE_HEARTBEAT_SECONDS + 10,
+    )

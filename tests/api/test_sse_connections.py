@@ -23,3 +23,12 @@ def test_a_connection_inside_a_transaction_is_left_open() -> None:
         connection.ensure_connection()
         sse_response(stream_id="s-unused", last_event_id=None)
         assert connection.connection is not None and connection.in_atomic_block
+
+
+def test_the_relays_redis_reads_outlast_a_heartbeat_interval(settings) -> None:  # type: ignore[no-untyped-def]
+    """XREAD BLOCK waits one heartbeat interval; a shorter socket timeout would cut quiet streams."""
+    from api.redis_gateway import redis_async
+
+    settings.API_SSE_HEARTBEAT_SECONDS = 15.0
+    timeout = redis_async().connection_pool.connection_kwargs["socket_timeout"]
+    assert timeout > 15.0
