@@ -4,6 +4,13 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api.views import MeView, SessionCreateView, StreamEventsView
+from api.views_handoff import (
+    ConversationEventsView,
+    ConversationHandoffView,
+    ConversationMessagesView,
+    ConversationTypingView,
+    TurnFeedbackView,
+)
 
 app_name = "api"
 
@@ -24,6 +31,11 @@ urlpatterns = [
     path("v1/me", MeView.as_view(), name="me"),
     path("v1/sessions", SessionCreateView.as_view(), name="session-create"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
+    path("v1/conversations/<uuid:conversation_id>/messages", ConversationMessagesView.as_view(), name="messages"),
+    path("v1/conversations/<uuid:conversation_id>/events", ConversationEventsView.as_view(), name="events"),
+    path("v1/conversations/<uuid:conversation_id>/handoff", ConversationHandoffView.as_view(), name="handoff"),
+    path("v1/conversations/<uuid:conversation_id>/typing", ConversationTypingView.as_view(), name="typing"),
+    path("v1/turns/<uuid:turn_id>/feedback", TurnFeedbackView.as_view(), name="turn-feedback"),
     path("schema/", PublicSchemaView.as_view(), name="schema"),
     path("docs/", PublicDocsView.as_view(url_name="api:schema"), name="docs"),
 ]
