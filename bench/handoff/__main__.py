@@ -10,6 +10,7 @@ HTTP or the database. Target: p95 under 300 ms. Uses the worktree's own services
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import statistics
@@ -36,6 +37,7 @@ def main() -> int:
     import django
 
     django.setup()
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.db import connection
@@ -115,8 +117,8 @@ def main() -> int:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=20)
+        workspace.delete()  # first: its conversations and the agent's messages go with it
         get_user_model().objects.filter(username=f"agent-{workspace.slug}").delete()
-        workspace.delete()
 
 
 def _answers(url: str) -> bool:
