@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import uuid
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from api.errors import ApiError, ErrorCode
 from api.principal import Principal, PrincipalKind
 from api.sse.buffer import StreamOwner, stream_owner_get
 from bots.models import Bot
 from conversations.models import Conversation
+from rag.models import Chunk, Document
 
 
 def bots_for_principal(*, principal: Principal) -> QuerySet[Bot]:
@@ -71,3 +72,65 @@ def _may_read_stream(principal: Principal, owner: StreamOwner) -> bool:
     if principal.kind == PrincipalKind.WIDGET and owner.visitor_id:
         return principal.visitor is not None and principal.visitor.visitor_id == owner.visitor_id
     return True
+
+
+# --- Documents and chunks (chat, rag_search and GET /chunks) -------------------------------------------
+
+
+def documents_for_principal(*, principal: Principal) -> QuerySet[Document]:
+    """The documents a caller may read: its workspace's shared documents (a widget key: its bot's),
+    its visitor session's own documents, and never another external user's private ones."""
+    documents = Document.objects.filter(workspace_id=principal.workspace_id)
+    shared = Q(conversation__isnull=True)
+    if principal.bot_id is not None:
+        shared &= Q(bots=principal.bot_id)
+    session = Q(conversation_id=principal.visitor.conversation_id) if principal.visitor else Q(pk__in=[])
+    documents = documents.filter(shared | session)
+    return documents.filter(external_user_id__in=["", principal.external_user_id or ""]).distinct()
+
+
+def document_ids_readable(*, principal: Principal, document_ids: list[uuid.UUID]) -> list[uuid.UUID]:
+    """The ids as given when the caller may read every one of them; else the same 404 as a missing document."""
+    found = set(documents_for_principal(principal=principal).filter(pk__in=document_ids).values_list("pk", flat=True))
+    if len(found) != len(set(document_ids)):
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return document_ids
+
+
+def chunk_get_for_principal(*, principal: Principal, chunk_id: uuid.UUID) -> Chunk:
+    chunk = (
+        Chunk.objects.filter(pk=chunk_id, document__in=documents_for_principal(principal=principal))
+        .only("id", "document_id", "text", "page_number", "bbox", "start_time", "end_time", "metadata")
+        .first()
+    )
+    if chunk is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return chunk
+
+
+# --- Documents API (list, manage) ---------------------------------------------------------------------
+
+
+def documents_manageable_for_principal(*, principal: Principal) -> QuerySet[Document]:
+    """The documents a caller may list and manage (documents API): its workspace's, session
+    documents included, minus other external users' documents.
+
+    A document created for an external user is that user's alone; shared documents (no external
+    user) stay visible to everyone in the workspace. A bot-bound key sees only its bot's documents.
+    Retrieval reads through ``documents_for_principal`` instead, which keeps session documents to
+    their own session.
+    """
+    documents = Document.objects.filter(workspace_id=principal.workspace_id).filter(
+        Q(external_user_id="") | Q(external_user_id=principal.external_user_id or "")
+    )
+    if principal.bot_id is not None:
+        bound = Document.objects.filter(Q(bots=principal.bot_id) | Q(conversation__bot_id=principal.bot_id))
+        documents = documents.filter(pk__in=bound.values("pk"))
+    return documents
+
+
+def document_get_for_principal(*, principal: Principal, document_id: uuid.UUID) -> Document:
+    document = documents_manageable_for_principal(principal=principal).filter(pk=document_id).first()
+    if document is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return document

@@ -22,6 +22,8 @@ from api.sse import StreamEmitter, StreamOwner, stream_open
 # name → dotted path, resolved in the worker; the chat and rag_search runners join this map.
 RUNNERS: dict[str, str] = {
     "demo": "api.runners.demo_run",
+    "chat_turn": "api.pipeline_runners.chat_turn_run",
+    "rag_search": "api.pipeline_runners.rag_search_run",
 }
 
 _DEMO_ANSWER = "Parley streams each answer word by word, then sends the whole result in one final event."

@@ -50,3 +50,26 @@ class SessionSerializer(serializers.Serializer):
     bot_id = serializers.UUIDField()
     visitor_id = serializers.CharField()
     session_token = serializers.CharField(help_text="Send it back as the X-Parley-Session header.")
+
+
+class QueryParamsSerializer(serializers.Serializer):
+    """Query parameters, where DRF would read ``?name=`` as "not given": here an empty value is an error."""
+
+    def to_internal_value(self, data: object) -> object:
+        blank = {name: ["This value may not be blank."] for name in self.fields if _is_blank(data, name)}
+        if blank:
+            raise serializers.ValidationError(blank)
+        return super().to_internal_value(data)
+
+
+def _is_blank(data: object, name: str) -> bool:
+    getlist = getattr(data, "getlist", None)
+    return getlist is not None and "" in [value.strip() for value in getlist(name)]
+
+
+class SseEventSerializer(serializers.Serializer):
+    """One event of a text/event-stream response, as the schema describes it (README: framing)."""
+
+    event = serializers.CharField(help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse.")
+    data = serializers.CharField(help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}.")
+    id = serializers.CharField(help_text="Send the last one back as Last-Event-ID to resume.")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.views import defaults
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -18,6 +17,7 @@ from api.exceptions import error_response
 from api.middleware import is_api_path
 from api.models import Scope
 from api.principal import Principal
+from api.schema import SSE_RESPONSE
 from api.serializers import PrincipalSerializer, SessionCreateSerializer, SessionSerializer
 from api.services import visitor_session_start
 from api.sse import EventStreamRenderer, sse_response
@@ -69,11 +69,7 @@ class StreamEventsView(APIView):
     @extend_schema(
         summary="Read (or resume) an event stream as SSE",
         parameters=[OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)],
-        responses={
-            (200, "text/event-stream"): OpenApiResponse(
-                response=OpenApiTypes.STR, description="SSE events; see the README's API section for the framing."
-            )
-        },
+        responses={(200, "text/event-stream"): SSE_RESPONSE},
     )
     def get(self, request: Request, stream_id: str) -> HttpResponse:
         stream_get_for_principal(principal=request.auth, stream_id=stream_id)

@@ -187,6 +187,13 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 900, minimum=10)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30 if CELERY_TASK_TIME_LIMIT > 60 else None
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Periodic sweeps (run by `celery beat`; ./parley run embeds it in its worker).
+CELERY_BEAT_SCHEDULE = {
+    "reclaim-stuck-documents": {
+        "task": "rag.documents_reclaim_stuck",
+        "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
+    },
+}
 
 # --- Run command --------------------------------------------------------------------------
 PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")
@@ -227,6 +234,14 @@ LLM_RETRY_MAX_WAIT = env_float("LLM_RETRY_MAX_WAIT", 20.0, minimum=0.0)
 LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
 LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
 
+# --- Retrieval (issue 5) --------------------------------------------------------------------
+# Optional reranker: a TEI or Cohere-style server answering POST {RERANKER_URL}/rerank; on any
+# error retrieval keeps the fused order.
+RERANKER_URL = env_str("RERANKER_URL", "")
+RERANKER_MODEL = env_str("RERANKER_MODEL", "")
+RERANKER_API_KEY = env_str("RERANKER_API_KEY", "")
+RERANKER_TIMEOUT_SECONDS = env_float("RERANKER_TIMEOUT_SECONDS", 2.0, minimum=0.1)
+
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "api.schema.ApiAutoSchema",
@@ -259,6 +274,22 @@ API_RATE_LIMIT_KEY_REQUESTS = env_int("API_RATE_LIMIT_KEY_REQUESTS", 600, minimu
 API_RATE_LIMIT_KEY_WINDOW_SECONDS = env_int("API_RATE_LIMIT_KEY_WINDOW_SECONDS", 60, minimum=1)
 API_RATE_LIMIT_VISITOR_REQUESTS = env_int("API_RATE_LIMIT_VISITOR_REQUESTS", 30, minimum=0)
 API_RATE_LIMIT_VISITOR_WINDOW_SECONDS = env_int("API_RATE_LIMIT_VISITOR_WINDOW_SECONDS", 60, minimum=1)
+
+# --- API: documents -----------------------------------------------------------------------
+# POST /api/v1/documents alone may exceed API_MAX_REQUEST_BODY_BYTES, up to this (all files of
+# one multipart request together); each file is still held to PARLEY_UPLOAD_MAX_BYTES.
+API_DOCUMENTS_MAX_REQUEST_BYTES = env_int("API_DOCUMENTS_MAX_REQUEST_BYTES", 64 * 1024 * 1024, minimum=1024)
+API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maximum=100)
+
+# --- API: database connections of the web process ------------------------------------------
+# Under ASGI each request runs in its own thread, so Django's persistent connections are never
+# reused and concurrent requests open one connection each (past PostgreSQL's max_connections at
+# ~100 simultaneous requests; see bench/api). A positive size gives each process a psycopg pool
+# of at most that many connections instead (requests wait for one; persistent connections off).
+DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 0, minimum=0, maximum=1000)
+if DATABASE_POOL_MAX_SIZE:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_MAX_SIZE, "timeout": 30}
 
 LOGGING = {
     "version": 1,

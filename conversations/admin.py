@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.urls import URLPattern, path
 
 from conversations.models import SecurityEvent, Turn
 
@@ -66,11 +67,18 @@ class TurnAdmin(ReadOnlyAdmin):
         ("Message", {"fields": ["conversation", "client_message_id", "execution_id", "created_at", "completed_at",
                                 "user_text", "condensed_question"]}),
         ("Answer", {"fields": ["status", "answer", "display_answer", "topic", "suggested_topics", "understanding",
-                               "confidence", "redirection_intent", "route_action", "route_reason"]}),
+                               "confidence", "redirection_intent", "route_action", "route_reason",
+                               "reply_text"]}),
         ("Audit", {"fields": ["retrieved_chunks", "context_usage", "repairs", "prompt_version", "prompt_hash",
                               "raw_output", "attempts", "parsed_output", "llm_error_code"]}),
         ("Model", {"fields": ["model", "prompt_tokens", "completion_tokens", "latencies"]}),
     ]  # fmt: skip
+
+    def get_urls(self) -> list[URLPattern]:
+        from conversations.tryit import try_it_view
+
+        console = self.admin_site.admin_view(try_it_view(self))
+        return [path("try/<uuid:bot_id>/", console, name="conversations_turn_try"), *super().get_urls()]
 
     @admin.display(description="bot", ordering="conversation__bot__name")
     def bot_name(self, turn: Turn) -> str:

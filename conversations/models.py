@@ -83,6 +83,8 @@ class Turn(models.Model):
     context_usage = models.JSONField(default=list, blank=True)
     route_action = models.CharField(max_length=20, blank=True)
     route_reason = models.CharField(max_length=40, blank=True)
+    # What the visitor was shown: the answer, a configured text (refusal, handoff...), or "" when hidden.
+    reply_text = models.TextField(blank=True)
 
     model = models.CharField(max_length=200, blank=True)
     prompt_tokens = models.PositiveIntegerField(null=True, blank=True)

@@ -8,14 +8,14 @@ answer is recorded once even when two workers race.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils import timezone
 
 from conversations.contract.attempts import AnswerOutcome
-from conversations.models import SecurityEvent, Turn
+from conversations.models import Conversation, SecurityEvent, Turn
 from conversations.routing import RouteDecision
 from conversations.types import AnswerStatus, RetrievedChunk
 
@@ -81,6 +81,7 @@ def turn_complete(*, turn_id: uuid.UUID, record: TurnRecord) -> bool:
         "context_usage": [usage.as_json() for usage in answer.context_usage],
         "route_action": record.route.action.value,
         "route_reason": record.route.reason,
+        "reply_text": record.route.text,
         "model": record.model,
         "prompt_tokens": record.prompt_tokens,
         "completion_tokens": record.completion_tokens,
@@ -107,3 +108,28 @@ def security_event_record(*, turn: Turn, explanation: str, model: str = "") -> S
         },
     )
     return event
+
+
+def conversation_escalate(*, conversation_id: uuid.UUID, turn_id: uuid.UUID | None = None) -> bool:
+    """Hand the conversation to the team: owner bot → waiting_agent, by one conditional UPDATE.
+
+    The single call site of an escalation decided by the answer pipeline; False when the bot did
+    not own the conversation (already escalated, or an agent holds it). The handoff app extends
+    this with its events and notifications.
+    """
+    updated = Conversation.objects.filter(pk=conversation_id, owner=Conversation.Owner.BOT).update(
+        owner=Conversation.Owner.WAITING_AGENT, updated_at=timezone.now()
+    )
+    if updated:
+        for hook in _escalation_hooks:
+            hook(conversation_id, turn_id)
+    return bool(updated)
+
+
+EscalationHook = Callable[[uuid.UUID, "uuid.UUID | None"], None]
+_escalation_hooks: list[EscalationHook] = []
+
+
+def conversation_escalation_hook_set(hook: EscalationHook) -> None:
+    """How an app above this one (handoff) records an escalation: its event, queue entry and timeout."""
+    _escalation_hooks[:] = [hook]

@@ -169,7 +169,8 @@ def run() -> int:
         supervisor.spawn(
             "celery worker",
             [python, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
-             f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", "--without-gossip", "--without-mingle"],
+             f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", "--without-gossip", "--without-mingle",
+             "--beat", f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}"],
         )  # fmt: skip
         supervisor.spawn(
             "web server",

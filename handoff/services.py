@@ -15,7 +15,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from conversations.models import Conversation
+from conversations.models import Conversation, Turn
 from handoff.live import conversation_channel, live_publish, live_publish_on_commit, queue_channel
 from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
 
@@ -93,8 +93,6 @@ def handoff_open(
     *, conversation_id: uuid.UUID, reason: str, detail: str = "", turn_id: uuid.UUID | None = None
 ) -> Handoff:
     """Moves bot → waiting_agent and queues the conversation; idempotent while a handoff is open."""
-    from handoff.tasks import handoff_timeout_check  # tasks import services
-
     if reason not in HandoffReason.values:
         raise ValueError(f"unknown handoff reason {reason!r}")
     conversation = _conversation(conversation_id)
@@ -108,16 +106,42 @@ def handoff_open(
             if existing is not None:
                 return existing
             raise HandoffError("handoff_not_allowed", f"the conversation is owned by {conversation.owner}")
-        handoff = Handoff.objects.create(
-            conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id
-        )
-        _queue_changed(conversation, "waiting")
-        policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(bot=conversation.bot)
-        handoff_id = str(handoff.pk)
-        transaction.on_commit(
-            lambda: handoff_timeout_check.apply_async(args=[handoff_id], countdown=policy.timeout_seconds)
-        )
+        return _handoff_create(conversation, reason=reason, detail=detail, turn_id=turn_id)
+
+
+def _handoff_create(conversation: Conversation, *, reason: str, detail: str, turn_id: uuid.UUID | None) -> Handoff:
+    from handoff.tasks import handoff_timeout_check  # tasks import services
+
+    handoff = Handoff.objects.create(conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id)
+    _queue_changed(conversation, "waiting")
+    policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(bot=conversation.bot)
+    handoff_id = str(handoff.pk)
+    transaction.on_commit(
+        lambda: handoff_timeout_check.apply_async(args=[handoff_id], countdown=policy.timeout_seconds)
+    )
     return handoff
+
+
+def handoff_escalation_record(conversation_id: uuid.UUID, turn_id: uuid.UUID | None) -> None:
+    """The hook of ``conversations.services.conversation_escalate``: the pipeline already moved the
+    owner bot → waiting_agent; this records the move, queues the conversation and arms the timeout."""
+    conversation = _conversation(conversation_id)
+    with transaction.atomic():
+        if Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).exists():
+            return
+        route_reason = Turn.objects.filter(pk=turn_id).values_list("route_reason", flat=True).first() or ""
+        low = route_reason == "low_confidence"
+        reason = HandoffReason.LOW_CONFIDENCE if low else HandoffReason.HUMAN_ESCALATION
+        OwnerEvent.objects.create(
+            conversation=conversation, from_owner=Owner.BOT, to_owner=Owner.WAITING_AGENT,
+            actor=OwnerEvent.Actor.BOT, reason=reason,
+        )  # fmt: skip
+        live_publish_on_commit(
+            channel=conversation_channel(conversation=conversation),
+            event="owner_changed",
+            data={"owner": Owner.WAITING_AGENT, "previous": Owner.BOT, "reason": reason, "agent": ""},
+        )
+        _handoff_create(conversation, reason=reason, detail="", turn_id=turn_id)
 
 
 def handoff_claim(*, conversation_id: uuid.UUID, agent: Any) -> ClaimResult:

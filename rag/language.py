@@ -45,3 +45,8 @@ def search_config_for(language: str) -> str:
 
 def iso639_3(language: str) -> list[str]:
     return [_ISO3.get(language, language)] if language else []
+
+
+def ts_config_map() -> tuple[list[str], list[str]]:
+    """(ISO 639-1 codes, their text-search configurations) as parallel lists, for SQL `unnest`."""
+    return list(_TS_CONFIGS), list(_TS_CONFIGS.values())

@@ -4,7 +4,6 @@ and a real Celery worker process runs against the test database when a test asks
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,7 +12,7 @@ import pytest
 from django.conf import settings
 
 from config.celery import app as celery_app
-from tests.support.processes import child_database_url, wait_for
+from tests.support.processes import child_database_url, process_group_stop, wait_for
 
 pytest_plugins = ["tests.support.browser"]
 
@@ -48,9 +47,4 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
         wait_for(answered, timeout=60, interval=0.2, what="the test Celery worker")
         yield hostname
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process_group_stop(process)

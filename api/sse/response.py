@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
+from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
@@ -49,11 +50,25 @@ def sse_response(*, stream_id: str, last_event_id: str | None) -> StreamingHttpR
             cursor = event_cursor_parse(last_event_id)
         except ValueError:
             raise ApiError(ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream.") from None
+    database_connections_release()
     response = StreamingHttpResponse(sse_events(stream_id=stream_id, cursor=cursor), content_type="text/event-stream")
     response["X-Parley-Stream-Id"] = stream_id  # where to reconnect: GET /api/v1/streams/<id>/events
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not hold events back
     return response
+
+
+def database_connections_release() -> None:
+    """Close this thread's idle database connections before a stream starts relaying.
+
+    Django releases a request's connection only when the response finishes, which for a stream
+    is when it ends: 128 open streams would hold 128 connections (PostgreSQL refuses past
+    max_connections). The relay itself reads only Redis. A connection inside a transaction is
+    left alone.
+    """
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 async def sse_events(*, stream_id: str, cursor: EventCursor | None) -> AsyncIterator[str]:

@@ -81,6 +81,9 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
             for n in range(concurrency * 2)
         ]
         _wait([warmup.pk for warmup in warmups], timeout=300)  # every pool process has loaded the model
+        texts = _chunk_texts(files)
+        # The machine is shared: plain embedding runs before and after the pipeline, and the ratio uses their mean.
+        before_seconds = embed_in_processes(texts, processes=concurrency, threads=threads)
         sampler.start()
         started = time.perf_counter()
         documents = documents_create_from_paths(workspace=workspace, paths=files)
@@ -88,11 +91,10 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
         pipeline_seconds = time.perf_counter() - started
         sampler.stop()
         pipeline = _summary([d.pk for d in documents])
-        texts = _chunk_texts(files)
         if len(texts) != pipeline["chunks"]:
             print(f"warning: baseline has {len(texts)} chunk texts, the pipeline stored {pipeline['chunks']}")
+        after_seconds = embed_in_processes(texts, processes=concurrency, threads=threads)
         baseline_seconds = _embed_plainly(texts)
-        parallel_seconds = embed_in_processes(texts, processes=concurrency, threads=threads)
     finally:
         _worker_stop(worker)
         from rag.services import document_delete
@@ -113,11 +115,11 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
     print(f"mean tokens per chunk {pipeline['mean_tokens']:.0f}")
     print(f"pipeline (worker)     {chunks} chunks in {pipeline_seconds:.1f} s = {pipeline_rate:.1f} chunks/s")
     print(f"plain, 1 process      {len(texts)} chunks in {baseline_seconds:.1f} s = {baseline_rate:.1f} chunks/s")
-    parallel_rate = len(texts) / parallel_seconds
-    print(f"plain, {concurrency} proc x {threads} thr  {len(texts)} chunks in {parallel_seconds:.1f} s"
-          f" = {parallel_rate:.1f} chunks/s")  # fmt: skip
-    best = max(baseline_rate, parallel_rate)
-    print(f"ratio                 {pipeline_rate / best:.2f} of the faster plain embedding (target >= 0.85)")
+    before_rate, after_rate = len(texts) / before_seconds, len(texts) / after_seconds
+    print(f"plain, {concurrency} proc x {threads} thr  {before_rate:.1f} chunks/s before the pipeline,"
+          f" {after_rate:.1f} after")  # fmt: skip
+    reference = max(baseline_rate, (before_rate + after_rate) / 2)
+    print(f"ratio                 {pipeline_rate / reference:.2f} of plain embedding (target >= 0.85)")
     print(f"peak worker RSS       {sampler.peak_child / 2**20:.0f} MiB per pool process,"
           f" {sampler.peak_total / 2**20:.0f} MiB worker total")  # fmt: skip
 

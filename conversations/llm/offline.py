@@ -55,6 +55,8 @@ class OfflineTuning:
     sentences_per_chunk: int = 2
     # A sentence must be this similar to the question to be quoted (the best one always is).
     sentence_similarity: float = 0.3
+    # Sentences of one chunk compared with the question (bounds the embedding cost of long chunks).
+    max_sentences_per_chunk: int = 40
 
 
 def offline_fallback_model(model: str) -> str:
@@ -152,7 +154,7 @@ def _best_sentences(
     question: str, chunks: Sequence[RetrievedChunk], embed: Embed, tuning: OfflineTuning
 ) -> dict[str, list[str]]:
     """Per chunk, its sentences closest to the question, in their order in the chunk."""
-    per_chunk = {chunk.id: sentences_split(chunk.text) for chunk in chunks}
+    per_chunk = {chunk.id: sentences_split(chunk.text)[: tuning.max_sentences_per_chunk] for chunk in chunks}
     flat = [sentence for sentences in per_chunk.values() for sentence in sentences]
     if not flat:
         return {}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import urllib.error
@@ -13,7 +12,8 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings
 
-from tests.support.processes import child_database_url, free_port, wait_for
+from tests.conftest import TEST_QUEUE
+from tests.support.processes import child_database_url, free_port, process_group_stop, wait_for
 
 LIVE_SSE_MAX_EVENT_BYTES = 2048
 LIVE_HEARTBEAT_SECONDS = 0.2
@@ -30,6 +30,8 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         "API_SSE_MAX_EVENT_BYTES": str(LIVE_SSE_MAX_EVENT_BYTES),
         "API_SSE_HEARTBEAT_SECONDS": str(LIVE_HEARTBEAT_SECONDS),
         "DATABASE_CONN_MAX_AGE": "0",
+        # Streamed endpoints enqueue their runner: onto the queue the test worker consumes.
+        "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
             "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip
@@ -50,9 +52,4 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         wait_for(answering, timeout=60, interval=0.2, what="the test uvicorn server")
         yield base_url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process_group_stop(process)

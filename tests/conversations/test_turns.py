@@ -79,7 +79,10 @@ def test_a_completed_turn_stores_its_audit_once(
                                                                          "Bike rentals", 0.9)  # fmt: skip
     assert turn.completed_at is not None
     assert turn.retrieved_chunks[0] == {"chunk_id": "c1", "document_id": "d1", "title": "Shop guide", "page": None,
-                                        "score": 0.82, "rank": 1}  # fmt: skip
+                                        "score": 0.82, "rank": 1, "start_time": None, "vector_score": None,
+                                        "vector_rank": None, "text_score": None, "text_rank": None,
+                                        "fused_score": None, "rerank_score": None,
+                                        "text_preview": chunks[0].text[:200]}  # fmt: skip
     assert [r["code"] for r in turn.repairs] == ["code_fence_stripped", "display_answer_defaulted",
                                                  "confidence_coerced", "understanding_missing",
                                                  "chunk_usage_missing", "chunk_usage_missing"]  # fmt: skip

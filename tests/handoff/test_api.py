@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 
 from conversations.models import Conversation, Turn
-from handoff.models import TurnFeedback
+from conversations.services import conversation_escalate
+from handoff.models import Handoff, Message, OwnerEvent, TurnFeedback
 from tests.api.factories import bot_make, widget_key_make, workspace_make
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -82,3 +83,29 @@ def test_visitor_reaches_only_their_own_conversation_and_turns() -> None:
     bad = client.post(f"/api/v1/turns/{turn.pk}/feedback", data={"rating": "meh"}, content_type="application/json",
                       headers=theirs["headers"])  # fmt: skip
     assert bad.status_code == 400
+
+
+def test_bot_stays_silent_while_an_agent_owns_the_conversation() -> None:
+    client = Client()
+    visitor = _visitor(client, _widget())
+    url = f"/api/v1/conversations/{visitor['conversation_id']}"
+    Conversation.objects.filter(pk=visitor["conversation_id"]).update(owner="agent")
+    body = {"message": "are you there?", "client_message_id": "c1"}
+    response = client.post(f"{url}/turns", data=body, content_type="application/json", headers=visitor["headers"])
+    assert response.status_code == 202, response.content
+    assert response.json()["status"] == "forwarded_to_agent"
+    again = client.post(f"{url}/turns", data=body, content_type="application/json", headers=visitor["headers"])
+    assert again.json()["message"]["id"] == response.json()["message"]["id"]  # idempotent
+    assert not Turn.objects.filter(conversation_id=visitor["conversation_id"]).exists()  # no LLM, no bot turn
+    assert Message.objects.filter(conversation_id=visitor["conversation_id"], role="visitor").count() == 1
+
+
+def test_a_pipeline_escalation_is_recorded_queued_and_timed() -> None:
+    client = Client()
+    visitor = _visitor(client, _widget())
+    turn = Turn.objects.create(conversation_id=visitor["conversation_id"], client_message_id="m", user_text="human!")
+    assert conversation_escalate(conversation_id=visitor["conversation_id"], turn_id=turn.pk)
+    handoff = Handoff.objects.get(conversation_id=visitor["conversation_id"])
+    assert handoff.reason == "human_escalation" and handoff.turn_id == turn.pk
+    event = OwnerEvent.objects.get(conversation_id=visitor["conversation_id"])
+    assert (event.from_owner, event.to_owner, event.actor) == ("bot", "waiting_agent", "bot")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import random
 
 import pytest
 from django.core.files.base import ContentFile
@@ -68,8 +68,10 @@ BAD_INPUTS = [
     ("empty.txt", b"", "empty_file", "empty"),
     ("blank.md", b"  \n\n ", "empty_file", "empty"),
     ("archive.exe", b"MZ\x90\x00binary", "unsupported_type", "not supported"),
-    ("latin.txt", os.urandom(4096).replace(b"\x00", b"\x01") + b"\x00\x00\x81\x8d", "unknown_encoding", "encoding"),
+    ("noise.txt", random.Random(7).randbytes(4096).replace(b"\x00", b"\x01"), "unknown_encoding", "encoding"),
+    ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "unknown_encoding", "binary"),
     ("fake.docx", b"PK not really a zip", "corrupt_docx", "damaged"),
+    ("scan.pdf", files.pdf_bytes(pages=[[]], heading=""), "no_text", "ocr"),
 ]
 
 
@@ -150,3 +152,19 @@ def test_a_live_claim_is_not_taken_by_a_second_message(make_document) -> None:
     document = make_document("busy.txt", FRENCH)
     Document.objects.filter(pk=document.pk).update(status="processing", claim_id="live", heartbeat_at=timezone.now())
     assert document_ingest(document_id=str(document.pk), claim_id="duplicate") == "not_claimed"
+
+
+@pytest.mark.django_db
+def test_the_ingest_command_inline_reads_folders_and_prints_a_summary(workspace, bot, tmp_path) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "tyres.md").write_text("# Tyres\n\nInflate them to the pressure printed on their side.")
+    (tmp_path / "broken.pdf").write_bytes(b"not a pdf")
+    out = io.StringIO()
+    call_command("ingest", str(tmp_path), "--workspace", workspace.slug, "--bot", bot.name, "--inline", stdout=out)
+    text = out.getvalue()
+    assert "1 ready, 1 not ready, of 2 documents." in text and "does not start with a PDF header" in text
+    assert Document.objects.get(filename="tyres.md").status == "ready"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import socket
+import subprocess
 import time
 from collections.abc import Callable
 from urllib.parse import quote
@@ -37,3 +41,15 @@ def wait_for(predicate: Callable[[], bool], *, timeout: float, interval: float =
             return
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def process_group_stop(process: subprocess.Popen[bytes], *, grace: float = 20.0) -> None:
+    """Stop a child started with start_new_session=True, and everything it forked."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

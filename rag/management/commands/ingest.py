@@ -49,16 +49,16 @@ class Command(BaseCommand):
         console = Console(file=self.stdout._out, width=120)  # type: ignore[attr-defined]
         ids = [document.pk for document in documents]
         if options["inline"]:
-            for document_id in ids:
-                document_ingest(document_id=str(document_id), claim_id=f"inline-{uuid.uuid4()}")
+            with Progress(*self._columns(), console=console) as progress:
+                for document_id in progress.track(ids, description="documents"):
+                    document_ingest(document_id=str(document_id), claim_id=f"inline-{uuid.uuid4()}")
         elif not options["no_wait"]:
             self._follow(console, ids, options["timeout"])
         self._summary(console, documents_progress(document_ids=ids))
 
     def _follow(self, console: Console, ids: list[uuid.UUID], timeout: float) -> None:
         deadline = time.monotonic() + timeout
-        columns = (TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console, transient=False) as progress:
+        with Progress(*self._columns(), console=console) as progress:
             task = progress.add_task("documents", total=len(ids) * 100)
             while time.monotonic() < deadline:
                 current = documents_progress(document_ids=ids)
@@ -68,6 +68,10 @@ class Command(BaseCommand):
                     return
                 time.sleep(0.5)
         console.print(f"Stopped waiting after {timeout:.0f} s; the workers carry on.")
+
+    @staticmethod
+    def _columns() -> tuple:
+        return (TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
 
     def _summary(self, console: Console, documents: list[Document]) -> None:
         table = Table("file", "status", "chunks", "language", "reason")

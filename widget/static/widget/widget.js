@@ -288,7 +288,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
       if (e.event === "tool_update") status.textContent = t[PHASES[e.data.phase] || "thinking"];
       else if (e.event === "tool_partial_update") {
         const piece = e.data.content || "";
-        answer = answer && piece.startsWith(answer) ? piece : answer + piece;
+        answer = piece;  // the answer so far (each update carries all of it)
         status.textContent = t.writing; body.replaceChildren(markdown(answer)); log.scrollTop = log.scrollHeight;
       } else if (e.event === "tool_end") result = e.data;
       else if (e.event === "error") throw new Error(e.data.code || "error");

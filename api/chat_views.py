@@ -1,0 +1,132 @@
+"""HTTP edges of the answer pipeline: chat turns, rag_search and chunk reads (PHASE2 chat API contract).
+
+Each view authorises through the choke points of api.access, validates with api.contracts, and
+either answers JSON (the pipeline runs in the request) or starts a stream runner and relays its
+SSE (`stream: true` or `Accept: text/event-stream`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.access import chunk_get_for_principal, conversation_get_for_principal, document_ids_readable
+from api.contracts import (
+    ChatTurnRequestSerializer,
+    ChunkSerializer,
+    RagSearchRequestSerializer,
+    RagSearchResultSerializer,
+)
+from api.models import Scope
+from api.principal import Principal
+from api.runners import stream_runner_start
+from api.schema import SSE_RESPONSE
+from api.sse import EventStreamRenderer, sse_response, wants_event_stream
+from conversations.models import Turn
+from conversations.pipeline import rag_search_answer, turn_answer
+from conversations.pipeline.results import muted_result_json
+from conversations.pipeline.turns import MUTED_OWNERS
+from handoff.services import HandoffError, visitor_message_post
+
+_SSE = SSE_RESPONSE
+
+
+class ChatTurnView(APIView):
+    required_scope = Scope.CHAT
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        request=ChatTurnRequestSerializer,
+        summary="Send a visitor message and get the bot's turn",
+        responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, (200, "text/event-stream"): _SSE},
+    )
+    def post(self, request: Request, conversation_id: uuid.UUID) -> HttpResponse:
+        principal: Principal = request.auth
+        conversation = conversation_get_for_principal(principal=principal, conversation_id=conversation_id)
+        payload = ChatTurnRequestSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        client_message_id = data.get("client_message_id") or f"auto-{uuid.uuid4().hex}"
+        answered = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).exists()
+        if conversation.owner in MUTED_OWNERS and not answered:
+            try:  # the bot is muted: no LLM call, the message goes to the agent
+                forwarded = visitor_message_post(
+                    conversation_id=conversation.pk, text=data["message"], client_message_id=client_message_id
+                )
+            except HandoffError:  # the owner moved back to the bot meanwhile
+                forwarded = None
+            if forwarded is not None:
+                return Response({**muted_result_json(owner=forwarded["owner"]), "message": forwarded["message"]}, 202)
+        kwargs: dict[str, Any] = {
+            "conversation_id": str(conversation.pk),
+            "client_message_id": client_message_id,
+            "message": data["message"],
+            "external_user_id": principal.external_user_id,
+        }
+        if wants_event_stream(request, stream_flag=data["stream"]):
+            stream_id = stream_runner_start(principal=principal, runner="chat_turn", kwargs=kwargs,
+                                            bot_id=conversation.bot_id, conversation_id=conversation.pk)  # fmt: skip
+            return sse_response(stream_id=stream_id, last_event_id=None)
+        kwargs["conversation_id"] = conversation.pk
+        result = turn_answer(**kwargs)
+        return Response(result.payload, status=202 if result.muted else 200)
+
+
+class RagSearchView(APIView):
+    required_scope = Scope.RAG_SEARCH
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(request=RagSearchRequestSerializer, summary="Answer a question from the caller's documents",
+                   responses={200: RagSearchResultSerializer, (200, "text/event-stream"): _SSE})  # fmt: skip
+    def post(self, request: Request) -> HttpResponse:
+        principal: Principal = request.auth
+        payload = RagSearchRequestSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        document_ids = data.get("document_ids")
+        if document_ids is not None:
+            document_ids_readable(principal=principal, document_ids=document_ids)
+        kwargs: dict[str, Any] = {
+            "workspace_id": str(principal.workspace_id),
+            "query": data["query"],
+            "bot_id": str(principal.bot_id) if principal.bot_id else None,
+            "conversation_id": str(principal.visitor.conversation_id) if principal.visitor else None,
+            "external_user_id": principal.external_user_id,
+            "document_ids": [str(d) for d in document_ids] if document_ids is not None else None,
+        }
+        if wants_event_stream(request, stream_flag=data["stream"]):
+            stream_id = stream_runner_start(principal=principal, runner="rag_search", kwargs=kwargs)
+            return sse_response(stream_id=stream_id, last_event_id=None)
+        return Response(RagSearchResultSerializer(rag_search_answer(**kwargs)).data)
+
+
+class ChunkView(APIView):
+    required_scope = Scope.CHUNKS_READ
+
+    @extend_schema(responses=ChunkSerializer, summary="Read one chunk (to show a citation)")
+    def get(self, request: Request, chunk_id: uuid.UUID) -> Response:
+        chunk = chunk_get_for_principal(principal=request.auth, chunk_id=chunk_id)
+        metadata = chunk.metadata or {}
+        body = {
+            "id": chunk.pk,
+            "document_id": chunk.document_id,
+            "text": chunk.text,
+            "page_number": chunk.page_number,
+            "bbox": list(chunk.bbox or []),
+            "start_time": chunk.start_time,
+            "end_time": chunk.end_time,
+            "metadata": {
+                "filename": metadata.get("filename", ""),
+                "languages": list(metadata.get("languages", [])),
+                "modality": metadata.get("modality", "text"),
+            },
+        }
+        return Response(ChunkSerializer(body).data)

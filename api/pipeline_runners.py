@@ -1,0 +1,32 @@
+"""Stream runners of the answer pipeline (run by the Celery worker, see api.runners): a chat turn and a
+rag_search, each streaming its phases and answer deltas, then its result as `tool_end`."""
+
+from __future__ import annotations
+
+import uuid
+
+from api.sse import StreamEmitter
+from conversations.pipeline import rag_search_answer, turn_answer
+
+
+def chat_turn_run(
+    *, emit: StreamEmitter, conversation_id: str, client_message_id: str, message: str, external_user_id: str | None
+) -> None:
+    result = turn_answer(conversation_id=uuid.UUID(conversation_id), client_message_id=client_message_id,
+                         message=message, external_user_id=external_user_id, emitter=emit)  # fmt: skip
+    emit.end(result=result.payload)
+
+
+def rag_search_run(
+    *,
+    emit: StreamEmitter,
+    workspace_id: str,
+    query: str,
+    bot_id: str | None,
+    conversation_id: str | None,
+    external_user_id: str | None,
+    document_ids: list[str] | None,
+) -> None:
+    result = rag_search_answer(workspace_id=workspace_id, query=query, bot_id=bot_id, conversation_id=conversation_id,
+                               external_user_id=external_user_id, document_ids=document_ids, emitter=emit)  # fmt: skip
+    emit.end(result=result)

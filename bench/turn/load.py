@@ -1,0 +1,91 @@
+"""Loading a BEIR corpus into Parley's real tables (workspace "bench-turn") and into LangChain's PGVector
+tables, in the same database with the same vectors; scaled to N chunks by cycling the corpus (replicas get
+±0.01 uniform noise per dimension, as bench/retrieval's latency run does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from django.db import connection, transaction
+
+from bench.retrieval.corpus import Corpus, corpus_load
+from bench.retrieval.embed import embeddings_cached, tokenizer_load
+from bots.models import Bot
+from core.models import Workspace
+from rag.embeddings import LOCAL_MODEL_ID
+from rag.language import search_config_for
+from rag.models import Chunk, Document
+
+SLUG = "bench-turn"
+
+
+def corpus_scaled(folder: Path, size: int) -> tuple[Corpus, list[tuple[str, str, str]], np.ndarray]:
+    """(corpus, [(doc id, lang, text)] of `size` chunks, their vectors)."""
+    corpus = corpus_load(folder, tokenizer=tokenizer_load())
+    vectors = embeddings_cached(f"{corpus.name}-chunks", [c.text for c in corpus.chunks])
+    rng = np.random.default_rng(0)
+    rows, out = [], []
+    for i in range(size):
+        chunk = corpus.chunks[i % len(corpus.chunks)]
+        vector = vectors[i % len(corpus.chunks)]
+        if i >= len(corpus.chunks):
+            vector = vector + rng.uniform(-0.01, 0.01, vector.shape).astype(np.float32)
+            vector /= np.linalg.norm(vector)
+        rows.append((chunk.doc_id, chunk.lang, chunk.text))
+        out.append(vector)
+    return corpus, rows, np.array(out, dtype=np.float32)
+
+
+def parley_load(rows: list[tuple[str, str, str]], vectors: np.ndarray) -> Bot:
+    """The bench workspace with one ready document per corpus document; reloaded when the size changes."""
+    workspace, _ = Workspace.objects.get_or_create(slug=SLUG, defaults={"name": "Bench turn"})
+    bot, _ = Bot.objects.get_or_create(workspace=workspace, name="Bench bot")
+    if Chunk.objects.filter(workspace=workspace).count() == len(rows):
+        return bot
+    with transaction.atomic():
+        Document.objects.filter(workspace=workspace).delete()
+        documents: dict[str, Document] = {}
+        for doc_id, lang, _ in rows:
+            if doc_id not in documents:
+                documents[doc_id] = Document(workspace=workspace, title=doc_id, filename=f"{doc_id}.txt",
+                                             status="ready", language=lang, embedding_model=LOCAL_MODEL_ID)  # fmt: skip
+        Document.objects.bulk_create(documents.values(), batch_size=1000)
+        for document in documents.values():
+            document.bots.add(bot)
+        ordinals: dict[str, int] = {}
+        chunks = []
+        for (doc_id, lang, text), vector in zip(rows, vectors, strict=True):
+            ordinals[doc_id] = ordinals.get(doc_id, -1) + 1
+            chunks.append(Chunk(document=documents[doc_id], workspace=workspace, ordinal=ordinals[doc_id], text=text,
+                                embedding=vector.tolist(), embedding_dims=len(vector), embedding_model=LOCAL_MODEL_ID,
+                                search_config=search_config_for(lang),
+                                metadata={"filename": f"{doc_id}.txt", "modality": "text"}))  # fmt: skip
+        Chunk.objects.bulk_create(chunks, batch_size=1000)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE rag_chunk SET search_vector = to_tsvector(search_config::regconfig, text)"
+                " WHERE workspace_id = %s",
+                [workspace.pk],
+            )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE rag_chunk")
+    return bot
+
+
+def langchain_load(store, rows: list[tuple[str, str, str]], vectors: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    """The same chunks and vectors in PGVector's own tables (its collection is recreated when sizes differ)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM langchain_pg_embedding e JOIN langchain_pg_collection c ON c.uuid = e.collection_id"
+            " WHERE c.name = %s",
+            [store.collection_name],
+        )
+        if cursor.fetchone()[0] == len(rows):
+            return
+    store.delete_collection()
+    store.create_collection()
+    for start in range(0, len(rows), 1000):
+        batch = rows[start : start + 1000]
+        store.add_embeddings(texts=[text for _, _, text in batch], embeddings=vectors[start : start + 1000].tolist(),
+                             metadatas=[{"doc_id": doc_id} for doc_id, _, _ in batch])  # fmt: skip

@@ -1,0 +1,96 @@
+"""`answer_run`: one question through every stage, as plain data (the turn, rag_search and the Try-it console
+share it): cheap guards, condensing, hybrid retrieval, the prompt, the LLM with contract enforcement, routing.
+
+A message a guard catches (injection, request for a human) skips condensing and retrieval: no model,
+no embedding, no SQL. Every stage's output and duration is kept for the audit and the console.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from conversations.adapters import bot_rules_from_settings, prompt_chunks
+from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswer, answer_generate
+from conversations.guards import message_screen
+from conversations.llm.gateway import LLMEndpoint
+from conversations.pipeline.condense import CondensedQuestion, question_condense
+from conversations.pipeline.events import PartialRelay, PipelineEmitter
+from conversations.pipeline.retrieve import chunks_for_question, embedder_for
+from conversations.routing import RouteDecision, answer_route
+from conversations.types import BotRules, RetrievedChunk
+from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
+from rag.embeddings import embedding_model_default
+from rag.retrieval import RetrievalResult, RetrievalScope
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    question: str
+    condensed: CondensedQuestion
+    retrieval: RetrievalResult | None  # None when a guard answered
+    chunks: list[RetrievedChunk]
+    prompt: RenderedPrompt
+    generated: GeneratedAnswer
+    rules: BotRules
+    route: RouteDecision
+    latencies: dict[str, int] = field(default_factory=dict)
+
+
+def answer_run(
+    *,
+    bot: BotSettings,
+    question: str,
+    history: Sequence[HistoryTurn],
+    scope: RetrievalScope,
+    endpoint: LLMEndpoint | None,
+    emitter: PipelineEmitter | None = None,
+    previous_misses: int = 0,
+) -> PipelineRun:
+    started = time.monotonic()
+    if emitter is not None:
+        emitter.search_preparation_started()
+    rules = bot_rules_from_settings(bot=bot, locale=bot.rules.locale)
+    guard = message_screen(text=question)
+    guarded = guard is not None and guard.kind in GUARDED_KINDS
+    condensed = CondensedQuestion(question=question)
+    retrieval: RetrievalResult | None = None
+    chunks: list[RetrievedChunk] = []
+    if not guarded:
+        condensed = question_condense(bot=bot, question=question, history=history, endpoint=endpoint)
+        chunks, retrieval = chunks_for_question(
+            bot=bot, scope=scope, question=condensed.question, keywords=condensed.keywords
+        )
+    if emitter is not None:
+        emitter.retrieval_completed(retrieved_count=retrieval.candidates if retrieval else 0)
+        if retrieval is not None and retrieval.reranked:
+            count = retrieval.candidates
+            emitter.reranking_completed(initial_count=count, reranked_count=count, kept_count=len(chunks))
+        emitter.compiling_results_started()
+    prompt_started = time.monotonic()
+    prompt = prompt_build(bot=bot, question=condensed.question, history=history, chunks=prompt_chunks(chunks=chunks),
+                          locale=bot.rules.locale)  # fmt: skip
+    prompt_ms = _ms(prompt_started)
+    relay = PartialRelay(emitter)
+    model_id = retrieval.model_id if retrieval else embedding_model_default()
+    request = AnswerRequest(question=condensed.question, chunks=chunks, rules=rules, messages=prompt.messages)
+    generated = answer_generate(request=request, endpoint=endpoint, embed=embedder_for(model_id=model_id),
+                                on_partial=relay)  # fmt: skip
+    answer = generated.outcome.enforced.answer
+    route = answer_route(status=answer.status, answer=answer.answer, display_answer=answer.display_answer,
+                         redirection_intent=answer.redirection_intent, confidence=answer.confidence_score,
+                         rules=rules, previous_misses=previous_misses)  # fmt: skip
+    relay.finish(route.text)
+    latencies = {
+        "condense": condensed.ms,
+        **(retrieval.latencies if retrieval else {"embed": 0, "search": 0, "rerank": 0}),
+        "prompt": prompt_ms,
+        "llm": generated.llm_ms,
+        "total": _ms(started),
+    }
+    return PipelineRun(question, condensed, retrieval, chunks, prompt, generated, rules, route, latencies)
+
+
+def _ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

@@ -1,0 +1,113 @@
+"""`turn_answer`: one visitor message in a conversation, answered, routed and audited (DESIGN.md, "One chat turn").
+
+Idempotent on the client message id: a second delivery returns the stored turn with no model
+call. A conversation an agent owns (or waits for) mutes the bot: nothing is generated. An
+answer routed to a human escalates the conversation through `conversation_escalate`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from conversations.adapters import llm_endpoint_for_bot
+from conversations.llm.gateway import LLMEndpoint
+from conversations.models import Conversation, Turn
+from conversations.pipeline.events import PipelineEmitter
+from conversations.pipeline.results import muted_result_json, turn_result_json
+from conversations.pipeline.retrieve import scope_for
+from conversations.pipeline.run import PipelineRun, answer_run
+from conversations.services import TurnRecord, conversation_escalate, turn_complete, turn_start
+from prompts.engine import BotSettings, HistoryTurn
+from prompts.selectors import bot_settings_get
+
+HISTORY_TURNS = 6
+MUTED_OWNERS = frozenset({Conversation.Owner.WAITING_AGENT, Conversation.Owner.AGENT})
+# Passed as `endpoint` to use the bot's own LLM settings (the default).
+BOT_ENDPOINT: Any = object()
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """`payload` is the API's body; `muted` means the bot stayed silent (an agent owns the conversation)."""
+
+    payload: dict[str, Any]
+    turn: Turn | None
+    created: bool
+    muted: bool = False
+    escalated: bool = False
+
+
+def turn_answer(
+    *,
+    conversation_id: uuid.UUID,
+    client_message_id: str,
+    message: str,
+    external_user_id: str | None = None,
+    emitter: PipelineEmitter | None = None,
+    endpoint: LLMEndpoint | None = BOT_ENDPOINT,
+) -> TurnResult:
+    conversation = Conversation.objects.select_related("bot").get(pk=conversation_id)
+    bot = bot_settings_get(bot_id=conversation.bot_id)
+    stored = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).first()
+    if stored is not None:
+        return _replayed(stored, conversation, bot)
+    if conversation.owner in MUTED_OWNERS:
+        return TurnResult(muted_result_json(owner=conversation.owner), None, created=False, muted=True)
+    started = turn_start(conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message)
+    if not started.created:  # a concurrent delivery of the same message got there first
+        return _replayed(started.turn, conversation, bot)
+    history, misses = _history(conversation.pk, exclude=started.turn.pk)
+    scope = scope_for(workspace_id=str(conversation.bot.workspace_id), bot_id=str(conversation.bot_id),
+                      conversation_id=str(conversation.pk),
+                      external_user_id=conversation.external_user_id or external_user_id)  # fmt: skip
+    run = answer_run(bot=bot, question=message, history=history, scope=scope,
+                     endpoint=llm_endpoint_for_bot(bot=bot) if endpoint is BOT_ENDPOINT else endpoint,
+                     emitter=emitter, previous_misses=misses)  # fmt: skip
+    turn_complete(turn_id=started.turn.pk, record=turn_record(run=run))
+    escalated = run.route.open_handoff and conversation_escalate(conversation_id=conversation.pk,
+                                                                 turn_id=started.turn.pk)  # fmt: skip
+    turn = Turn.objects.get(pk=started.turn.pk)
+    owner = Conversation.Owner.WAITING_AGENT if escalated else conversation.owner
+    payload = turn_result_json(turn=turn, owner=owner, explainability=bot.explainability)
+    if run.route.open_handoff:
+        payload["redirection_intent"] = run.route.redirection_intent or "human_escalation"
+    return TurnResult(payload, turn, created=True, escalated=escalated)
+
+
+def turn_record(*, run: PipelineRun) -> TurnRecord:
+    generated = run.generated
+    return TurnRecord(
+        outcome=generated.outcome, route=run.route, chunks=run.chunks,
+        condensed_question=run.condensed.question if run.condensed.method != "none" else "",
+        prompt_version=run.prompt.template, prompt_hash=run.prompt.sha256, model=generated.model,
+        prompt_tokens=generated.prompt_tokens, completion_tokens=generated.completion_tokens,
+        latencies=run.latencies,
+    )  # fmt: skip
+
+
+def _replayed(turn: Turn, conversation: Conversation, bot: BotSettings) -> TurnResult:
+    payload = turn_result_json(turn=turn, owner=conversation.owner, explainability=bot.explainability)
+    if turn.route_action == "open_handoff":
+        payload["redirection_intent"] = "human_escalation"
+    return TurnResult(payload, turn, created=False)
+
+
+def _history(conversation_id: uuid.UUID, *, exclude: uuid.UUID) -> tuple[list[HistoryTurn], int]:
+    """The last answered turns, oldest first, and how many not_found answers end the conversation so far."""
+    rows = list(
+        Turn.objects.filter(conversation_id=conversation_id, completed_at__isnull=False)
+        .exclude(pk=exclude)
+        .order_by("-created_at")
+        .values_list("user_text", "answer", "status")[:HISTORY_TURNS]
+    )
+    misses = 0
+    for _, _, status in rows:
+        if status != Turn.Status.NOT_FOUND_IN_CONTEXT:
+            break
+        misses += 1
+    history: list[HistoryTurn] = []
+    for user_text, answer, _ in reversed(rows):
+        history += [HistoryTurn(role="user", content=user_text), HistoryTurn(role="assistant", content=answer)]
+    return history, misses

@@ -1,0 +1,82 @@
+"""The admin's "Try it" console for one bot: ask a question and see every stage of the answer pipeline —
+condensed question and keywords, retrieved chunks with their vector/text/fused scores, the rendered prompt,
+the raw LLM output and attempts, the repairs, and the routed answer with its citations. Nothing is stored.
+
+Reached from the turn admin (`admin:conversations_turn_try`); the bot comes through the bot admin's
+workspace-scoped queryset, so a stranger gets a 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+
+from bots.models import Bot
+from conversations.adapters import llm_endpoint_for_bot
+from conversations.pipeline import answer_run
+from conversations.pipeline.results import cited_response
+from conversations.pipeline.retrieve import scope_for
+from conversations.types import AnswerStatus
+from prompts.admin.views import BotAdminView
+from prompts.engine import HistoryTurn
+from prompts.selectors import bot_settings_get
+
+PROVIDERS = [("bot", "The bot's LLM settings"), ("offline", "The offline provider")]
+
+
+class TryItForm(forms.Form):
+    question = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), max_length=4000)
+    history = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        help_text='Earlier messages, oldest first, one per line, each starting with "user:" or "assistant:".',
+    )
+    provider = forms.ChoiceField(choices=PROVIDERS, initial="bot")
+
+    def clean_history(self) -> list[HistoryTurn]:
+        turns = []
+        for line in self.cleaned_data["history"].splitlines():
+            role, _, content = line.partition(":")
+            if not line.strip():
+                continue
+            if role.strip() not in ("user", "assistant") or not content.strip():
+                raise forms.ValidationError(f"Start each line with user: or assistant: — not {line[:40]!r}.")
+            turns.append(HistoryTurn(role=role.strip(), content=content.strip()))  # type: ignore[arg-type]
+        return turns
+
+
+class TryItView(BotAdminView):
+    template_name = "admin/conversations/try_it.html"
+
+    def get(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
+        bot = self.bot_get(request, bot_id)
+        return self.render(request, bot, f"Try it: {bot.name}", form=TryItForm(), run=None)
+
+    def post(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
+        bot = self.bot_get(request, bot_id)
+        form = TryItForm(request.POST)
+        context: dict[str, Any] = {"form": form, "run": None}
+        if form.is_valid():
+            context.update(_stages(bot, form.cleaned_data))
+        return self.render(request, bot, f"Try it: {bot.name}", **context)
+
+
+def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
+    settings = bot_settings_get(bot_id=bot.pk)
+    endpoint = llm_endpoint_for_bot(bot=settings) if data["provider"] == "bot" else None
+    scope = scope_for(workspace_id=str(bot.workspace_id), bot_id=str(bot.pk), conversation_id=None,
+                      external_user_id="")  # fmt: skip
+    run = answer_run(bot=settings, question=data["question"], history=data["history"], scope=scope, endpoint=endpoint)
+    answer = run.generated.outcome.enforced.answer
+    cited = run.route.text
+    if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
+        cited, _ = cited_response(answer=run.route.text, chunks=run.chunks, usage=answer.context_usage)
+    return {"run": run, "answer": answer, "cited_answer": cited, "outcome": run.generated.outcome}
+
+
+def try_it_view(model_admin: admin.ModelAdmin) -> Any:
+    """The console view bound to the bot admin (for its scoped queryset and permissions)."""
+    return TryItView.as_view(model_admin=admin.site._registry[Bot])

@@ -1,0 +1,150 @@
+"""`chunks_retrieve`: hybrid retrieval for one question, from text to ranked, scored, scoped chunks.
+
+Steps: expand the full-text query with the condensed keywords and the bot's lexicon synonyms;
+embed the question with the workspace's current model; run the one-statement hybrid query
+(`rag.retrieval.sql`) inside a transaction so `SET LOCAL hnsw.ef_search` stays local; keep chunks
+whose cosine similarity reaches the bot's threshold; optionally rerank over HTTP; cut to top k.
+Database work per question: the workspace model look-up, then the settings and the query.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from rag.embeddings import LOCAL_MODEL_ID, embed_query
+from rag.language import language_detect
+from rag.retrieval.rerank import rerank_scores
+from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows
+from rag.selectors import workspace_embedding_model
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """Measured by bench/retrieval (see bench/README.md): RRF k=10, vector:text 2:1 in the model's language,
+    full text alone otherwise; top-40 of each side; ef_search 100 keeps HNSW recall of the top-40 high."""
+
+    rrf_k: float = 10.0
+    candidates: int = 40
+    text_weight: float = 0.5
+    vector_weight_native: float = 1.0
+    vector_weight_foreign: float = 0.0
+    ef_search: int = 100
+    rerank_pool: int = 20
+
+
+FUSION = FusionSettings()
+# The language each embedding model was trained on; models absent here are treated as multilingual.
+MODEL_LANGUAGES = {LOCAL_MODEL_ID: "en"}
+
+
+@dataclass(frozen=True)
+class RetrievedHit:
+    chunk_id: str
+    document_id: str
+    text: str
+    title: str
+    filename: str
+    page_number: int | None
+    start_time: float | None
+    rank: int
+    vector_score: float  # cosine similarity to the question
+    vector_rank: int | None
+    text_score: float | None
+    text_rank: int | None
+    fused_score: float
+    rerank_score: float | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalScope:
+    workspace_id: str
+    bot_ids: Sequence[str] | None = None  # None: every shared document of the workspace
+    conversation_id: str | None = None
+    external_user_id: str | None = None  # None: no boundary; "" : only documents of no external user
+    document_ids: Sequence[str] | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    hits: list[RetrievedHit]
+    query_text: str  # what the full-text side searched (question + keywords + synonyms)
+    model_id: str
+    candidates: int  # fused candidates before threshold, reranking and top k
+    reranked: bool
+    latencies: dict[str, int] = field(default_factory=dict)
+
+
+def query_expand(*, question: str, keywords: Sequence[str] = (), lexicon: Sequence[Sequence[str]] = ()) -> str:
+    """The full-text query: the question, the condensing keywords, and the synonyms of lexicon terms it uses."""
+    parts = [question, *keywords]
+    haystack = " ".join(parts).lower()
+    for group in lexicon:
+        if any(re.search(rf"\b{re.escape(term.lower())}\b", haystack) for term in group if term.strip()):
+            parts.extend(term for term in group if term.lower() not in haystack)
+    return " ".join(part for part in parts if part)
+
+
+def chunks_retrieve(
+    *,
+    scope: RetrievalScope,
+    question: str,
+    keywords: Sequence[str] = (),
+    lexicon: Sequence[Sequence[str]] = (),
+    top_k: int = 6,
+    score_threshold: float = 0.0,
+    language: str = "",
+    fusion: FusionSettings = FUSION,
+) -> RetrievalResult:
+    """The top_k chunks in scope for a (standalone) question, best first, with their scores and ranks."""
+    started = time.perf_counter()
+    model_id = workspace_embedding_model(workspace_id=scope.workspace_id)
+    query_text = query_expand(question=question, keywords=keywords, lexicon=lexicon)
+    vector = embed_query(question, model_id=model_id)
+    embedded = time.perf_counter()
+    query_language = language_detect(question) or language
+    native = MODEL_LANGUAGES.get(model_id)
+    vector_weight = fusion.vector_weight_native if native in (None, query_language) else fusion.vector_weight_foreign
+    params = HybridParams(
+        workspace_id=scope.workspace_id, model_id=model_id, query_text=query_text, query_embedding=vector,
+        bot_ids=scope.bot_ids, conversation_id=scope.conversation_id, external_user_id=scope.external_user_id,
+        document_ids=scope.document_ids, vector_weight=vector_weight, text_weight=fusion.text_weight,
+        rrf_k=fusion.rrf_k, candidates=fusion.candidates, pool=max(top_k, fusion.rerank_pool),
+    )  # fmt: skip
+    with transaction.atomic():
+        rows = hybrid_rows(params=params, ef_search=max(fusion.ef_search, fusion.candidates))
+    searched = time.perf_counter()
+    kept = [row for row in rows if row.vector_score >= score_threshold]
+    ordered, rerank = _reranked(question, kept)
+    hits = [_hit(row, rank, score) for rank, (row, score) in enumerate(ordered[:top_k], start=1)]
+    latencies = {
+        "embed": _ms(embedded - started),
+        "search": _ms(searched - embedded),
+        "rerank": _ms(time.perf_counter() - searched) if rerank else 0,
+    }
+    return RetrievalResult(hits, query_text, model_id, len(rows), rerank, latencies)
+
+
+def _reranked(question: str, rows: list[HybridRow]) -> tuple[list[tuple[HybridRow, float | None]], bool]:
+    scores = rerank_scores(query=question, texts=[row.text for row in rows])
+    if scores is None:
+        return [(row, None) for row in rows], False
+    pairs = sorted(zip(rows, scores, strict=True), key=lambda pair: -pair[1])
+    return [(row, score) for row, score in pairs], True
+
+
+def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedHit:
+    return RetrievedHit(
+        chunk_id=row.chunk_id, document_id=row.document_id, text=row.text, title=row.title,
+        filename=row.filename, page_number=row.page_number, start_time=row.start_time, rank=rank,
+        vector_score=row.vector_score, vector_rank=row.vector_rank, text_score=row.text_score, text_rank=row.text_rank,
+        fused_score=row.fused_score, rerank_score=rerank_score,
+    )  # fmt: skip
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)

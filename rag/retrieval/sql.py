@@ -1,0 +1,152 @@
+"""The hybrid retrieval query over rag_chunk: scope, cosine top-N, full-text top-N and weighted RRF, in one statement.
+
+Moved from `bench/retrieval/search.py` (where it was measured) onto the real tables:
+- the scope CTE keeps the workspace's ready documents that the caller may read (the bot's or the
+  workspace's shared documents, the session's own documents, the external_user_id boundary, and
+  an optional list of document ids);
+- the vector side walks the partial HNSW index of the query's dimension (`embedding::vector(N)`),
+  filtered on the workspace's current embedding model, so models never mix;
+- the full-text side ORs the query's lexemes per text-search configuration of the documents in
+  scope, so French chunks get a French query and English chunks an English one;
+- fusion: vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k + text_rank).
+The final rows carry each chunk's cosine similarity (also for chunks only the full-text side found).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import connection
+
+from rag.language import ts_config_map
+
+# `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
+_HYBRID_SQL = """
+WITH scope AS (
+    SELECT d.id, d.language FROM rag_document AS d
+    WHERE d.workspace_id = %(workspace_id)s AND d.status = 'ready'
+      AND (%(external_user_id)s::text IS NULL OR d.external_user_id IN ('', %(external_user_id)s::text))
+      AND (%(document_ids)s::uuid[] IS NULL OR d.id = ANY(%(document_ids)s::uuid[]))
+      AND (
+        (d.conversation_id IS NULL AND (%(bot_ids)s::uuid[] IS NULL OR EXISTS (
+            SELECT 1 FROM rag_document_bots AS db
+            WHERE db.document_id = d.id AND db.bot_id = ANY(%(bot_ids)s::uuid[]))))
+        OR d.conversation_id = %(conversation_id)s::uuid
+      )
+),
+query_terms AS MATERIALIZED (
+    SELECT cfg::regconfig AS cfg,
+           regexp_replace(plainto_tsquery(cfg::regconfig, %(query_text)s)::text, '&|<[0-9-]*>', '|', 'g')::tsquery
+             AS terms
+    FROM (SELECT DISTINCT coalesce(m.cfg, 'simple') AS cfg
+          FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
+            ON m.lang = s.language) AS used
+),
+text_hits AS (
+    SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
+    FROM rag_chunk AS c JOIN query_terms AS q ON c.search_config = q.cfg::text
+    WHERE c.search_vector @@ q.terms AND c.document_id IN (SELECT id FROM scope)
+      AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
+    ORDER BY score DESC, c.id
+    LIMIT %(text_candidates)s
+),
+text_ranked AS (SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM text_hits),
+vector_hits AS (
+    SELECT c.id, c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims}) AS distance
+    FROM rag_chunk AS c
+    WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
+      AND c.document_id IN (SELECT id FROM scope)
+    ORDER BY c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})
+    LIMIT %(vector_candidates)s
+),
+vector_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM vector_hits),
+fused AS (
+    SELECT coalesce(v.id, t.id) AS id,
+           coalesce(%(vector_weight)s / (%(rrf_k)s + v.rank), 0)
+             + coalesce(%(text_weight)s / (%(rrf_k)s + t.rank), 0) AS fused_score,
+           v.rank AS vector_rank, t.score AS text_score, t.rank AS text_rank
+    FROM vector_ranked AS v FULL OUTER JOIN text_ranked AS t ON v.id = t.id
+    ORDER BY fused_score DESC, id
+    LIMIT %(pool)s
+)
+SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.filename,
+       1 - (c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) AS vector_score,
+       f.vector_rank, f.text_score, f.text_rank, f.fused_score
+FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
+ORDER BY f.fused_score DESC, f.id
+"""
+
+
+@dataclass(frozen=True)
+class HybridParams:
+    workspace_id: str
+    model_id: str
+    query_text: str
+    query_embedding: Sequence[float]
+    bot_ids: Sequence[str] | None  # None: every shared document of the workspace
+    conversation_id: str | None
+    external_user_id: str | None  # None: no boundary (a server key acting for nobody in particular)
+    document_ids: Sequence[str] | None
+    vector_weight: float
+    text_weight: float
+    rrf_k: float
+    candidates: int
+    pool: int  # fused rows returned (before the score threshold, the reranker and top k)
+
+
+@dataclass(frozen=True)
+class HybridRow:
+    chunk_id: str
+    document_id: str
+    text: str
+    page_number: int | None
+    start_time: float | None
+    title: str
+    filename: str
+    vector_score: float
+    vector_rank: int | None
+    text_score: float | None
+    text_rank: int | None
+    fused_score: float
+
+
+def hybrid_rows(*, params: HybridParams, ef_search: int) -> list[HybridRow]:
+    """Run the hybrid query; the caller's transaction scopes `SET LOCAL hnsw.ef_search` to it.
+
+    Two statements: the session settings, then the query (the one round trip of the search itself).
+    """
+    languages, configs = ts_config_map()
+    sql = _HYBRID_SQL.format(dims=len(params.query_embedding))
+    vector = "[" + ",".join(repr(float(x)) for x in params.query_embedding) + "]"
+    values = {
+        "workspace_id": params.workspace_id,
+        "model_id": params.model_id,
+        "query_text": params.query_text,
+        "query_embedding": vector,
+        "bot_ids": list(params.bot_ids) if params.bot_ids is not None else None,
+        "conversation_id": params.conversation_id,
+        "external_user_id": params.external_user_id,
+        "document_ids": list(params.document_ids) if params.document_ids is not None else None,
+        "languages": languages,
+        "configs": configs,
+        "vector_weight": float(params.vector_weight),
+        "text_weight": float(params.text_weight),
+        "rrf_k": float(params.rrf_k),
+        "vector_candidates": params.candidates if params.vector_weight > 0 else 0,
+        "text_candidates": params.candidates if params.text_weight > 0 else 0,
+        "pool": params.pool,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}; SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(sql, values)
+        rows = cursor.fetchall()
+    return [
+        HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], r[6], float(r[7]), r[8], r[9], r[10], float(r[11]))
+        for r in rows
+    ]
+
+
+def hybrid_sql_text(*, dims: int) -> str:
+    """The statement for a dimension (for EXPLAIN in the bench and the docs)."""
+    return _HYBRID_SQL.format(dims=int(dims))

@@ -1,0 +1,98 @@
+"""Hybrid retrieval on the real Chunk table: ranking, scores, scope isolation, lexicon expansion, query count."""
+
+from __future__ import annotations
+
+import pytest
+
+from bots.models import Bot
+from conversations.models import Conversation
+from core.models import Workspace
+from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
+from tests.support.knowledge import document_ingested
+
+pytestmark = pytest.mark.django_db
+
+BIKES = (
+    "# Bike rental\n\nA day rental costs 25 euros and includes a helmet. Children's bikes are half price.\n\n"
+    "# Opening hours\n\nThe shop is open from 9 am to 7 pm, Tuesday to Sunday, and closed on Mondays."
+)
+SECRET = "# Private note\n\nThe customer's bike rental discount code is PEDAL-SECRET-42 for a day rental."
+
+
+def _workspace(name: str) -> tuple[Workspace, Bot]:
+    workspace = Workspace.objects.create(name=name, slug=name)
+    return workspace, Bot.objects.create(workspace=workspace, name=f"{name} bot")
+
+
+def _ids(result) -> set[str]:
+    return {hit.document_id for hit in result.hits}
+
+
+def test_hybrid_ranks_the_answering_chunk_first_with_every_score() -> None:
+    workspace, bot = _workspace("ws-rank")
+    document = document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    result = chunks_retrieve(scope=scope, question="How much is a day rental of a bike?", top_k=3)
+    top = result.hits[0]
+    assert top.document_id == str(document.pk) and "25 euros" in top.text
+    assert top.rank == 1 and 0.3 < top.vector_score <= 1 and top.vector_rank == 1
+    assert top.text_rank is not None and top.text_score > 0 and top.fused_score > 0
+    assert result.model_id == "local/all-MiniLM-L6-v2" and set(result.latencies) == {"embed", "search", "rerank"}
+
+
+def test_score_threshold_and_top_k_apply() -> None:
+    workspace, bot = _workspace("ws-threshold")
+    document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    assert len(chunks_retrieve(scope=scope, question="When is the shop open?", top_k=1).hits) == 1
+    assert chunks_retrieve(scope=scope, question="When is the shop open?", score_threshold=0.99).hits == []
+
+
+def test_scope_isolates_workspaces_bots_sessions_external_users_and_document_ids() -> None:
+    workspace, bot = _workspace("ws-scope")
+    other_workspace, other_bot = _workspace("ws-foreign")
+    shared = document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    foreign = document_ingested(workspace=other_workspace, text=SECRET, bots=[other_bot])
+    conversation = Conversation.objects.create(bot=bot, external_user_id="alice")
+    session = document_ingested(workspace=workspace, text=SECRET, conversation_id=conversation.pk)
+    alice = document_ingested(workspace=workspace, text=SECRET, filename="alice.md", bots=[bot],
+                              external_user_id="alice")  # fmt: skip
+    question = "What is the bike rental discount code for a day rental?"
+
+    def found(**scope: object) -> set[str]:
+        base = {"workspace_id": str(workspace.pk), "bot_ids": [str(bot.pk)]}
+        return _ids(chunks_retrieve(scope=RetrievalScope(**{**base, **scope}), question=question, top_k=10))
+
+    assert found(external_user_id="") == {str(shared.pk)}
+    assert found(external_user_id="bob") == {str(shared.pk)}
+    assert found(external_user_id="alice") == {str(shared.pk), str(alice.pk)}
+    assert found(external_user_id="alice", conversation_id=str(conversation.pk)) == {
+        str(shared.pk), str(alice.pk), str(session.pk)}  # fmt: skip
+    assert found(external_user_id="alice", document_ids=[str(alice.pk), str(foreign.pk)]) == {str(alice.pk)}
+    assert str(foreign.pk) not in found(bot_ids=None)  # the whole workspace, still not another tenant
+    other_bot_of_workspace = Bot.objects.create(workspace=workspace, name="second")
+    assert found(bot_ids=[str(other_bot_of_workspace.pk)], external_user_id="alice") == set()
+
+
+def test_lexicon_synonyms_expand_the_full_text_query() -> None:
+    expanded = query_expand(question="Where is my parcel?", keywords=["delivery"], lexicon=[("parcel", "package")])
+    assert expanded == "Where is my parcel? delivery package"
+    assert query_expand(question="Hello", lexicon=[("parcel", "package")]) == "Hello"
+    workspace, bot = _workspace("ws-lexicon")
+    document = document_ingested(workspace=workspace, text="# Shipping\n\nEvery package ships within two days.",
+                                 bots=[bot])  # fmt: skip
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    result = chunks_retrieve(scope=scope, question="Où est mon colis ?", lexicon=[("colis", "package")])
+    assert result.hits and result.hits[0].document_id == str(document.pk)
+    assert result.hits[0].text_rank == 1  # found by full text through the synonym
+
+
+def test_retrieval_uses_a_bounded_number_of_queries(django_assert_max_num_queries) -> None:
+    workspace, bot = _workspace("ws-queries")
+    for n in range(3):
+        document_ingested(workspace=workspace, text=BIKES + f"\n\nEdition {n}.", bots=[bot], filename=f"b{n}.md")
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    chunks_retrieve(scope=scope, question="warm-up")
+    with django_assert_max_num_queries(5):
+        result = chunks_retrieve(scope=scope, question="How much is a day rental?", top_k=6)
+    assert len(result.hits) >= 3
