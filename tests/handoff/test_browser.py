@@ -84,6 +84,7 @@ def test_visitor_asks_for_a_human_agent_claims_replies_and_returns_to_bot(browse
     agent.get_by_role("button", name="Claim").click()
     expect(agent.locator("#owner")).to_contain_text("agent: alice")
     expect(widget.locator(".log")).to_contain_text("An agent joined the chat")
+    expect(agent.locator("#events")).to_contain_text("waiting_agent → agent by alice")
 
     agent.fill("#reply-text", "Hello, I am Alice <img src=x onerror=window.__xss=1>")
     started = time.monotonic()

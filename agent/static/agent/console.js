@@ -60,6 +60,13 @@ function setOwner(owner, claimedBy) {
   $("return").hidden = $("resolve").hidden = !mine;
   $("reply").hidden = !mine;
 }
+function renderEvents(events) {
+  $("events").replaceChildren(...events.map((e) => el("li", "", `${e.from} → ${e.to} by ${e.agent || e.actor} at ${new Date(e.at).toLocaleTimeString()}`)));
+}
+async function refreshEvents(id) {
+  const res = await fetch(`/agent/api/conversations/${id}`, { credentials: "same-origin" });
+  if (res.ok && current && current.conversation_id === id) renderEvents((await res.json()).owner_events);
+}
 async function openConversation(id) {
   const res = await fetch(`/agent/api/conversations/${id}`, { credentials: "same-origin" });
   if (!res.ok) return;
@@ -71,14 +78,18 @@ async function openConversation(id) {
     ["Bot's understanding", current.understanding || "—"], ["Topic", current.topic || "—"],
     ["Confidence", current.confidence == null ? "—" : `${Math.round(current.confidence * 100)}%`]]) ctx.append(el("dt", "", label), el("dd", "", value));
   $("sources").replaceChildren(...current.sources.map((s) => el("li", "", `${s.title || s.chunk_id}${s.page ? ` (p. ${s.page})` : ""}`)));
-  $("events").replaceChildren(...current.owner_events.map((e) => el("li", "", `${e.from} → ${e.to} by ${e.agent || e.actor} at ${new Date(e.at).toLocaleTimeString()}`)));
+  renderEvents(current.owner_events);
   setOwner(current.owner, current.claimed_by);
   if (convEvents) convEvents.close();
   convEvents = new EventSource(`/agent/api/conversations/${id}/events`);
   for (const name of ["visitor_message", "agent_message", "system_message"]) {
     convEvents.addEventListener(name, (e) => { $("typing").hidden = true; addMessage(JSON.parse(e.data)); });
   }
-  convEvents.addEventListener("owner_changed", (e) => { const d = JSON.parse(e.data); setOwner(d.owner, d.agent || current.claimed_by); });
+  convEvents.addEventListener("owner_changed", (e) => {
+    const d = JSON.parse(e.data);
+    setOwner(d.owner, d.agent || current.claimed_by);
+    refreshEvents(current.conversation_id);
+  });
   convEvents.addEventListener("visitor_typing", () => {
     $("typing").hidden = false; clearTimeout(typingTimer); typingTimer = setTimeout(() => { $("typing").hidden = true; }, 3000);
   });
