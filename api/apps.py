@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class ApiConfig(AppConfig):
     name = "api"
     verbose_name = "Public API"
+
+    def ready(self) -> None:
+        from api.live import live_sink
+        from handoff.live import live_sink_set
+
+        live_sink_set(live_sink)  # handoff publishes its live events through the API's streams

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 from dataclasses import replace
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
@@ -43,6 +44,15 @@ def _bearer(request: Request) -> str | None:
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return request.headers.get("X-Api-Key") or None
+
+
+def _browser_origin(request: Request) -> str | None:
+    """The Origin header; for same-origin GETs (which browsers send without Origin), the Referer's origin."""
+    origin = request.headers.get("Origin")
+    if origin or request.method not in {"GET", "HEAD"}:
+        return origin
+    referer = urlsplit(request.headers.get("Referer", ""))
+    return f"{referer.scheme}://{referer.netloc}" if referer.scheme and referer.netloc else None
 
 
 def server_key_principal(*, raw_key: str) -> Principal:
@@ -107,7 +117,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         if raw_key.startswith(SERVER_KEY_PREFIX):
             principal = server_key_principal(raw_key=raw_key)
         elif raw_key.startswith(WIDGET_KEY_PREFIX):
-            principal, signing_secret = widget_key_principal(raw_key=raw_key, origin=request.headers.get("Origin"))
+            principal, signing_secret = widget_key_principal(raw_key=raw_key, origin=_browser_origin(request))
         else:
             raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
         principal = self._with_external_user(request, principal, signing_secret)

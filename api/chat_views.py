@@ -34,6 +34,7 @@ from conversations.models import Turn
 from conversations.pipeline import rag_search_answer, turn_answer
 from conversations.pipeline.results import muted_result_json
 from conversations.pipeline.turns import MUTED_OWNERS
+from handoff.services import HandoffError, visitor_message_post
 
 _SSE = SSE_RESPONSE
 
@@ -56,7 +57,14 @@ class ChatTurnView(APIView):
         client_message_id = data.get("client_message_id") or f"auto-{uuid.uuid4().hex}"
         answered = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).exists()
         if conversation.owner in MUTED_OWNERS and not answered:
-            return Response(muted_result_json(owner=conversation.owner), status=202)
+            try:  # the bot is muted: no LLM call, the message goes to the agent
+                forwarded = visitor_message_post(
+                    conversation_id=conversation.pk, text=data["message"], client_message_id=client_message_id
+                )
+            except HandoffError:  # the owner moved back to the bot meanwhile
+                forwarded = None
+            if forwarded is not None:
+                return Response({**muted_result_json(owner=forwarded["owner"]), "message": forwarded["message"]}, 202)
         kwargs: dict[str, Any] = {
             "conversation_id": str(conversation.pk),
             "client_message_id": client_message_id,

@@ -83,7 +83,10 @@ INSTALLED_APPS = [
     "prompts",
     "rag",
     "conversations",
+    "handoff",
     "api",
+    "agent",
+    "widget",
 ]
 
 MIDDLEWARE = [

@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from core.views import healthz
+from widget.views import WidgetConfigView, demo_page
 
 admin.site.site_header = "Parley administration"
 admin.site.site_title = "Parley"
@@ -11,7 +12,10 @@ admin.site.site_title = "Parley"
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/v1/widget/config", WidgetConfigView.as_view(), name="widget-config"),
     path("api/", include("api.urls")),
+    path("agent/", include("agent.urls")),
+    path("demo/", demo_page, name="demo"),
 ]
 
 # JSON on /api/ paths, Django's pages elsewhere.

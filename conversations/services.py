@@ -8,7 +8,7 @@ answer is recorded once even when two workers race.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -120,4 +120,16 @@ def conversation_escalate(*, conversation_id: uuid.UUID, turn_id: uuid.UUID | No
     updated = Conversation.objects.filter(pk=conversation_id, owner=Conversation.Owner.BOT).update(
         owner=Conversation.Owner.WAITING_AGENT, updated_at=timezone.now()
     )
+    if updated:
+        for hook in _escalation_hooks:
+            hook(conversation_id, turn_id)
     return bool(updated)
+
+
+EscalationHook = Callable[[uuid.UUID, "uuid.UUID | None"], None]
+_escalation_hooks: list[EscalationHook] = []
+
+
+def conversation_escalation_hook_set(hook: EscalationHook) -> None:
+    """How an app above this one (handoff) records an escalation: its event, queue entry and timeout."""
+    _escalation_hooks[:] = [hook]

@@ -93,6 +93,8 @@ def demo_ensure() -> None:
 
     if settings.PARLEY_LOAD_DEMO and "demo_load" in get_commands():
         call_command("demo_load")
+    if settings.PARLEY_LOAD_DEMO and "demo_widget" in get_commands():
+        call_command("demo_widget")
 
 
 class Supervisor:
@@ -180,6 +182,8 @@ def run() -> int:
         _say("Parley is running:")
         _say(f"  admin        {base}/admin/")
         _say(f"  health       {base}/healthz")
+        _say(f"  demo page    {base}/demo/")
+        _say(f"  agents       {base}/agent/")
         _say("press Ctrl-C to stop")
         while not interrupted:
             crashed = supervisor.first_exited()

@@ -72,8 +72,11 @@ def test_a_muted_conversation_answers_202_forwarded_to_agent(shop) -> None:
     bot, raw = shop
     conversation = Conversation.objects.create(bot=bot, owner="agent")
     response = _turn(Client(), str(conversation.pk), "Hello?", "m-1", **bearer(raw))
-    assert response.status_code == 202 and response.json() == {"status": "forwarded_to_agent", "owner": "agent"}
+    assert response.status_code == 202
+    body = response.json()
+    assert (body["status"], body["owner"], body["message"]["text"]) == ("forwarded_to_agent", "agent", "Hello?")
     assert not Turn.objects.exists()
+    assert conversation.messages.get().role == "visitor"  # handed to the agent (handoff.visitor_message_post)
 
 
 def test_rag_search_json_has_exactly_the_spec_shape(shop) -> None:

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class AgentConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "agent"
+    verbose_name = "Agent console"

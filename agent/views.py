@@ -1,0 +1,178 @@
+"""Agent console views: Django session auth (staff in the Agents group), CSRF on every POST, a strict CSP.
+
+These are plain Django views on purpose: DRF's default authentication here is the API key,
+and the console must use the logged-in session with CSRF instead.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_POST
+
+from api.live import live_stream_ensure
+from api.sse import sse_response
+from handoff.live import conversation_channel, queue_channel
+from handoff.selectors import agent_conversation_get, agent_queue, agent_workspace_ids, context_pack, user_is_agent
+from handoff.services import (
+    HandoffError,
+    agent_message_post,
+    handoff_claim,
+    handoff_resolve,
+    handoff_return_to_bot,
+    message_data,
+    typing_signal,
+)
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
+)
+MAX_MESSAGE = 4000
+View = Callable[..., HttpResponse]
+
+
+def agent_view(view: View) -> View:
+    """Logged-in agents only; JSON errors for the API part; the CSP header on every response."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            if request.path.startswith("/agent/api/"):
+                response: HttpResponse = JsonResponse({"code": "authentication_required"}, status=401)
+            else:
+                response = redirect_to_login(request.get_full_path(), "/admin/login/")
+        elif not user_is_agent(user=request.user):
+            response = JsonResponse({"code": "not_an_agent", "message": "Join the Agents group."}, status=403)
+        else:
+            response = view(request, *args, **kwargs)
+        response["Content-Security-Policy"] = CSP
+        return response
+
+    return wrapped
+
+
+def _conversation_or_404(request: HttpRequest, conversation_id: uuid.UUID) -> Any:
+    return agent_conversation_get(user=request.user, conversation_id=conversation_id)
+
+
+def _not_found() -> JsonResponse:
+    return JsonResponse({"code": "not_found"}, status=404)
+
+
+def _conflict(error: HandoffError) -> JsonResponse:
+    return JsonResponse({"code": error.code, "message": str(error)}, status=409)
+
+
+@require_GET
+@agent_view
+def console(request: HttpRequest) -> HttpResponse:
+    return render(request, "agent/console.html", {"agent_name": request.user.get_full_name() or request.user.username})
+
+
+@require_GET
+@agent_view
+def queue(request: HttpRequest) -> HttpResponse:
+    return JsonResponse({"conversations": agent_queue(user=request.user)})
+
+
+@require_GET
+@agent_view
+def queue_events(request: HttpRequest) -> HttpResponse:
+    """One stream per workspace; an agent in several workspaces reads the first (the console polls the rest)."""
+    workspaces = agent_workspace_ids(user=request.user)
+    if not workspaces:
+        return _not_found()
+    stream_id = live_stream_ensure(channel=queue_channel(workspace_id=workspaces[0]))
+    return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
+
+
+@require_GET
+@agent_view
+def conversation(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    found = _conversation_or_404(request, conversation_id)
+    return JsonResponse(context_pack(conversation=found)) if found else _not_found()
+
+
+@require_GET
+@agent_view
+def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    found = _conversation_or_404(request, conversation_id)
+    if found is None:
+        return _not_found()
+    stream_id = live_stream_ensure(channel=conversation_channel(conversation=found))
+    return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
+
+
+@require_POST
+@agent_view
+def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    if _conversation_or_404(request, conversation_id) is None:
+        return _not_found()
+    try:
+        result = handoff_claim(conversation_id=conversation_id, agent=request.user)
+    except HandoffError as error:
+        return _conflict(error)
+    return JsonResponse({"won": result.won, "claimed_by": result.claimed_by_name}, status=200 if result.won else 409)
+
+
+@require_POST
+@agent_view
+def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    if _conversation_or_404(request, conversation_id) is None:
+        return _not_found()
+    try:
+        body = json.loads(request.body or b"{}")
+        text = str(body.get("text", "")).strip()[:MAX_MESSAGE]
+        client_message_id = str(body.get("client_message_id", ""))[:100]
+    except (ValueError, AttributeError):
+        return JsonResponse({"code": "malformed_json"}, status=400)
+    if not text:
+        return JsonResponse({"code": "invalid_request", "message": "text is required"}, status=400)
+    try:
+        posted = agent_message_post(
+            conversation_id=conversation_id, agent=request.user, text=text, client_message_id=client_message_id
+        )
+    except HandoffError as error:
+        return _conflict(error)
+    return JsonResponse(message_data(posted), status=201)
+
+
+@require_POST
+@agent_view
+def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    found = _conversation_or_404(request, conversation_id)
+    if found is None:
+        return _not_found()
+    if found.owner == "agent":
+        typing_signal(conversation=found, who="agent")
+    return HttpResponse(status=204)
+
+
+def _close(request: HttpRequest, conversation_id: uuid.UUID, close: Callable[..., Any]) -> HttpResponse:
+    if _conversation_or_404(request, conversation_id) is None:
+        return _not_found()
+    try:
+        closed = close(conversation_id=conversation_id, agent=request.user)
+    except HandoffError as error:
+        return _conflict(error)
+    return JsonResponse({"owner": closed.owner})
+
+
+@require_POST
+@agent_view
+def return_to_bot(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    return _close(request, conversation_id, handoff_return_to_bot)
+
+
+@require_POST
+@agent_view
+def resolve(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+    return _close(request, conversation_id, handoff_resolve)

@@ -1,0 +1,28 @@
+"""The sink that carries handoff events (``handoff.live``) into Redis Streams, read back with ``sse_response``."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from api.sse import StreamOwner, stream_open, stream_publish
+from handoff.live import LiveChannel
+
+
+def live_stream_ensure(*, channel: LiveChannel) -> str:
+    """Creates the stream's owner record when missing (or expired); long-lived streams are re-opened on use."""
+    owner = StreamOwner(
+        workspace_id=channel.workspace_id,
+        bot_id=channel.bot_id,
+        conversation_id=channel.conversation_id,
+        visitor_id=channel.visitor_id,
+        external_user_id=channel.external_user_id,
+    )
+    with contextlib.suppress(ValueError):  # already open: its TTL is refreshed by every publish
+        stream_open(owner=owner, stream_id=channel.stream_id)
+    return channel.stream_id
+
+
+def live_sink(channel: LiveChannel, event: str, data: dict[str, Any]) -> str:
+    live_stream_ensure(channel=channel)
+    return stream_publish(stream_id=channel.stream_id, event=event, data=data)

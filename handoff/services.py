@@ -1,0 +1,272 @@
+"""Owner moves and the messages of a handoff: open, claim, post, return to the bot, resolve, time out.
+
+Every move is one conditional UPDATE on ``Conversation.owner`` (the row lock makes concurrent
+moves serialize; the loser updates nothing) plus one ``OwnerEvent``; live events go out after
+the commit. While the owner is ``waiting_agent`` or ``agent`` the bot is muted: the chat
+endpoint calls ``visitor_message_post`` instead of the answer pipeline.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from conversations.models import Conversation, Turn
+from handoff.live import conversation_channel, live_publish, live_publish_on_commit, queue_channel
+from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
+
+Owner = Conversation.Owner
+MUTED_OWNERS = frozenset({Owner.WAITING_AGENT, Owner.AGENT})
+
+
+class HandoffError(Exception):
+    """A move that the conversation's current state does not allow; ``code`` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    won: bool
+    handoff: Handoff
+    claimed_by_name: str
+
+
+def agent_display_name(user: Any) -> str:
+    return (user.get_full_name() or user.get_username()) if user else ""
+
+
+def message_data(message: Message) -> dict[str, Any]:
+    return {
+        "id": str(message.id),
+        "role": message.role,
+        "text": message.text,
+        "created_at": message.created_at.isoformat(),
+        "author": agent_display_name(message.author) if message.author_id else "",
+    }
+
+
+def _conversation(conversation_id: uuid.UUID) -> Conversation:
+    return Conversation.objects.select_related("bot").get(pk=conversation_id)
+
+
+def _move(
+    *, conversation: Conversation, from_owners: set[str], to_owner: str, actor: str, agent: Any = None, reason: str = ""
+) -> str | None:
+    """The conditional UPDATE; returns the previous owner when this call made the move, else None."""
+    previous = (
+        Conversation.objects.select_for_update()
+        .filter(pk=conversation.pk, owner__in=from_owners)
+        .values_list("owner", flat=True)
+        .first()
+    )
+    if previous is None:
+        return None
+    Conversation.objects.filter(pk=conversation.pk, owner=previous).update(owner=to_owner, updated_at=timezone.now())
+    OwnerEvent.objects.create(
+        conversation=conversation, from_owner=previous, to_owner=to_owner, actor=actor, agent=agent, reason=reason
+    )
+    conversation.owner = to_owner
+    live_publish_on_commit(
+        channel=conversation_channel(conversation=conversation),
+        event="owner_changed",
+        data={"owner": to_owner, "previous": previous, "reason": reason, "agent": agent_display_name(agent)},
+    )
+    return previous
+
+
+def _queue_changed(conversation: Conversation, change: str) -> None:
+    live_publish_on_commit(
+        channel=queue_channel(workspace_id=conversation.bot.workspace_id),
+        event="queue_changed",
+        data={"conversation_id": str(conversation.pk), "change": change},
+    )
+
+
+def handoff_open(
+    *, conversation_id: uuid.UUID, reason: str, detail: str = "", turn_id: uuid.UUID | None = None
+) -> Handoff:
+    """Moves bot → waiting_agent and queues the conversation; idempotent while a handoff is open."""
+    if reason not in HandoffReason.values:
+        raise ValueError(f"unknown handoff reason {reason!r}")
+    conversation = _conversation(conversation_id)
+    with transaction.atomic():
+        actor = OwnerEvent.Actor.VISITOR if reason == HandoffReason.VISITOR_REQUEST else OwnerEvent.Actor.BOT
+        moved = _move(
+            conversation=conversation, from_owners={Owner.BOT}, to_owner=Owner.WAITING_AGENT, actor=actor, reason=reason
+        )
+        if moved is None:
+            existing = Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).first()
+            if existing is not None:
+                return existing
+            raise HandoffError("handoff_not_allowed", f"the conversation is owned by {conversation.owner}")
+        return _handoff_create(conversation, reason=reason, detail=detail, turn_id=turn_id)
+
+
+def _handoff_create(conversation: Conversation, *, reason: str, detail: str, turn_id: uuid.UUID | None) -> Handoff:
+    from handoff.tasks import handoff_timeout_check  # tasks import services
+
+    handoff = Handoff.objects.create(conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id)
+    _queue_changed(conversation, "waiting")
+    policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(bot=conversation.bot)
+    handoff_id = str(handoff.pk)
+    transaction.on_commit(
+        lambda: handoff_timeout_check.apply_async(args=[handoff_id], countdown=policy.timeout_seconds)
+    )
+    return handoff
+
+
+def handoff_escalation_record(conversation_id: uuid.UUID, turn_id: uuid.UUID | None) -> None:
+    """The hook of ``conversations.services.conversation_escalate``: the pipeline already moved the
+    owner bot → waiting_agent; this records the move, queues the conversation and arms the timeout."""
+    conversation = _conversation(conversation_id)
+    with transaction.atomic():
+        if Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).exists():
+            return
+        route_reason = Turn.objects.filter(pk=turn_id).values_list("route_reason", flat=True).first() or ""
+        low = route_reason == "low_confidence"
+        reason = HandoffReason.LOW_CONFIDENCE if low else HandoffReason.HUMAN_ESCALATION
+        OwnerEvent.objects.create(
+            conversation=conversation, from_owner=Owner.BOT, to_owner=Owner.WAITING_AGENT,
+            actor=OwnerEvent.Actor.BOT, reason=reason,
+        )  # fmt: skip
+        live_publish_on_commit(
+            channel=conversation_channel(conversation=conversation),
+            event="owner_changed",
+            data={"owner": Owner.WAITING_AGENT, "previous": Owner.BOT, "reason": reason, "agent": ""},
+        )
+        _handoff_create(conversation, reason=reason, detail="", turn_id=turn_id)
+
+
+def handoff_claim(*, conversation_id: uuid.UUID, agent: Any) -> ClaimResult:
+    """Exactly one agent wins a waiting conversation; the others learn who did."""
+    conversation = _conversation(conversation_id)
+    with transaction.atomic():
+        moved = _move(
+            conversation=conversation,
+            from_owners={Owner.WAITING_AGENT},
+            to_owner=Owner.AGENT,
+            actor=OwnerEvent.Actor.AGENT,
+            agent=agent,
+            reason="claimed",
+        )
+        handoff = Handoff.objects.select_related("claimed_by").filter(conversation=conversation).order_by("-opened_at")
+        current = handoff.first()
+        if current is None:
+            raise HandoffError("no_handoff", "this conversation was never handed off")
+        if moved is None:
+            return ClaimResult(won=False, handoff=current, claimed_by_name=agent_display_name(current.claimed_by))
+        Handoff.objects.filter(pk=current.pk, claimed_by__isnull=True).update(
+            claimed_by=agent, claimed_at=timezone.now()
+        )
+        current.refresh_from_db()
+        _queue_changed(conversation, "claimed")
+    return ClaimResult(won=True, handoff=current, claimed_by_name=agent_display_name(agent))
+
+
+def _agent_owned_handoff(conversation: Conversation, agent: Any) -> Handoff:
+    handoff = Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).first()
+    if conversation.owner != Owner.AGENT or handoff is None or handoff.claimed_by_id != agent.pk:
+        raise HandoffError("not_your_conversation", "another agent owns this conversation, or nobody does")
+    return handoff
+
+
+def _close(*, conversation_id: uuid.UUID, agent: Any, to_owner: str, outcome: str) -> Conversation:
+    conversation = _conversation(conversation_id)
+    with transaction.atomic():
+        handoff = _agent_owned_handoff(conversation, agent)
+        moved = _move(
+            conversation=conversation,
+            from_owners={Owner.AGENT},
+            to_owner=to_owner,
+            actor=OwnerEvent.Actor.AGENT,
+            agent=agent,
+            reason=outcome,
+        )
+        if moved is None:
+            raise HandoffError("not_your_conversation", "the conversation changed owner meanwhile")
+        Handoff.objects.filter(pk=handoff.pk, closed_at__isnull=True).update(closed_at=timezone.now(), outcome=outcome)
+        _queue_changed(conversation, outcome)
+    return conversation
+
+
+def handoff_return_to_bot(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
+    """agent → bot: the bot answers the next visitor message (its history includes the agent's messages)."""
+    return _close(conversation_id=conversation_id, agent=agent, to_owner=Owner.BOT, outcome=Handoff.Outcome.RETURNED)
+
+
+def handoff_resolve(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
+    return _close(
+        conversation_id=conversation_id, agent=agent, to_owner=Owner.RESOLVED, outcome=Handoff.Outcome.RESOLVED
+    )
+
+
+def _message_create(
+    *, conversation: Conversation, role: str, text: str, author: Any = None, client_message_id: str = ""
+) -> Message:
+    try:
+        with transaction.atomic():
+            message = Message.objects.create(
+                conversation=conversation, role=role, text=text, author=author, client_message_id=client_message_id
+            )
+    except IntegrityError:
+        if not client_message_id:
+            raise
+        return Message.objects.get(conversation=conversation, client_message_id=client_message_id)
+    live_publish_on_commit(
+        channel=conversation_channel(conversation=conversation), event=f"{role}_message", data=message_data(message)
+    )
+    return message
+
+
+def visitor_message_post(*, conversation_id: uuid.UUID, text: str, client_message_id: str = "") -> dict[str, Any]:
+    """What the chat endpoint does instead of answering while the bot is muted: store and relay to the agent.
+
+    Idempotent on client_message_id. Returns ``{status, owner, message}`` for the API response (202).
+    """
+    conversation = _conversation(conversation_id)
+    if conversation.owner not in MUTED_OWNERS:
+        raise HandoffError("bot_owns_conversation", "the bot answers this conversation")
+    message = _message_create(
+        conversation=conversation, role=Message.Role.VISITOR, text=text, client_message_id=client_message_id
+    )
+    return {"status": "forwarded_to_agent", "owner": conversation.owner, "message": message_data(message)}
+
+
+def agent_message_post(*, conversation_id: uuid.UUID, agent: Any, text: str, client_message_id: str = "") -> Message:
+    conversation = _conversation(conversation_id)
+    _agent_owned_handoff(conversation, agent)
+    return _message_create(
+        conversation=conversation, role=Message.Role.AGENT, text=text, author=agent, client_message_id=client_message_id
+    )
+
+
+def typing_signal(*, conversation: Conversation, who: str) -> None:
+    """Ephemeral: not stored, only relayed (``agent_typing`` to the widget, ``visitor_typing`` to the agent)."""
+    if who not in {"agent", "visitor"}:
+        raise ValueError(who)
+    live_publish(channel=conversation_channel(conversation=conversation), event=f"{who}_typing", data={})
+
+
+def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
+    """When nobody claimed in time: the policy's message to the visitor, once. True when it fired."""
+    with transaction.atomic():
+        fired = Handoff.objects.filter(
+            pk=handoff_id, claimed_by__isnull=True, closed_at__isnull=True, timed_out_at__isnull=True
+        ).update(timed_out_at=timezone.now())
+        if not fired:
+            return False
+        handoff = Handoff.objects.select_related("conversation__bot").get(pk=handoff_id)
+        conversation = handoff.conversation
+        if conversation.owner != Owner.WAITING_AGENT:
+            return False
+        policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(bot=conversation.bot)
+        _message_create(conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text)
+        _queue_changed(conversation, "timed_out")
+    return True
