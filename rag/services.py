@@ -127,7 +127,9 @@ def document_file_replace(*, document: Document, file: File, filename: str | Non
 def document_delete(*, document_id: uuid.UUID | str) -> None:
     """Delete a document, its chunks (cascade) and, after commit, its file."""
     with transaction.atomic():
-        document = Document.objects.filter(pk=document_id).first()
+        # Lock the row before the cascade collects the chunks: an ingestion finishing at the same
+        # moment then waits on its guarded UPDATE, finds the document gone and writes no chunks.
+        document = Document.objects.select_for_update().filter(pk=document_id).first()
         if document is None:
             return
         file_name = document.file.name if document.file else ""
