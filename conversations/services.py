@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -133,3 +134,25 @@ _escalation_hooks: list[EscalationHook] = []
 def conversation_escalation_hook_set(hook: EscalationHook) -> None:
     """How an app above this one (handoff) records an escalation: its event, queue entry and timeout."""
     _escalation_hooks[:] = [hook]
+
+
+@dataclass(frozen=True)
+class HistoryMessage:
+    """A message outside the bot's turns (an agent's reply, a visitor's message to the agent) for the bot's history."""
+
+    created_at: datetime
+    role: str  # "user" for the visitor, "assistant" for the team's side
+    content: str
+
+
+HistorySource = Callable[[uuid.UUID], "list[HistoryMessage]"]
+_history_sources: list[HistorySource] = []
+
+
+def conversation_history_source_set(source: HistorySource) -> None:
+    """How an app above this one (handoff) adds its messages to the history the bot answers with."""
+    _history_sources[:] = [source]
+
+
+def conversation_history_extra(*, conversation_id: uuid.UUID) -> list[HistoryMessage]:
+    return [message for source in _history_sources for message in source(conversation_id)]

@@ -9,6 +9,7 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from conversations.models import Conversation, Turn
+from conversations.services import HistoryMessage
 from core.models import Membership
 from handoff.models import Handoff, Message, OwnerEvent
 from handoff.services import agent_display_name
@@ -145,3 +146,16 @@ def context_pack(*, conversation: Conversation) -> dict[str, Any]:
 def conversations_with_history() -> QuerySet[Conversation]:
     """For the admin: conversations with their owner events prefetched."""
     return Conversation.objects.prefetch_related(Prefetch("owner_events", queryset=OwnerEvent.objects.all()))
+
+
+def handoff_history_messages(conversation_id: uuid.UUID) -> list[HistoryMessage]:
+    """The agent's and the visitor's messages, for the bot's history once the conversation is returned to it."""
+    rows = Message.objects.filter(conversation_id=conversation_id, role__in=[Message.Role.AGENT, Message.Role.VISITOR])
+    return [
+        HistoryMessage(
+            created_at=created_at,
+            role="assistant" if role == Message.Role.AGENT else "user",
+            content=f"(human agent) {text}" if role == Message.Role.AGENT else text,
+        )
+        for created_at, role, text in rows.order_by("created_at").values_list("created_at", "role", "text")
+    ]

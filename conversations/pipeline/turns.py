@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from conversations.adapters import llm_endpoint_for_bot
@@ -18,7 +19,13 @@ from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import muted_result_json, turn_result_json
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import PipelineRun, answer_run
-from conversations.services import TurnRecord, conversation_escalate, turn_complete, turn_start
+from conversations.services import (
+    TurnRecord,
+    conversation_escalate,
+    conversation_history_extra,
+    turn_complete,
+    turn_start,
+)
 from prompts.engine import BotSettings, HistoryTurn
 from prompts.selectors import bot_settings_get
 
@@ -95,19 +102,28 @@ def _replayed(turn: Turn, conversation: Conversation, bot: BotSettings) -> TurnR
 
 
 def _history(conversation_id: uuid.UUID, *, exclude: uuid.UUID) -> tuple[list[HistoryTurn], int]:
-    """The last answered turns, oldest first, and how many not_found answers end the conversation so far."""
+    """The recent exchange, oldest first, and how many not_found answers end the conversation so far.
+
+    Besides the bot's turns it holds the messages apps above this one add (a human agent's replies
+    and the visitor's messages to them), so a conversation returned to the bot goes on with them.
+    """
     rows = list(
         Turn.objects.filter(conversation_id=conversation_id, completed_at__isnull=False)
         .exclude(pk=exclude)
         .order_by("-created_at")
-        .values_list("user_text", "answer", "status")[:HISTORY_TURNS]
+        .values_list("created_at", "user_text", "answer", "status")[:HISTORY_TURNS]
     )
     misses = 0
-    for _, _, status in rows:
+    for _, _, _, status in rows:
         if status != Turn.Status.NOT_FOUND_IN_CONTEXT:
             break
         misses += 1
-    history: list[HistoryTurn] = []
-    for user_text, answer, _ in reversed(rows):
-        history += [HistoryTurn(role="user", content=user_text), HistoryTurn(role="assistant", content=answer)]
-    return history, misses
+    entries: list[tuple[datetime, int, HistoryTurn]] = []
+    for created_at, user_text, answer, _ in rows:
+        entries += [(created_at, 0, HistoryTurn(role="user", content=user_text)),
+                    (created_at, 1, HistoryTurn(role="assistant", content=answer))]  # fmt: skip
+    for message in conversation_history_extra(conversation_id=conversation_id):
+        role = "assistant" if message.role == "assistant" else "user"
+        entries.append((message.created_at, 0, HistoryTurn(role=role, content=message.content)))
+    entries.sort(key=lambda entry: (entry[0], entry[1]))
+    return [turn for _, _, turn in entries[-2 * HISTORY_TURNS :]], misses
