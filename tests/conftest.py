@@ -12,6 +12,7 @@ import pytest
 from django.conf import settings
 
 from config.celery import app as celery_app
+from tests.support.llm_server import ScriptedLLMServer
 from tests.support.processes import child_database_url, process_group_stop, wait_for
 
 pytest_plugins = ["tests.support.browser"]
@@ -23,7 +24,32 @@ celery_app.conf.task_default_queue = TEST_QUEUE
 
 
 @pytest.fixture(scope="session")
-def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[str]:
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    """The scripted OpenAI-compatible server; child processes (worker, uvicorn) reach it as LLM_BASE_URL."""
+    server = ScriptedLLMServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def llm(llm_server: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
+    """The scripted server with an empty script; a test must consume every reply it queues."""
+    llm_server.reset()
+    yield llm_server
+    assert not llm_server.replies, f"scripted replies left unused: {list(llm_server.replies)}"
+
+
+def llm_child_env(server: ScriptedLLMServer) -> dict[str, str]:
+    """What a child process needs so that bots whose provider is "openai" talk to the scripted server."""
+    return {"LLM_BASE_URL": server.base_url, "LLM_API_KEY": "test-key", "LLM_MODEL": "scripted-model"}
+
+
+@pytest.fixture(scope="session")
+def celery_worker(
+    django_db_setup: None, django_db_blocker: pytest.FixtureRequest, llm_server: ScriptedLLMServer
+) -> Iterator[str]:
     """A real Celery worker process, consuming the test queue against the test database."""
     hostname = f"test-worker-{os.getpid()}@localhost"
     env = {
@@ -33,6 +59,7 @@ def celery_worker(django_db_setup: None, django_db_blocker: pytest.FixtureReques
         # in the worker (SSE producers) talks to Redis with it directly.
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
+        **llm_child_env(llm_server),
     }
     argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
             "-Q", TEST_QUEUE, "-n", hostname, "--without-gossip", "--without-mingle", "--loglevel=WARNING"]  # fmt: skip

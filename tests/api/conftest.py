@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings
 
-from tests.conftest import TEST_QUEUE
+from tests.conftest import TEST_QUEUE, llm_child_env
+from tests.support.llm_server import ScriptedLLMServer
 from tests.support.processes import child_database_url, free_port, process_group_stop, wait_for
 
 LIVE_SSE_MAX_EVENT_BYTES = 2048
@@ -20,7 +21,9 @@ LIVE_HEARTBEAT_SECONDS = 0.2
 
 
 @pytest.fixture(scope="session")
-def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[str]:
+def live_api(
+    django_db_setup: None, django_db_blocker: pytest.FixtureRequest, llm_server: ScriptedLLMServer
+) -> Iterator[str]:
     """Base URL of a uvicorn server (small SSE limit and fast heartbeat, so tests stay quick)."""
     port = free_port()
     env = {
@@ -32,6 +35,7 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         "DATABASE_CONN_MAX_AGE": "0",
         # Streamed endpoints enqueue their runner: onto the queue the test worker consumes.
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
+        **llm_child_env(llm_server),
     }
     argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
             "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip

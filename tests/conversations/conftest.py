@@ -1,10 +1,10 @@
-"""Fixtures of the answer engine's tests: the scripted LLM server, an endpoint on it, demo chunks and
+"""Fixtures of the answer engine's tests: an endpoint on the scripted LLM server (tests/conftest.py), demo chunks and
 bot rules (written for these tests), and the real MiniLM embedding model, loaded once."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -14,23 +14,6 @@ from conversations.types import BotRules, RetrievedChunk
 from tests.support.llm_server import ScriptedLLMServer
 
 QUESTION = "How much does it cost to rent a bike for a day?"
-
-
-@pytest.fixture(scope="session")
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    server = ScriptedLLMServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
-    """The scripted server with an empty script; a test must consume every reply it queues."""
-    llm_server.reset()
-    yield llm_server
-    assert not llm_server.replies, f"scripted replies left unused: {list(llm_server.replies)}"
 
 
 @pytest.fixture

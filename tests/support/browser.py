@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -24,6 +24,8 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# Playwright's expect() waits up to this long: generous for a loaded 2-core machine, still bounded.
+EXPECT_TIMEOUT_MS = 20_000
 
 
 def artifact_path(name: str) -> Path:
@@ -39,6 +41,7 @@ def browser() -> Iterator[Browser]:
     # Playwright's sync API runs an event loop in this thread; Django's ORM calls made by the test
     # itself (fixtures, assertions) are still synchronous, so allow them explicitly.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:

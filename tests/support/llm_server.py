@@ -22,6 +22,7 @@ from typing import Any
 from tests.support.processes import free_port
 
 _TOKENS = re.compile(r"\S+\s*|\s+")
+PAUSE_LIMIT_SECONDS = 60.0
 
 
 @dataclass
@@ -41,6 +42,10 @@ class Reply:
     finish_reason: str = "stop"
     # Drop the connection after this many streamed tokens (a stream broken mid-answer).
     cut_after: int | None = None
+    # Hold the stream after this many tokens until `resume` is set (at most a minute): lets a test
+    # look at a half-streamed answer, then let it finish.
+    pause_after: int | None = None
+    resume: threading.Event | None = None
     prompt_tokens: int = 11
     completion_tokens: int | None = None
 
@@ -118,6 +123,12 @@ class ScriptedLLMServer:
     def wait(self, seconds: float) -> None:
         self._stop.wait(seconds)
 
+    def wait_for(self, event: threading.Event, seconds: float) -> None:
+        """Until `event` is set, the server stops, or `seconds` pass."""
+        deadline = time.monotonic() + seconds
+        while not (event.is_set() or self._stop.is_set()) and time.monotonic() < deadline:
+            event.wait(0.05)
+
 
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request: object, client_address: object) -> None:
@@ -187,6 +198,8 @@ class _Handler(BaseHTTPRequestHandler):
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self.close_connection = True
                     return
+                if index == reply.pause_after and reply.resume is not None:
+                    self.script.wait_for(reply.resume, PAUSE_LIMIT_SECONDS)
                 if reply.token_delay:
                     self.script.wait(reply.token_delay)
                 self._event(_chunk(model, {"content": token}, None))

@@ -54,10 +54,10 @@
   }
 
   /* --- SSE over fetch (the key travels in a header, which EventSource cannot send) --- */
-  async function readSSE(res, onEvent, signal) {
+  // `pieces` outlives one connection: a stream resumed mid-way through a split event sends its remaining pieces.
+  async function readSSE(res, onEvent, signal, pieces = {}) {
     const reader = res.body.getReader(), decoder = new TextDecoder();
     let buf = "", ev = { event: "message", data: [], id: null };
-    const pieces = {};
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
@@ -81,7 +81,8 @@
     let data; try { data = JSON.parse(ev.data.join("\n")); } catch { return; }
     if (ev.event.endsWith("_delta_sse")) {  // a big event split in pieces: join them, then parse
       const name = ev.event.slice(0, -10);
-      (pieces[name] = pieces[name] || []).push(data.chunk);
+      if (data.seq === 0) pieces[name] = [];
+      (pieces[name] = pieces[name] || [])[data.seq] = data.chunk;
       onEvent({ id: ev.id, event: "_piece" });
       if (data.seq === data.total - 1) {
         const joined = pieces[name].join(""); delete pieces[name];
@@ -283,12 +284,12 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     if (owner !== "bot") node.hidden = true;
     status.textContent = t.thinking;
     let answer = "", streamId = null, lastId = null, result = null;
+    const pieces = {};
     const onEvent = (e) => {
       if (e.id) lastId = e.id;
       if (e.event === "tool_update") status.textContent = t[PHASES[e.data.phase] || "thinking"];
       else if (e.event === "tool_partial_update") {
-        const piece = e.data.content || "";
-        answer = piece;  // the answer so far (each update carries all of it)
+        answer += e.data.content || "";  // each update is the next fragment (spec: concatenate them)
         status.textContent = t.writing; body.replaceChildren(markdown(answer)); log.scrollTop = log.scrollHeight;
       } else if (e.event === "tool_end") result = e.data;
       else if (e.event === "error") throw new Error(e.data.code || "error");
@@ -302,7 +303,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
         if (!res.ok && res.status !== 202) throw new Error("HTTP " + res.status);
         if (!(res.headers.get("Content-Type") || "").includes("text/event-stream")) { result = await res.json(); break; }
         streamId = res.headers.get("X-Parley-Stream-Id") || streamId;
-        try { await readSSE(res, onEvent); } catch (err) { if (!streamId || attempt > 4) throw err; }
+        try { await readSSE(res, onEvent, null, pieces); } catch (err) { if (!streamId || attempt > 4) throw err; }
         if (result || !streamId || attempt > 4) break;
         // The stream dropped before its end: resume after the last event we saw, nothing is lost.
         await new Promise((r) => setTimeout(r, 300 * (attempt + 1)));
