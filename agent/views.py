@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from api.live import live_stream_ensure
 from api.sse import sse_response
+from api.sse.merged import sse_merged_response
 from handoff.live import conversation_channel, queue_channel
 from handoff.selectors import agent_conversation_get, agent_queue, agent_workspace_ids, context_pack, user_is_agent
 from handoff.services import (
@@ -86,12 +87,12 @@ def queue(request: HttpRequest) -> HttpResponse:
 @require_GET
 @agent_view
 def queue_events(request: HttpRequest) -> HttpResponse:
-    """One stream per workspace; an agent in several workspaces reads the first (the console polls the rest)."""
+    """The queues of all the agent's workspaces (one stream each) in one response, resumable as a whole."""
     workspaces = agent_workspace_ids(user=request.user)
     if not workspaces:
         return _not_found()
-    stream_id = live_stream_ensure(channel=queue_channel(workspace_id=workspaces[0]))
-    return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
+    stream_ids = [live_stream_ensure(channel=queue_channel(workspace_id=workspace)) for workspace in workspaces]
+    return sse_merged_response(stream_ids=stream_ids, last_event_id=request.headers.get("Last-Event-ID"))
 
 
 @require_GET

@@ -119,8 +119,10 @@ $("reply-text").addEventListener("input", () => {
   if (current && Date.now() - lastTyping > 2000) { lastTyping = Date.now(); post(`/agent/api/conversations/${current.conversation_id}/typing`); }
 });
 
+// One stream for the queues of all the agent's workspaces. It starts at the queues' current end, so the
+// queue is (re)loaded each time it opens, reconnections included: no change falls between the two.
 const queueEvents = new EventSource("/agent/api/queue/events");
+queueEvents.addEventListener("open", loadQueue);
 queueEvents.addEventListener("queue_changed", loadQueue);
-setInterval(loadQueue, 15000);  // agents in several workspaces: the other workspaces' queues
 if (window.Notification && Notification.permission === "default") Notification.requestPermission().catch(() => {});
 loadQueue();
