@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.renderers import JSONRenderer
@@ -63,8 +63,9 @@ class ChatTurnView(APIView):
                 )
             except HandoffError:  # the owner moved back to the bot meanwhile
                 forwarded = None
-            if forwarded is not None:
-                return Response({**muted_result_json(owner=forwarded["owner"]), "message": forwarded["message"]}, 202)
+            if forwarded is not None:  # JSON even to a client that asked for a stream: there is nothing to stream
+                body = {**muted_result_json(owner=forwarded["owner"]), "message": forwarded["message"]}
+                return JsonResponse(body, status=202)
         kwargs: dict[str, Any] = {
             "conversation_id": str(conversation.pk),
             "client_message_id": client_message_id,

@@ -78,6 +78,13 @@ def test_a_muted_conversation_answers_202_forwarded_to_agent(shop) -> None:
     assert not Turn.objects.exists()
     assert conversation.messages.get().role == "visitor"  # handed to the agent (handoff.visitor_message_post)
 
+    # A client that asked for a stream (the widget does) gets the same JSON, labelled as JSON.
+    body = {"message": "Still there?", "client_message_id": "m-2", "stream": True}
+    streamed = Client().post(f"/api/v1/conversations/{conversation.pk}/turns", body, content_type="application/json",
+                             HTTP_ACCEPT="text/event-stream", **bearer(raw))  # fmt: skip
+    assert streamed.status_code == 202 and streamed["Content-Type"] == "application/json"
+    assert streamed.json()["status"] == "forwarded_to_agent"
+
 
 def test_rag_search_json_has_exactly_the_spec_shape(shop) -> None:
     _, raw = shop

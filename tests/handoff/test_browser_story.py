@@ -162,6 +162,8 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
     widget.locator("textarea").fill("My charger light stays orange.")
     widget.locator("textarea").press("Enter")
     expect(agent.locator("#log")).to_contain_text("My charger light stays orange.")
+    expect(widget.locator(".msg.visitor").last).to_contain_text("My charger light stays orange.")
+    expect(widget.locator(".msg.bot")).to_have_count(2)  # the greeting and the first answer: no bot bubble, no error
     assert len(llm.chat_requests()) == calls
 
     # The agent replies (escaped, within a few seconds), with a typing indicator first.
