@@ -7,8 +7,9 @@ resumable cursor.
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
@@ -16,11 +17,12 @@ from contextlib import contextmanager
 import httpx
 import pytest
 from django.test import Client
-from httpx_sse import EventSource, connect_sse
+from httpx_sse import EventSource, ServerSentEvent, connect_sse
 from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot
 from conversations.models import Conversation
+from handoff.live import live_publish, queue_channel
 from handoff.models import HandoffReason
 from handoff.services import handoff_open
 from tests.api.factories import bot_make, workspace_make
@@ -89,30 +91,35 @@ def _queue_stream(base: str, cookies: dict[str, str], *, last_event_id: str = ""
         yield source
 
 
-def _changed_ids(source: EventSource, until: set[str]) -> list[tuple[str, str]]:
-    """(conversation id, event id) of queue changes, in order, until all of `until` were seen.
-
-    Bounded: heartbeats keep the connection busy, so a read timeout alone would never fire.
-    """
+def _read_until(source: EventSource, done: Callable[[list[ServerSentEvent]], bool]) -> list[ServerSentEvent]:
+    """The stream's events until `done(events_so_far)`; bounded, since heartbeats keep a read timeout away."""
     pool = ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(_collect, source, until)
+    future = pool.submit(_collect, source, done)
     try:
         return future.result(timeout=WAIT_SECONDS)
     except FutureTimeout:
         source.response.close()
-        raise AssertionError(f"no queue change for {until} within {WAIT_SECONDS} s") from None
+        raise AssertionError(f"the awaited events did not come within {WAIT_SECONDS} s") from None
     finally:
         pool.shutdown(wait=False)
 
 
-def _collect(source: EventSource, until: set[str]) -> list[tuple[str, str]]:
-    seen: list[tuple[str, str]] = []
+def _collect(source: EventSource, done: Callable[[list[ServerSentEvent]], bool]) -> list[ServerSentEvent]:
+    events: list[ServerSentEvent] = []
     for event in source.iter_sse():
-        if event.event == "queue_changed":
-            seen.append((event.json()["conversation_id"], event.id))
-            if until <= {conversation for conversation, _ in seen}:
-                return seen
+        events.append(event)
+        if done(events):
+            return events
     raise AssertionError("the queue stream ended")
+
+
+def _changed_ids(source: EventSource, until: set[str]) -> list[tuple[str, str]]:
+    """(conversation id, event id) of queue changes, in order, until all of `until` were seen."""
+
+    def changes(events: list[ServerSentEvent]) -> list[tuple[str, str]]:
+        return [(e.json()["conversation_id"], e.id) for e in events if e.event == "queue_changed"]
+
+    return changes(_read_until(source, lambda events: until <= {c for c, _ in changes(events)}))
 
 
 def test_queue_stream_merges_the_agents_workspaces_and_resumes_all_of_them_with_last_event_id(
@@ -137,3 +144,31 @@ def test_queue_stream_merges_the_agents_workspaces_and_resumes_all_of_them_with_
     with _queue_stream(live_api, both, last_event_id=cursor) as resumed_events:
         resumed = _changed_ids(resumed_events, {second_atlas, later_bruno})
     assert sorted(conversation for conversation, _ in resumed) == sorted([second_atlas, later_bruno])
+
+
+def test_queue_stream_resends_a_split_event_whole_to_a_client_cut_in_its_middle(
+    live_api: str, two_shops: tuple[Bot, Bot]
+) -> None:
+    atlas, bruno = two_shops
+    cookies = _session_cookie(agent_make(username="multi", workspaces=[atlas.workspace, bruno.workspace]))
+    data = {"conversation_id": "big", "change": "waiting", "note": "x" * 5000}  # over the tests' 2 KiB limit
+
+    def last_piece(events: list[ServerSentEvent]) -> bool:
+        pieces = [e.json() for e in events if e.event == "queue_changed_delta_sse"]
+        return bool(pieces) and pieces[-1]["seq"] == pieces[-1]["total"] - 1
+
+    with _queue_stream(live_api, cookies) as source:
+        entry_id = live_publish(
+            channel=queue_channel(workspace_id=atlas.workspace_id), event="queue_changed", data=data
+        )
+        pieces = _read_until(source, last_piece)
+    assert len(pieces) >= 3 and all(p.event == "queue_changed_delta_sse" for p in pieces)
+    stream_id = queue_channel(workspace_id=atlas.workspace_id).stream_id
+    # Every piece but the last carries the cursor from before the event; the last, the one after it.
+    assert len({p.id for p in pieces[:-1]}) == 1 and f"{stream_id}:{entry_id}" not in pieces[0].id
+    assert f"{stream_id}:{entry_id}" in pieces[-1].id
+
+    with _queue_stream(live_api, cookies, last_event_id=pieces[1].id) as source:
+        again = _read_until(source, last_piece)
+    assert [p.json()["seq"] for p in again] == list(range(len(pieces)))
+    assert json.loads("".join(p.json()["chunk"] for p in again)) == data
