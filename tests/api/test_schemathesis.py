@@ -32,6 +32,7 @@ def _openapi() -> dict[str, Any]:
 schema = schemathesis.openapi.from_dict(_openapi())
 _current_key: list[str] = []
 _statuses: dict[str, list[int]] = {}
+_warm_servers: set[str] = set()
 
 
 @schema.auth(refresh_interval=None)
@@ -58,6 +59,18 @@ def server_headers(transactional_db: None) -> dict[str, str]:
 
 
 @pytest.fixture
+def warm_server(live_api: str, server_headers: dict[str, str]) -> None:
+    """One search before fuzzing: the first search a web process answers loads the embedding model, which
+    can outlast an example's 15 s timeout on a loaded machine (it did with four test suites running)."""
+    if live_api in _warm_servers:
+        return
+    response = httpx.post(f"{live_api}/api/v1/rag_search", json={"query": "warm-up"}, headers=server_headers,
+                          timeout=90)  # fmt: skip
+    assert response.status_code == 200, response.text
+    _warm_servers.add(live_api)
+
+
+@pytest.fixture
 def existing_ids(server_headers: dict[str, str], live_api: str) -> dict[str, str]:
     """Path parameters worth pointing at real objects, so operations on them run past the 404."""
     response = httpx.post(f"{live_api}/api/v1/documents", json={"title": "Fuzzed", "text": "Some text."},
@@ -77,7 +90,12 @@ def existing_ids(server_headers: dict[str, str], live_api: str) -> dict[str, str
     suppress_health_check=list(HealthCheck),
 )
 def test_operation_conforms_to_the_schema(
-    case: schemathesis.Case, live_api: str, celery_worker: str, server_headers: dict, existing_ids: dict
+    case: schemathesis.Case,
+    live_api: str,
+    celery_worker: str,
+    server_headers: dict,
+    existing_ids: dict,
+    warm_server: None,
 ) -> None:
     """Streamed answers (``stream: true``) run on the real worker, so their SSE responses end.
 
