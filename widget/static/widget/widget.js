@@ -322,6 +322,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     if (!session || eventsAbort) return;
     eventsAbort = new AbortController();
     let typingTimer = null;
+    const pieces = {};
     for (let attempt = 0; attempt < 1000; attempt++) {
       try {
         const h = { Accept: "text/event-stream" };
@@ -337,7 +338,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
             typing.textContent = `${t.agent} ${t.typing}`; typing.hidden = false;
             clearTimeout(typingTimer); typingTimer = setTimeout(() => { typing.hidden = true; }, 3000);
           } else if (e.event === "error" && e.data.code === "stream_expired") session.last_event = null;
-        }, eventsAbort.signal);
+        }, eventsAbort.signal, pieces);
       } catch (err) { if (eventsAbort.signal.aborted) return; }
       await new Promise((r) => setTimeout(r, Math.min(5000, 300 * (attempt + 1))));
     }
