@@ -14,7 +14,7 @@ from django.conf import settings
 from config.celery import app as celery_app
 from tests.support.processes import child_database_url, process_group_stop, wait_for
 
-pytest_plugins = ["tests.support.browser"]
+pytest_plugins = ["tests.support.browser", "tests.support.llm_fixtures"]
 
 TEST_QUEUE = "parley-test"
 

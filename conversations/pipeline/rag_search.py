@@ -14,13 +14,13 @@ from typing import Any
 
 from conversations.adapters import llm_endpoint_for_bot
 from conversations.answering import llm_endpoint_configured
-from conversations.llm.gateway import LLMEndpoint
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import cited_response, rag_contexts
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import answer_run
 from conversations.pipeline.turns import BOT_ENDPOINT
 from conversations.types import AnswerStatus
+from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, BotTexts, BusinessRules
 from prompts.selectors import bot_settings_get
 

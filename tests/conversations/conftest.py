@@ -1,50 +1,19 @@
-"""Fixtures of the answer engine's tests: the scripted LLM server, an endpoint on it, demo chunks and
-bot rules (written for these tests), and the real MiniLM embedding model, loaded once."""
+"""Fixtures of the answer engine's tests: demo chunks and bot rules (written for these tests) and the real
+MiniLM embedding model, loaded once. The scripted LLM server and its endpoint are tests/support/llm_fixtures.py."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from conversations.contract.attempts import AnswerOutcome, answer_obtain
-from conversations.llm.gateway import LLMEndpoint, llm_complete
 from conversations.types import BotRules, RetrievedChunk
-from tests.support.llm_server import ScriptedLLMServer
+from core.llm.gateway import llm_complete
+from core.llm.types import LLMEndpoint
 
 QUESTION = "How much does it cost to rent a bike for a day?"
-
-
-@pytest.fixture(scope="session")
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    server = ScriptedLLMServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
-    """The scripted server with an empty script; a test must consume every reply it queues."""
-    llm_server.reset()
-    yield llm_server
-    assert not llm_server.replies, f"scripted replies left unused: {list(llm_server.replies)}"
-
-
-@pytest.fixture
-def endpoint(llm: ScriptedLLMServer) -> LLMEndpoint:
-    return LLMEndpoint(
-        model="scripted-model",
-        base_url=llm.base_url,
-        api_key="test-key",
-        connect_timeout=2.0,
-        read_timeout=1.0,
-        max_retries=2,
-        backoff_base=0.05,
-        backoff_max=3.0,
-    )
 
 
 @pytest.fixture(scope="session")
