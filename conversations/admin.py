@@ -11,6 +11,7 @@ from django.urls import URLPattern, path
 
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
+from prompts.admin.bot import bot_admin_link_register
 
 CONFIDENCE_BANDS: dict[str, tuple[str, Q]] = {
     "low": ("Low (< 0.5)", Q(confidence__lt=0.5)),
@@ -93,6 +94,10 @@ class TurnAdmin(ReadOnlyAdmin):
     @admin.display(description="repairs")
     def repair_count(self, turn: Turn) -> int:
         return len(turn.repairs)
+
+
+# The console is served here (above prompts), so the bot admin learns of it by registration.
+bot_admin_link_register(label="Try it", url_name="admin:conversations_turn_try", element_id="bot-try-it")
 
 
 @admin.register(SecurityEvent)
