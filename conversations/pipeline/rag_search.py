@@ -10,6 +10,7 @@ the end), whose spec-shaped `execution_id` the result returns.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Sequence
@@ -36,6 +37,8 @@ from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, BotTexts, BusinessRules
 from prompts.selectors import bot_settings_get
 from rag.embeddings import EmbeddingError
+
+logger = logging.getLogger(__name__)
 
 _WORKSPACE_TEXTS = BotTexts(
     refusal="That question is outside what these documents cover.",
@@ -87,9 +90,12 @@ def rag_search_answer(
         run = answer_run(bot=bot, question=query, history=(), scope=scope, endpoint=chosen, emitter=emitter)
     except Exception as exc:
         # The audit keeps why the call failed; the caller still gets the error (an API error or an SSE error event).
-        rag_search_execution_fail(execution_pk=execution.pk, error_code=_error_code(exc),
-                                  error_message=f"{type(exc).__name__}: {exc}",
-                                  latencies={"total": round((time.monotonic() - started) * 1000)})  # fmt: skip
+        try:
+            rag_search_execution_fail(execution_pk=execution.pk, error_code=_error_code(exc),
+                                      error_message=f"{type(exc).__name__}: {exc}",
+                                      latencies={"total": round((time.monotonic() - started) * 1000)})  # fmt: skip
+        except DatabaseError:  # the database itself is down: log it, and let the original error through
+            logger.exception("rag_search %s failed and its failure could not be recorded", execution.execution_id)
         raise
     answer = run.generated.outcome.enforced.answer
     response, cited = run.route.text, []

@@ -2,7 +2,8 @@
 
 Each test queues the replies it wants (content, delays, hangs, HTTP errors, a 400 on
 response_format) and then reads back the requests the server received. It serves
-/v1/chat/completions (SSE streaming or not) and /v1/embeddings (deterministic vectors).
+/v1/chat/completions (SSE streaming or not) and /v1/embeddings (deterministic vectors, or the scripted
+errors of `enqueue_embeddings`).
 """
 
 from __future__ import annotations
