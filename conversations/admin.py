@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import URLPattern, path
+from django.utils.html import format_html, format_html_join
 
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
@@ -132,14 +133,28 @@ class RagSearchExecutionAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
                              "error_message"]}),
         ("Question", {"fields": ["query", "document_ids", "condensed_query", "expanded_query"]}),
         ("Answer", {"fields": ["answer_status", "response", "sources_used"]}),
-        ("Audit", {"fields": ["contexts", "repairs", "prompt_version", "prompt_hash", "raw_output", "attempts",
-                              "parsed_output", "llm_error_code", "llm_error_message"]}),
+        ("Audit", {"fields": ["contexts_table", "contexts", "repairs", "prompt_version", "prompt_hash", "raw_output",
+                              "attempts", "parsed_output", "llm_error_code", "llm_error_message"]}),
         ("Model", {"fields": ["model", "prompt_tokens", "completion_tokens", "latencies"]}),
     ]  # fmt: skip
 
     @admin.display(description="query")
     def short_query(self, execution: RagSearchExecution) -> str:
         return execution.query if len(execution.query) <= 80 else execution.query[:79] + "…"
+
+    @admin.display(description="retrieved contexts")
+    def contexts_table(self, execution: RagSearchExecution) -> str:
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td><code>{}</code><br>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (c.get("rank"), c.get("chunk_id"), c.get("title", ""), _score(c, "vector"), _score(c, "text"),
+                 _score(c, "fused"), c.get("rerank_score") if c.get("rerank_score") is not None else "–",
+                 "yes" if c.get("used_in_response") else "no")
+                for c in execution.contexts
+            ),
+        )  # fmt: skip
+        return format_html(_CONTEXTS_TABLE, rows)
 
     @admin.display(description="sources")
     def sources_count(self, execution: RagSearchExecution) -> int:
@@ -148,3 +163,16 @@ class RagSearchExecutionAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     @admin.display(description="total ms")
     def total_ms(self, execution: RagSearchExecution) -> int | None:
         return execution.latencies.get("total")
+
+
+_CONTEXTS_TABLE = (
+    '<table id="execution-contexts"><thead><tr><th>#</th><th>Chunk</th><th>Vector (rank)</th><th>Text (rank)</th>'
+    "<th>Fused</th><th>Rerank</th><th>Used</th></tr></thead><tbody>{}</tbody></table>"
+)
+
+
+def _score(context: dict, kind: str) -> str:
+    score, rank = context.get(f"{kind}_score"), context.get(f"{kind}_rank")
+    if score is None:
+        return "–"
+    return f"{score:.4f}" + (f" ({rank})" if rank is not None else "")

@@ -53,8 +53,13 @@ def test_a_member_browses_only_their_workspace_executions(tenancy: dict) -> None
     assert "ours-rental-price" in page and "ours-broken-search" in page and "theirs-secret-plan" not in page
     assert tenancy["ours"].execution_id in page
 
+    context = {"rank": 1, "chunk_id": "c-1", "title": "Rental guide", "vector_score": 0.61234, "vector_rank": 1,
+               "text_score": None, "text_rank": None, "fused_score": 0.0164, "used_in_response": True}  # fmt: skip
+    RagSearchExecution.objects.filter(pk=tenancy["ours"].pk).update(contexts=[context])
     detail = client.get(f"{LIST}{tenancy['ours'].pk}/change/")
     assert detail.status_code == 200 and "ours-rental-price" in detail.content.decode()
+    table = detail.content.decode().split('id="execution-contexts"')[1].split("</table>")[0]
+    assert "Rental guide" in table and "0.6123 (1)" in table and "0.0164" in table and "<td>yes</td>" in table
     theirs, missing = client.get(f"{LIST}{tenancy['theirs'].pk}/change/"), client.get(f"{LIST}{uuid.uuid4()}/change/")
     assert theirs.status_code == missing.status_code == 302  # the admin's answer for an object it cannot find
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -10,11 +11,12 @@ SKIPPED = {".venv", "var", "node_modules", "__pycache__"}
 
 
 def _project_sources() -> list[Path]:
-    return [
-        path
-        for path in ROOT.rglob("*.py")
-        if not any(part in SKIPPED or part.startswith(".") for part in path.relative_to(ROOT).parts)
-    ]
+    sources = []
+    for folder, subfolders, files in os.walk(ROOT):
+        # Prune in place: never walk into the virtualenv, the embedded services' data or hidden folders.
+        subfolders[:] = [name for name in subfolders if name not in SKIPPED and not name.startswith(".")]
+        sources += [Path(folder) / name for name in files if name.endswith(".py")]
+    return sources
 
 
 def _imports_openai(tree: ast.AST) -> bool:
