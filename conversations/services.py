@@ -1,10 +1,9 @@
 """Writes of the conversations app: starting a turn idempotently, recording its answer and audit, and the
-audit of rag_search executions.
+audit of a rag_search execution (one INSERT when it starts, one conditional UPDATE when it ends).
 
 `turn_start` relies on the (conversation, client_message_id) unique constraint, so two
 deliveries of one message make one turn; `turn_complete` is one conditional UPDATE, so an
-answer is recorded once even when two workers race. A rag_search execution is likewise one
-INSERT when it starts and one conditional UPDATE when it completes or fails.
+answer is recorded once even when two workers race.
 """
 
 from __future__ import annotations
