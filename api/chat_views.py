@@ -102,6 +102,8 @@ class RagSearchView(APIView):
             "conversation_id": str(principal.visitor.conversation_id) if principal.visitor else None,
             "external_user_id": principal.external_user_id,
             "document_ids": [str(d) for d in document_ids] if document_ids is not None else None,
+            "caller_kind": str(principal.kind),
+            "api_key_id": str(principal.key_id),
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
             stream_id = stream_runner_start(principal=principal, runner="rag_search", kwargs=kwargs)

@@ -26,7 +26,10 @@ def rag_search_run(
     conversation_id: str | None,
     external_user_id: str | None,
     document_ids: list[str] | None,
+    caller_kind: str = "",
+    api_key_id: str | None = None,
 ) -> None:
     result = rag_search_answer(workspace_id=workspace_id, query=query, bot_id=bot_id, conversation_id=conversation_id,
-                               external_user_id=external_user_id, document_ids=document_ids, emitter=emit)  # fmt: skip
+                               external_user_id=external_user_id, document_ids=document_ids, emitter=emit,
+                               caller_kind=caller_kind, api_key_id=api_key_id)  # fmt: skip
     emit.end(result=result)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conversations.llm.gateway import LLMEndpoint
 from conversations.types import BotRules, RetrievedChunk
+from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, Chunk
 
 # Least retrieval score the offline provider answers from when the bot sets no threshold; measured

@@ -1,5 +1,6 @@
 """Read-only admin for the answer audit: turns (filterable by status, topic, confidence band and
-repairs) and security events. Nothing here can be added, changed or deleted: it is a record."""
+repairs), security events and rag_search executions (workspace-scoped; filterable by model, status
+and date). Nothing here can be added, changed or deleted: it is a record."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from django.contrib import admin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import URLPattern, path
+from django.utils.html import format_html, format_html_join
 
-from conversations.models import SecurityEvent, Turn
+from conversations.models import RagSearchExecution, SecurityEvent, Turn
+from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
+from prompts.admin.bot import bot_admin_link_register
 
 CONFIDENCE_BANDS: dict[str, tuple[str, Q]] = {
     "low": ("Low (< 0.5)", Q(confidence__lt=0.5)),
@@ -93,6 +97,10 @@ class TurnAdmin(ReadOnlyAdmin):
         return len(turn.repairs)
 
 
+# The console is served here (above prompts), so the bot admin learns of it by registration.
+bot_admin_link_register(label="Try it", url_name="admin:conversations_turn_try", element_id="bot-try-it")
+
+
 @admin.register(SecurityEvent)
 class SecurityEventAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "kind", "bot_name", "short_excerpt", "model"]
@@ -108,3 +116,63 @@ class SecurityEventAdmin(ReadOnlyAdmin):
     @admin.display(description="excerpt")
     def short_excerpt(self, event: SecurityEvent) -> str:
         return event.excerpt if len(event.excerpt) <= 80 else event.excerpt[:79] + "…"
+
+
+@admin.register(RagSearchExecution)
+class RagSearchExecutionAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
+    list_display = ["created_at", "execution_id", "workspace", "bot", "short_query", "status", "answer_status",
+                    "model", "sources_count", "total_ms"]  # fmt: skip
+    list_filter = [WorkspaceListFilter, "status", "answer_status", "model", "caller_kind", "created_at"]
+    list_select_related = ["workspace", "bot"]
+    search_fields = ["query", "response", "=execution_id", "=external_user_id"]
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+    fieldsets = [
+        ("Call", {"fields": ["execution_id", "workspace", "bot", "conversation", "caller_kind", "api_key_id",
+                             "external_user_id", "created_at", "completed_at", "status", "error_code",
+                             "error_message"]}),
+        ("Question", {"fields": ["query", "document_ids", "condensed_query", "expanded_query"]}),
+        ("Answer", {"fields": ["answer_status", "response", "sources_used"]}),
+        ("Audit", {"fields": ["contexts_table", "contexts", "repairs", "prompt_version", "prompt_hash", "raw_output",
+                              "attempts", "parsed_output", "llm_error_code", "llm_error_message"]}),
+        ("Model", {"fields": ["model", "prompt_tokens", "completion_tokens", "latencies"]}),
+    ]  # fmt: skip
+
+    @admin.display(description="query")
+    def short_query(self, execution: RagSearchExecution) -> str:
+        return execution.query if len(execution.query) <= 80 else execution.query[:79] + "…"
+
+    @admin.display(description="retrieved contexts")
+    def contexts_table(self, execution: RagSearchExecution) -> str:
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td><code>{}</code><br>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (c.get("rank"), c.get("chunk_id"), c.get("title", ""), _score(c, "vector"), _score(c, "text"),
+                 _score(c, "fused"), c.get("rerank_score") if c.get("rerank_score") is not None else "–",
+                 "yes" if c.get("used_in_response") else "no")
+                for c in execution.contexts
+            ),
+        )  # fmt: skip
+        return format_html(_CONTEXTS_TABLE, rows)
+
+    @admin.display(description="sources")
+    def sources_count(self, execution: RagSearchExecution) -> int:
+        return len(execution.sources_used)
+
+    @admin.display(description="total ms")
+    def total_ms(self, execution: RagSearchExecution) -> int | None:
+        return execution.latencies.get("total")
+
+
+_CONTEXTS_TABLE = (
+    '<table id="execution-contexts"><thead><tr><th>#</th><th>Chunk</th><th>Vector (rank)</th><th>Text (rank)</th>'
+    "<th>Fused</th><th>Rerank</th><th>Used</th></tr></thead><tbody>{}</tbody></table>"
+)
+
+
+def _score(context: dict, kind: str) -> str:
+    score, rank = context.get(f"{kind}_score"), context.get(f"{kind}_rank")
+    if score is None:
+        return "–"
+    return f"{score:.4f}" + (f" ({rank})" if rank is not None else "")

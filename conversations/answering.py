@@ -15,9 +15,10 @@ from django.conf import settings
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
 from conversations.contract.parsing import answer_preview
 from conversations.guards import GuardKind, message_screen
-from conversations.llm.gateway import LLMEndpoint, llm_stream
 from conversations.llm.offline import OFFLINE_MODEL, Embed, guarded_answer, offline_fallback_model, offline_generate
 from conversations.types import BotRules, RetrievedChunk
+from core.llm.gateway import llm_stream
+from core.llm.types import LLMEndpoint
 
 # Answers decided by a cheap guard, before any model (DESIGN.md, "One chat turn", step 2).
 GUARD_MODEL = "guard"

@@ -1,4 +1,5 @@
-"""Writes of the conversations app: starting a turn idempotently, recording its answer and audit.
+"""Writes of the conversations app: starting a turn idempotently, recording its answer and audit, and the
+audit of a rag_search execution (one INSERT when it starts, one conditional UPDATE when it ends).
 
 `turn_start` relies on the (conversation, client_message_id) unique constraint, so two
 deliveries of one message make one turn; `turn_complete` is one conditional UPDATE, so an
@@ -16,11 +17,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from conversations.contract.attempts import AnswerOutcome
-from conversations.models import Conversation, SecurityEvent, Turn
+from conversations.models import Conversation, RagSearchExecution, SecurityEvent, Turn
 from conversations.routing import RouteDecision
 from conversations.types import AnswerStatus, RetrievedChunk
 
 SECURITY_EXCERPT_LIMIT = 2000
+ERROR_MESSAGE_LIMIT = 2000
 
 
 @dataclass(frozen=True)
@@ -156,3 +158,93 @@ def conversation_history_source_set(source: HistorySource) -> None:
 
 def conversation_history_extra(*, conversation_id: uuid.UUID) -> list[HistoryMessage]:
     return [message for source in _history_sources for message in source(conversation_id)]
+
+
+@dataclass(frozen=True)
+class RagSearchCaller:
+    """Who asked a rag_search, as the API edge knows it (plain data: the api app sits above this one)."""
+
+    workspace_id: uuid.UUID | str
+    bot_id: uuid.UUID | str | None = None
+    conversation_id: uuid.UUID | str | None = None
+    external_user_id: str = ""
+    kind: str = ""  # "server" or "widget"; empty when called from code
+    api_key_id: uuid.UUID | str | None = None
+
+
+@dataclass(frozen=True)
+class RagSearchRecord:
+    """Everything a finished rag_search stores, as plain data from the pipeline."""
+
+    outcome: AnswerOutcome
+    chunks: Sequence[RetrievedChunk]
+    response: str
+    sources_used: Sequence[int]
+    condensed_query: str = ""
+    expanded_query: str = ""
+    prompt_version: str = ""
+    prompt_hash: str = ""
+    model: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latencies: Mapping[str, int] = field(default_factory=dict)
+
+
+def rag_search_execution_start(
+    *, caller: RagSearchCaller, query: str, document_ids: Sequence[uuid.UUID | str] | None
+) -> RagSearchExecution:
+    """The audit row of a rag_search that starts now, `running` until completed or failed."""
+    return RagSearchExecution.objects.create(
+        workspace_id=caller.workspace_id,
+        bot_id=caller.bot_id,
+        conversation_id=caller.conversation_id,
+        caller_kind=caller.kind,
+        api_key_id=caller.api_key_id,
+        external_user_id=caller.external_user_id or "",
+        query=query,
+        document_ids=[str(d) for d in document_ids] if document_ids is not None else None,
+    )
+
+
+def rag_search_execution_complete(*, execution_pk: uuid.UUID, record: RagSearchRecord) -> bool:
+    """Record the answer and its audit; False when the execution had already finished."""
+    outcome = record.outcome
+    cited = set(record.sources_used)
+    contexts = [{**chunk.as_audit(), "used_in_response": chunk.rank in cited} for chunk in record.chunks]
+    updated = RagSearchExecution.objects.filter(pk=execution_pk, status=RagSearchExecution.Status.RUNNING).update(
+        status=RagSearchExecution.Status.COMPLETED,
+        completed_at=timezone.now(),
+        condensed_query=record.condensed_query,
+        expanded_query=record.expanded_query,
+        contexts=contexts,
+        prompt_version=record.prompt_version,
+        prompt_hash=record.prompt_hash,
+        raw_output=outcome.raw_output,
+        attempts=[attempt.as_json() for attempt in outcome.attempts],
+        parsed_output=outcome.parsed,
+        repairs=[repair.as_json() for repair in outcome.enforced.repairs],
+        llm_error_code=outcome.llm_error.code if outcome.llm_error else "",
+        llm_error_message=outcome.llm_error.message[:ERROR_MESSAGE_LIMIT] if outcome.llm_error else "",
+        answer_status=outcome.enforced.answer.status.value,
+        response=record.response,
+        sources_used=list(record.sources_used),
+        model=record.model,
+        prompt_tokens=record.prompt_tokens,
+        completion_tokens=record.completion_tokens,
+        latencies=dict(record.latencies),
+    )
+    return bool(updated)
+
+
+def rag_search_execution_fail(
+    *, execution_pk: uuid.UUID, error_code: str, error_message: str, latencies: Mapping[str, int]
+) -> bool:
+    """Record why a rag_search failed; False when the execution had already finished."""
+    updated = RagSearchExecution.objects.filter(pk=execution_pk, status=RagSearchExecution.Status.RUNNING).update(
+        status=RagSearchExecution.Status.FAILED,
+        completed_at=timezone.now(),
+        error_code=error_code or "internal_error",
+        error_message=error_message[:ERROR_MESSAGE_LIMIT],
+        latencies=dict(latencies),
+    )
+    return bool(updated)

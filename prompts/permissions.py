@@ -19,6 +19,7 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("prompt_context", "lexicongroup"): ("add", "change", "delete", "view"),
     ("core", "workspace"): ("view",),
     ("core", "membership"): ("view",),
+    ("conversations", "ragsearchexecution"): ("view",),
 }
 
 

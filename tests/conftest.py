@@ -15,30 +15,12 @@ from config.celery import app as celery_app
 from tests.support.llm_server import ScriptedLLMServer
 from tests.support.processes import child_database_url, process_group_stop, wait_for
 
-pytest_plugins = ["tests.support.browser"]
+pytest_plugins = ["tests.support.browser", "tests.support.llm_fixtures"]
 
 TEST_QUEUE = "parley-test"
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
 celery_app.conf.task_default_queue = TEST_QUEUE
-
-
-@pytest.fixture(scope="session")
-def llm_server() -> Iterator[ScriptedLLMServer]:
-    """The scripted OpenAI-compatible server; child processes (worker, uvicorn) reach it as LLM_BASE_URL."""
-    server = ScriptedLLMServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
-    """The scripted server with an empty script; a test must consume every reply it queues."""
-    llm_server.reset()
-    yield llm_server
-    assert not llm_server.replies, f"scripted replies left unused: {list(llm_server.replies)}"
 
 
 def llm_child_env(server: ScriptedLLMServer) -> dict[str, str]:

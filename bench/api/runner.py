@@ -17,7 +17,8 @@ RUNNERS.setdefault(RUNNER_NAME, "bench.api.runner.bench_llm_run")
 
 
 def bench_llm_run(*, emit: StreamEmitter, query: str, llm_base_url: str, model: str = "scripted-bench") -> None:
-    from conversations.llm.gateway import LLMEndpoint, llm_stream
+    from core.llm.gateway import llm_stream
+    from core.llm.types import LLMEndpoint
 
     emit.search_preparation_started()
     emit.retrieval_completed(retrieved_count=0)

@@ -11,9 +11,10 @@ from django.db import connection
 
 from bench.turn.load import langchain_load
 from bots.models import Bot
-from conversations.llm.gateway import LLMEndpoint, llm_complete
 from conversations.models import Conversation, Turn
 from conversations.pipeline import turn_answer
+from core.llm.gateway import llm_complete
+from core.llm.types import LLMEndpoint
 from prompts.engine import Chunk as PromptChunk
 from prompts.engine import prompt_build
 from prompts.selectors import bot_settings_get

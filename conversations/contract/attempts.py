@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from conversations.contract.enforce import UNUSED_REASON_STATUS, answer_enforce
 from conversations.contract.parsing import ContractError, output_parse
-from conversations.llm.errors import LLMError
 from conversations.types import (
     UNKNOWN_TOPIC,
     Answer,
@@ -24,6 +23,7 @@ from conversations.types import (
     Repair,
     RetrievedChunk,
 )
+from core.llm.errors import LLMError
 
 logger = logging.getLogger(__name__)
 

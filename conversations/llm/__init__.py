@@ -1,1 +1,1 @@
-"""LLM providers: the OpenAI-compatible gateway (the only module importing `openai`) and the offline provider."""
+"""The offline provider (the deterministic answerer); the OpenAI-compatible gateway lives in core.llm."""

@@ -14,8 +14,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conversations.llm.errors import LLMError
-from conversations.llm.gateway import LLMEndpoint, llm_complete
+from core.llm.errors import LLMError
+from core.llm.gateway import llm_complete
+from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, condense_prompt_build
 
 _OBJECT = re.compile(r"\{.*\}", re.DOTALL)

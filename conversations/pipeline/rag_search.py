@@ -4,25 +4,41 @@
 `<citation id="CHUNK_ID">[n]</citation>` markers (n = the context's rank) and `sources_used`
 lists exactly the ranks cited. With a bot the bot's settings drive retrieval and the prompt;
 a server key without a bot gets the workspace defaults and the configured LLM provider.
+Every call is audited as a `RagSearchExecution` (inserted when it starts, completed or failed at
+the end), whose spec-shaped `execution_id` the result returns.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from django.db import DatabaseError
+
 from conversations.adapters import llm_endpoint_for_bot
 from conversations.answering import llm_endpoint_configured
-from conversations.llm.gateway import LLMEndpoint
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import cited_response, rag_contexts
 from conversations.pipeline.retrieve import scope_for
-from conversations.pipeline.run import answer_run
+from conversations.pipeline.run import PipelineRun, answer_run
 from conversations.pipeline.turns import BOT_ENDPOINT
+from conversations.services import (
+    RagSearchCaller,
+    RagSearchRecord,
+    rag_search_execution_complete,
+    rag_search_execution_fail,
+    rag_search_execution_start,
+)
 from conversations.types import AnswerStatus
+from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, BotTexts, BusinessRules
 from prompts.selectors import bot_settings_get
+from rag.embeddings import EmbeddingError
+
+logger = logging.getLogger(__name__)
 
 _WORKSPACE_TEXTS = BotTexts(
     refusal="That question is outside what these documents cover.",
@@ -49,28 +65,70 @@ def rag_search_answer(
     document_ids: Sequence[uuid.UUID | str] | None = None,
     emitter: PipelineEmitter | None = None,
     endpoint: LLMEndpoint | None = BOT_ENDPOINT,
+    caller_kind: str = "",
+    api_key_id: uuid.UUID | str | None = None,
 ) -> dict[str, Any]:
+    started = time.monotonic()
     if bot_id is not None:
         bot = bot_settings_get(bot_id=bot_id, workspace_id=workspace_id)
         default_endpoint = llm_endpoint_for_bot(bot=bot)
     else:
         bot = workspace_search_settings(workspace_id=str(workspace_id))
         default_endpoint = llm_endpoint_configured()
+    caller = RagSearchCaller(
+        workspace_id=workspace_id, bot_id=bot_id, conversation_id=conversation_id,
+        external_user_id=external_user_id or "", kind=caller_kind, api_key_id=api_key_id,
+    )  # fmt: skip
+    execution = rag_search_execution_start(caller=caller, query=query, document_ids=document_ids)
     scope = scope_for(
         workspace_id=str(workspace_id), bot_id=str(bot_id) if bot_id else None,
         conversation_id=str(conversation_id) if conversation_id else None, external_user_id=external_user_id,
         document_ids=[str(d) for d in document_ids] if document_ids is not None else None,
     )  # fmt: skip
-    run = answer_run(bot=bot, question=query, history=(), scope=scope,
-                     endpoint=default_endpoint if endpoint is BOT_ENDPOINT else endpoint, emitter=emitter)  # fmt: skip
+    try:
+        chosen = default_endpoint if endpoint is BOT_ENDPOINT else endpoint
+        run = answer_run(bot=bot, question=query, history=(), scope=scope, endpoint=chosen, emitter=emitter)
+    except Exception as exc:
+        # The audit keeps why the call failed; the caller still gets the error (an API error or an SSE error event).
+        try:
+            rag_search_execution_fail(execution_pk=execution.pk, error_code=_error_code(exc),
+                                      error_message=f"{type(exc).__name__}: {exc}",
+                                      latencies={"total": round((time.monotonic() - started) * 1000)})  # fmt: skip
+        except DatabaseError:  # the database itself is down: log it, and let the original error through
+            logger.exception("rag_search %s failed and its failure could not be recorded", execution.execution_id)
+        raise
     answer = run.generated.outcome.enforced.answer
     response, cited = run.route.text, []
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
         response, cited = cited_response(answer=run.route.text, chunks=run.chunks, usage=answer.context_usage)
+    rag_search_execution_complete(execution_pk=execution.pk, record=_record(run, response, cited))
     return {
         "response": response,
         "contexts": rag_contexts(chunks=run.chunks, cited=cited),
         "sources_used": cited,
         "model": run.generated.model,
-        "execution_id": f"exec_{uuid.uuid4().hex}",
+        "execution_id": execution.execution_id,
     }
+
+
+def _record(run: PipelineRun, response: str, cited: Sequence[int]) -> RagSearchRecord:
+    generated = run.generated
+    return RagSearchRecord(
+        outcome=generated.outcome, chunks=run.chunks, response=response, sources_used=cited,
+        condensed_query=run.condensed.question if run.condensed.method != "none" else "",
+        expanded_query=run.retrieval.query_text if run.retrieval else "",
+        prompt_version=run.prompt.template, prompt_hash=run.prompt.sha256, model=generated.model,
+        prompt_tokens=generated.prompt_tokens, completion_tokens=generated.completion_tokens, latencies=run.latencies,
+    )  # fmt: skip
+
+
+def _error_code(exc: Exception) -> str:
+    """A stable code for the audit: the error's own (LLM, ingestion), else its kind."""
+    code = getattr(exc, "code", None)
+    if isinstance(code, str) and code:
+        return code
+    if isinstance(exc, EmbeddingError):
+        return "embedding_failed"
+    if isinstance(exc, DatabaseError):
+        return "database_error"
+    return "internal_error"

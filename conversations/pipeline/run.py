@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from conversations.adapters import bot_rules_from_settings, prompt_chunks
 from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswer, answer_generate
 from conversations.guards import message_screen
-from conversations.llm.gateway import LLMEndpoint
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.events import PartialRelay, PipelineEmitter
 from conversations.pipeline.retrieve import chunks_for_question, embedder_for
 from conversations.routing import RouteDecision, answer_route
 from conversations.types import BotRules, RetrievedChunk
+from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
 from rag.embeddings import embedding_model_default
 from rag.retrieval import RetrievalResult, RetrievalScope

@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import Any
 
 from conversations.adapters import llm_endpoint_for_bot
-from conversations.llm.gateway import LLMEndpoint
 from conversations.models import Conversation, Turn
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import muted_result_json, turn_result_json
@@ -26,6 +25,7 @@ from conversations.services import (
     turn_complete,
     turn_start,
 )
+from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn
 from prompts.selectors import bot_settings_get
 

@@ -1,18 +1,20 @@
 """The bot admin: one change page grouped by spec section, with the Rag prompt context as inlines.
 
 It lives in the prompts app because it composes bots, prompt_context and the prompt engine,
-and apps may only import downwards. Extra pages (preview, templates, import) are in views.py.
+and apps may only import downwards. Extra pages (preview, templates, import) are in views.py;
+apps above this one add their per-bot pages (the Try-it console) with `bot_admin_link_register`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from bots.models import Bot, BotLocaleText
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
@@ -21,6 +23,28 @@ from prompt_context.models import LexiconGroup, Topic
 from prompt_context.services import prompt_context_defaults_ensure
 from prompts.admin import views
 from prompts.admin.forms import BotForm, LexiconGroupForm, LocaleTextForm, TopicFormSet
+
+
+@dataclass(frozen=True)
+class BotAdminLink:
+    """A page about one bot that an app above this one serves: `url_name` is reversed with the bot's id."""
+
+    label: str
+    url_name: str
+    element_id: str
+
+
+_bot_links: dict[str, BotAdminLink] = {}
+
+
+def bot_admin_link_register(*, label: str, url_name: str, element_id: str) -> None:
+    """Show a link to `url_name` on each bot's change page (a button) and row of the bot list."""
+    _bot_links[url_name] = BotAdminLink(label=label, url_name=url_name, element_id=element_id)
+
+
+def bot_admin_links(*, bot_id: Any) -> list[tuple[str, str, str]]:
+    """(url, label, element id) of every registered page, for one bot."""
+    return [(reverse(link.url_name, args=[bot_id]), link.label, link.element_id) for link in _bot_links.values()]
 
 
 class TopicInline(admin.TabularInline):
@@ -64,6 +88,7 @@ class BotAdmin(WorkspaceScopedAdmin):
         "topic_count",
         "updated_at",
         "preview_link",
+        "page_links",
     ]
     list_filter = [WorkspaceListFilter, "rag_strictness", "llm_provider"]
     list_select_related = ["workspace"]
@@ -140,6 +165,17 @@ class BotAdmin(WorkspaceScopedAdmin):
     @admin.display(description="prompt")
     def preview_link(self, obj: Bot) -> str:
         return format_html('<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk]))
+
+    @admin.display(description="try")
+    def page_links(self, obj: Bot) -> str:
+        links = [(url, label) for url, label, _ in bot_admin_links(bot_id=obj.pk)]
+        return format_html_join(" · ", '<a href="{}">{}</a>', links)
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        extra_context = {**(extra_context or {}), "bot_links": bot_admin_links(bot_id=object_id)}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -68,15 +68,11 @@ def _provider_build(model_id: str) -> EmbeddingProvider:
             threads=settings.PARLEY_EMBEDDING_THREADS,
         )
     if kind == "openai" and name:
-        from rag.embeddings.openai_gateway import OpenAIProvider
+        from core.llm.types import EmbeddingEndpoint
+        from rag.embeddings.remote import OpenAIProvider
 
-        return OpenAIProvider(
-            model_id=model_id,
-            model=name,
-            base_url=settings.PARLEY_EMBEDDING_OPENAI_BASE_URL,
-            api_key=settings.PARLEY_EMBEDDING_OPENAI_API_KEY or "not-needed",
-            batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE,
-        )
+        endpoint = EmbeddingEndpoint.from_settings(model=name)
+        return OpenAIProvider(model_id=model_id, endpoint=endpoint, batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE)
     message = f"Unknown embedding model {model_id!r}: use {LOCAL_MODEL_ID!r} or 'openai/<model>'."
     raise EmbeddingError(message, transient=False)
 

@@ -1,5 +1,5 @@
-"""Fixtures of the answer engine's tests: an endpoint on the scripted LLM server (tests/conftest.py), demo chunks and
-bot rules (written for these tests), and the real MiniLM embedding model, loaded once."""
+"""Fixtures of the answer engine's tests: demo chunks and bot rules (written for these tests) and the real
+MiniLM embedding model, loaded once. The scripted LLM server and its endpoint are tests/support/llm_fixtures.py."""
 
 from __future__ import annotations
 
@@ -9,25 +9,11 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from conversations.contract.attempts import AnswerOutcome, answer_obtain
-from conversations.llm.gateway import LLMEndpoint, llm_complete
 from conversations.types import BotRules, RetrievedChunk
-from tests.support.llm_server import ScriptedLLMServer
+from core.llm.gateway import llm_complete
+from core.llm.types import LLMEndpoint
 
 QUESTION = "How much does it cost to rent a bike for a day?"
-
-
-@pytest.fixture
-def endpoint(llm: ScriptedLLMServer) -> LLMEndpoint:
-    return LLMEndpoint(
-        model="scripted-model",
-        base_url=llm.base_url,
-        api_key="test-key",
-        connect_timeout=2.0,
-        read_timeout=1.0,
-        max_retries=2,
-        backoff_base=0.05,
-        backoff_max=3.0,
-    )
 
 
 @pytest.fixture(scope="session")

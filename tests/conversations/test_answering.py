@@ -7,8 +7,8 @@ from collections.abc import Callable, Sequence
 
 from conversations.answering import AnswerRequest, answer_generate, llm_endpoint_configured
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, SOURCE_LLM
-from conversations.llm.gateway import LLMEndpoint
 from conversations.types import AnswerStatus, BotRules, RetrievedChunk
+from core.llm.types import LLMEndpoint
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
 Embed = Callable[[Sequence[str]], list[list[float]]]

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from bots.models import Bot
-from conversations.llm.gateway import LLMEndpoint
 from conversations.models import Conversation, SecurityEvent, Turn
 from conversations.pipeline import rag_search_answer, turn_answer
+from core.llm.types import LLMEndpoint
 from core.models import Workspace
 from rag.models import Chunk
 from tests.support.knowledge import document_ingested

@@ -1,9 +1,12 @@
 """The admin's Try-it console: the demo bot answers about the demo documents (ingested here through the real
-ingestion service) with the offline provider and with the scripted OpenAI-compatible server; every stage shows."""
+ingestion service) with the offline provider and with the scripted OpenAI-compatible server; every stage shows.
+The bot's admin page and the bot list link to it."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 from django.test import Client
@@ -69,3 +72,23 @@ def test_demo_bot_answers_in_the_console_with_the_scripted_server(demo, settings
     assert f'<citation id="{chunk.pk}">' in page.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
     assert json.dumps(reply)[:40].replace('"', "&quot;") in page  # the raw output is shown
     assert str(chunk.pk) in json.dumps(llm.chat_requests()[0].messages)  # the chunk went into the prompt
+
+
+def _href(page: str, anchor_id: str) -> str:
+    match = re.search(rf'<a href="([^"]+)" id="{anchor_id}">Try it</a>', page)
+    assert match, f"no #{anchor_id} link on the page"
+    return html.unescape(match.group(1))
+
+
+def test_the_bot_admin_links_to_the_console_and_the_link_answers(demo) -> None:
+    bot, client = demo
+    change_page = client.get(reverse("admin:bots_bot_change", args=[bot.pk]))
+    assert change_page.status_code == 200
+    url = _href(change_page.content.decode(), "bot-try-it")
+    listing = client.get(reverse("admin:bots_bot_changelist")).content.decode()
+    assert f'<a href="{url}">Try it</a>' in listing  # the bot list's column links to the same console
+
+    console = client.get(url)
+    assert console.status_code == 200 and f"Try it: {bot.name}" in console.content.decode()
+    answered = client.post(url, {"question": QUESTION, "history": "", "provider": "offline"}).content.decode()
+    assert "found_in_context" in answered and "0 degrees" in answered

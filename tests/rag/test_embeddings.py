@@ -98,7 +98,7 @@ def test_switching_a_workspace_model_re_embeds_in_the_background_without_mixing(
 
 
 @pytest.mark.django_db
-@override_settings(PARLEY_INGEST_MAX_ATTEMPTS=2)
+@override_settings(PARLEY_INGEST_MAX_ATTEMPTS=2, LLM_MAX_RETRIES=1, LLM_RETRY_BACKOFF=0.01)
 def test_an_unavailable_endpoint_is_retried_then_fails_with_its_reason(openai_server, make_document, workspace) -> None:
     from rag.models import WorkspaceEmbedding
 
@@ -107,6 +107,7 @@ def test_an_unavailable_endpoint_is_retried_then_fails_with_its_reason(openai_se
     document = make_document("guide.txt", "Charge the battery indoors.")
     with pytest.raises(TransientIngestError):
         document_ingest(document_id=str(document.pk), claim_id="task-1")
+    assert len(openai_server.calls) == 2  # the gateway's own retry, before the task's
     document.refresh_from_db()
     assert document.status == "pending" and document.claim_id == "" and "Retrying" in document.error  # claim released
     assert document_ingest(document_id=str(document.pk), claim_id="task-1") == "failed"
@@ -123,6 +124,7 @@ def test_a_refused_request_fails_at_once(openai_server, make_document, workspace
     openai_server.mode = "refuse"
     document = make_document("guide.txt", "Charge the battery indoors.")
     assert document_ingest(document_id=str(document.pk), claim_id="task-1") == "failed"
+    assert len(openai_server.calls) == 1  # a permanent error is not retried
     document.refresh_from_db()
     assert document.error_code == "embedding_failed" and "refused" in document.error
 

@@ -2,7 +2,8 @@
 
 Each test queues the replies it wants (content, delays, hangs, HTTP errors, a 400 on
 response_format) and then reads back the requests the server received. It serves
-/v1/chat/completions (SSE streaming or not) and /v1/embeddings (deterministic vectors).
+/v1/chat/completions (SSE streaming or not) and /v1/embeddings (deterministic vectors, or the scripted
+errors of `enqueue_embeddings`).
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class ScriptedLLMServer:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
         self.replies: deque[Reply] = deque()
+        # Optional script of /v1/embeddings answers (errors, mostly); when empty, embeddings always succeed.
+        self.embedding_replies: deque[Reply] = deque()
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -106,19 +109,33 @@ class ScriptedLLMServer:
         with self._lock:
             self.replies.extend(replies)
 
+    def enqueue_embeddings(self, *replies: Reply) -> None:
+        with self._lock:
+            self.embedding_replies.extend(replies)
+
     def reset(self) -> None:
         with self._lock:
             self.replies.clear()
+            self.embedding_replies.clear()
             self.requests.clear()
 
     def chat_requests(self) -> list[ReceivedRequest]:
         with self._lock:
             return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
+    def embedding_requests(self) -> list[ReceivedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/embeddings")]
+
     def _record(self, request: ReceivedRequest) -> Reply | None:
         with self._lock:
             self.requests.append(request)
             return self.replies.popleft() if self.replies else None
+
+    def _record_embeddings(self, request: ReceivedRequest) -> Reply | None:
+        with self._lock:
+            self.requests.append(request)
+            return self.embedding_replies.popleft() if self.embedding_replies else None
 
     def wait(self, seconds: float) -> None:
         self._stop.wait(seconds)
@@ -148,7 +165,11 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         request = ReceivedRequest(self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.monotonic())
         if self.path.endswith("/embeddings"):
-            self.script._record(request)
+            scripted = self.script._record_embeddings(request)
+            if scripted is not None and scripted.status != 200:
+                error = {"error": {"message": scripted.error_message, "type": "scripted"}}
+                self._send_json(scripted.status, error, scripted.headers)
+                return
             self._send_json(200, _embeddings(body))
             return
         if not self.path.endswith("/chat/completions"):

@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 from django.db import connection
 
-from conversations.llm import errors
-from conversations.llm.errors import LLMError
-from conversations.llm.gateway import JSON_MODE_PROMPT, JSON_MODE_RESPONSE_FORMAT, LLMEndpoint, llm_complete, llm_stream
+from core.llm import errors
+from core.llm.errors import LLMError
+from core.llm.gateway import llm_complete, llm_stream
+from core.llm.types import JSON_MODE_PROMPT, JSON_MODE_RESPONSE_FORMAT, LLMEndpoint
 from tests.support.llm_server import Reply, ScriptedLLMServer
 from tests.support.processes import free_port
 

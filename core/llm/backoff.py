@@ -1,4 +1,4 @@
-"""Retry timing for the LLM gateway: exponential backoff with jitter, and the server's Retry-After honoured."""
+"""Retry timing of the OpenAI-compatible gateway: exponential backoff with jitter, and Retry-After honoured."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 
-from conversations.llm.errors import LLMError
+from core.llm.errors import LLMError
 
 
 def retry_delay(

@@ -1,90 +1,41 @@
-"""The LLM gateway: Parley's only caller of `openai`, for any OpenAI-compatible chat endpoint.
+"""The OpenAI-compatible gateway: the only module of Parley that imports `openai` (chat and embeddings).
 
-It asks for JSON (response_format when the endpoint takes it, the prompt alone otherwise,
-falling back by itself when the endpoint rejects response_format), streams text deltas,
-sets explicit timeouts, retries transient failures with backoff and jitter, fails fast on
-permanent ones, records usage, and releases Django's DB connections during the call.
+Every call goes through one client factory (explicit timeouts, the client's own retries off) and
+one retry policy (transient failures retried with backoff and jitter, permanent ones fail fast),
+records usage, and releases Django's DB connections for its length. Chat asks for JSON
+(response_format when the endpoint takes it, falling back to the prompt alone when it rejects it)
+and streams text deltas.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
 
 import httpx
 import openai
-from django.conf import settings
 
-from conversations.llm import errors
-from conversations.llm.backoff import retry_delay
-from conversations.llm.connections import db_connections_released
-from conversations.llm.errors import LLMError
+from core.llm import errors
+from core.llm.backoff import retry_delay
+from core.llm.connections import db_connections_released
+from core.llm.errors import LLMError
+from core.llm.types import (
+    JSON_MODE_NONE,
+    JSON_MODE_PROMPT,
+    JSON_MODE_RESPONSE_FORMAT,
+    EmbeddingEndpoint,
+    EmbeddingsResult,
+    LLMEndpoint,
+    LLMResult,
+    LLMUsage,
+)
 
 logger = logging.getLogger(__name__)
 
-JSON_MODE_RESPONSE_FORMAT = "response_format"
-JSON_MODE_PROMPT = "prompt"
-JSON_MODE_NONE = "none"
-
-
-@dataclass(frozen=True)
-class LLMEndpoint:
-    """Where and how to call: one OpenAI-compatible endpoint and model, with its limits."""
-
-    model: str
-    base_url: str | None = None
-    api_key: str = ""
-    # Capability flag: does this endpoint accept response_format={"type": "json_object"}?
-    json_response_format: bool = True
-    connect_timeout: float = 5.0
-    read_timeout: float = 60.0
-    max_retries: int = 2
-    backoff_base: float = 0.5
-    backoff_max: float = 20.0
-    temperature: float = 0.0
-    max_tokens: int = 1024
-
-    @classmethod
-    def from_settings(cls, **overrides: object) -> LLMEndpoint:
-        endpoint = cls(
-            model=settings.LLM_MODEL,
-            base_url=settings.LLM_BASE_URL or None,
-            api_key=settings.LLM_API_KEY or "",
-            json_response_format=settings.LLM_JSON_RESPONSE_FORMAT,
-            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
-            read_timeout=settings.LLM_READ_TIMEOUT,
-            max_retries=settings.LLM_MAX_RETRIES,
-            backoff_base=settings.LLM_RETRY_BACKOFF,
-            backoff_max=settings.LLM_RETRY_MAX_WAIT,
-            temperature=settings.LLM_TEMPERATURE,
-            max_tokens=settings.LLM_MAX_TOKENS,
-        )
-        return replace(endpoint, **overrides)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class LLMUsage:
-    model: str
-    prompt_tokens: int | None
-    completion_tokens: int | None
-    latency_ms: int
-    attempts: int
-    json_mode: str
-    finish_reason: str | None = None
-    first_token_ms: int | None = None
-
-
-@dataclass(frozen=True)
-class LLMResult:
-    text: str
-    usage: LLMUsage
-
-    @property
-    def truncated(self) -> bool:
-        return self.usage.finish_reason == "length"
+Endpoint = LLMEndpoint | EmbeddingEndpoint
 
 
 def llm_complete(*, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True) -> LLMResult:
@@ -125,7 +76,8 @@ class LLMStream:
         started = time.monotonic()
         attempt = failures = 0
         minimal = False
-        with db_connections_released(), _client(endpoint) as client:
+        client = _client(endpoint)
+        with db_connections_released():
             while True:
                 attempt += 1
                 state = _AttemptState()
@@ -143,18 +95,7 @@ class LLMStream:
                         minimal = True
                         continue
                     failures += 1
-                    delay = retry_delay(
-                        exc,
-                        error,
-                        failures,
-                        max_retries=endpoint.max_retries,
-                        base=endpoint.backoff_base,
-                        longest=endpoint.backoff_max,
-                    )
-                    if delay is None:
-                        raise error from exc
-                    logger.warning("LLM call failed (%s), retry %d in %.2fs", error, attempt, delay)
-                    time.sleep(delay)
+                    _retry_wait(exc, error, failures, endpoint)
                     continue
                 json_mode = _json_mode(self.json_output, self._wants_format() and not minimal)
                 self._result = LLMResult(
@@ -237,17 +178,68 @@ class _AttemptState:
             self.completion_tokens = getattr(usage, "completion_tokens", None)
 
 
-@contextmanager
-def _client(endpoint: LLMEndpoint) -> Iterator[openai.OpenAI]:
-    # The gateway does its own retries (to name errors and honour Retry-After), so the client's are off.
-    client = openai.OpenAI(
-        base_url=endpoint.base_url,
-        api_key=endpoint.api_key or "unused",
-        timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
-        max_retries=0,
+def embeddings_create(*, endpoint: EmbeddingEndpoint, texts: Sequence[str]) -> EmbeddingsResult:
+    """One embeddings call for `texts` (the caller batches), retried on transient errors. Raises LLMError."""
+    started = time.monotonic()
+    client = _client(endpoint)
+    with db_connections_released():
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = client.embeddings.create(model=endpoint.model, input=list(texts))
+                break
+            except (openai.APIError, httpx.HTTPError) as exc:
+                _retry_wait(exc, _classify(exc, endpoint, attempt), attempt, endpoint)
+    ordered = sorted(response.data, key=lambda item: item.index)
+    if len(ordered) != len(texts):
+        message = f"{len(ordered)} vectors for {len(texts)} texts"
+        raise LLMError(errors.LLM_REJECTED, message, attempts=attempt, model=endpoint.model)
+    usage = response.usage
+    return EmbeddingsResult(
+        vectors=[list(item.embedding) for item in ordered],
+        model=response.model or endpoint.model,
+        prompt_tokens=getattr(usage, "prompt_tokens", None),
+        latency_ms=round((time.monotonic() - started) * 1000),
+        attempts=attempt,
     )
-    with client:
-        yield client
+
+
+def _retry_wait(exc: Exception, error: LLMError, failures: int, endpoint: Endpoint) -> None:
+    """The one retry policy: sleep before the next attempt, or raise `error` when retrying cannot help."""
+    delay = retry_delay(
+        exc, error, failures, max_retries=endpoint.max_retries, base=endpoint.backoff_base, longest=endpoint.backoff_max
+    )
+    if delay is None:
+        raise error from exc
+    logger.warning("%s call failed (%s), retry %d in %.2fs", endpoint.model, error, failures, delay)
+    time.sleep(delay)
+
+
+_clients: dict[tuple[object, ...], openai.OpenAI] = {}
+_clients_lock = threading.Lock()
+
+
+def _client(endpoint: Endpoint) -> openai.OpenAI:
+    """The one client factory: a client per process and endpoint, reused across calls.
+
+    Building one costs ~25 ms (httpx loads the TLS trust store), so it is kept, keyed by process
+    id so a forked worker never shares its parent's sockets. The gateway does its own retries
+    (to name errors and honour Retry-After), so the client's are off.
+    """
+    key = (os.getpid(), endpoint.base_url, endpoint.api_key, endpoint.connect_timeout, endpoint.read_timeout)
+    client = _clients.get(key)
+    if client is None:
+        with _clients_lock:
+            client = _clients.get(key)
+            if client is None:
+                client = _clients[key] = openai.OpenAI(
+                    base_url=endpoint.base_url,
+                    api_key=endpoint.api_key or "unused",
+                    timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+                    max_retries=0,
+                )
+    return client
 
 
 def _json_mode(json_output: bool, use_format: bool) -> str:
@@ -267,7 +259,7 @@ _STATUS_CODES: dict[int, str] = {
 }
 
 
-def _classify(exc: Exception, endpoint: LLMEndpoint, attempt: int) -> LLMError:
+def _classify(exc: Exception, endpoint: Endpoint, attempt: int) -> LLMError:
     status: int | None = None
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         code = errors.LLM_TIMEOUT

@@ -1,4 +1,4 @@
-"""The LLM gateway's error vocabulary: stable codes, sorted into transient and permanent."""
+"""The OpenAI-compatible gateway's error vocabulary (chat and embeddings): stable codes, transient or permanent."""
 
 from __future__ import annotations
 

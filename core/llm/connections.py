@@ -1,4 +1,4 @@
-"""Releasing Django's database connections around slow network calls (the LLM gateway's)."""
+"""Releasing Django's database connections around slow network calls (the OpenAI-compatible gateway's)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,108 @@
+"""Plain data of the OpenAI-compatible gateway: where to call (chat and embedding endpoints) and what came back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from django.conf import settings
+
+JSON_MODE_RESPONSE_FORMAT = "response_format"
+JSON_MODE_PROMPT = "prompt"
+JSON_MODE_NONE = "none"
+
+
+@dataclass(frozen=True)
+class LLMEndpoint:
+    """Where and how to call: one OpenAI-compatible chat endpoint and model, with its limits."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str = ""
+    # Capability flag: does this endpoint accept response_format={"type": "json_object"}?
+    json_response_format: bool = True
+    connect_timeout: float = 5.0
+    read_timeout: float = 60.0
+    max_retries: int = 2
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+    temperature: float = 0.0
+    max_tokens: int = 1024
+
+    @classmethod
+    def from_settings(cls, **overrides: object) -> LLMEndpoint:
+        endpoint = cls(
+            model=settings.LLM_MODEL,
+            base_url=settings.LLM_BASE_URL or None,
+            api_key=settings.LLM_API_KEY or "",
+            json_response_format=settings.LLM_JSON_RESPONSE_FORMAT,
+            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
+            read_timeout=settings.LLM_READ_TIMEOUT,
+            max_retries=settings.LLM_MAX_RETRIES,
+            backoff_base=settings.LLM_RETRY_BACKOFF,
+            backoff_max=settings.LLM_RETRY_MAX_WAIT,
+            temperature=settings.LLM_TEMPERATURE,
+            max_tokens=settings.LLM_MAX_TOKENS,
+        )
+        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class EmbeddingEndpoint:
+    """One OpenAI-compatible embeddings endpoint and model. Timeouts and retries follow the LLM_* settings,
+    so both kinds of call share one retry policy."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str = ""
+    connect_timeout: float = 5.0
+    read_timeout: float = 60.0
+    max_retries: int = 2
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+
+    @classmethod
+    def from_settings(cls, *, model: str, **overrides: object) -> EmbeddingEndpoint:
+        endpoint = cls(
+            model=model,
+            base_url=settings.PARLEY_EMBEDDING_OPENAI_BASE_URL or None,
+            api_key=settings.PARLEY_EMBEDDING_OPENAI_API_KEY or "",
+            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
+            read_timeout=settings.LLM_READ_TIMEOUT,
+            max_retries=settings.LLM_MAX_RETRIES,
+            backoff_base=settings.LLM_RETRY_BACKOFF,
+            backoff_max=settings.LLM_RETRY_MAX_WAIT,
+        )
+        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class LLMUsage:
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: int
+    attempts: int
+    json_mode: str
+    finish_reason: str | None = None
+    first_token_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    text: str
+    usage: LLMUsage
+
+    @property
+    def truncated(self) -> bool:
+        return self.usage.finish_reason == "length"
+
+
+@dataclass(frozen=True)
+class EmbeddingsResult:
+    """One vector per input text, in input order, with the call's usage."""
+
+    vectors: list[list[float]]
+    model: str
+    prompt_tokens: int | None
+    latency_ms: int
+    attempts: int

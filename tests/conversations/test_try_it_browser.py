@@ -1,0 +1,44 @@
+"""In headless Chromium, an admin opens the demo bot's page, presses its visible "Try it" button and asks the demo
+bot a question about a demo document: the console shows the routed answer with its citation and the chunks."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from core.models import Membership
+from prompts.permissions import workspace_admins_group_ensure
+from prompts.services.demo import demo_bot_ensure
+from rag.demo_content import DEMO_DIR
+from tests.support.browser import admin_login
+from tests.support.factories import PASSWORD, MembershipFactory
+from tests.support.knowledge import document_ingested
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.timeout(120)
+def test_an_admin_reaches_the_console_from_the_bot_page_and_asks_the_demo_bot(page: Page, live_server: object) -> None:
+    base = live_server.url  # type: ignore[attr-defined]
+    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the migrated group
+    bot = demo_bot_ensure(workspace_slug="demo-try-it-browser")
+    guide = (DEMO_DIR / "orders-and-delivery.md").read_text()
+    document_ingested(workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md")
+    membership = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
+    admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
+
+    page.goto(f"{base}/admin/bots/bot/{bot.pk}/change/")
+    button = page.locator("#bot-try-it")
+    expect(button).to_be_visible()
+    button.click()
+    page.wait_for_url(re.compile(rf".*/try/{bot.pk}/$"))
+    page.fill("#id_question", "How many working days does a delivery to Belgium take?")
+    page.select_option("#id_provider", "offline")
+    page.click("input[name=ask]")
+
+    answer = page.locator("#try-answer")
+    expect(answer).to_contain_text("3 to 4")
+    expect(answer).to_contain_text("[1]")  # the inline citation of the first chunk
+    expect(page.locator("#try-chunks")).to_contain_text(re.compile("orders and delivery", re.IGNORECASE))
