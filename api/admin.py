@@ -20,6 +20,7 @@ from api.services import (
     widget_key_create,
     widget_key_revoke,
 )
+from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 
 
 def _adopt(obj: Any, created: Any) -> None:
@@ -29,9 +30,9 @@ def _adopt(obj: Any, created: Any) -> None:
 
 
 @admin.register(ServerApiKey)
-class ServerApiKeyAdmin(admin.ModelAdmin):
+class ServerApiKeyAdmin(WorkspaceScopedAdmin):
     list_display = ["name", "workspace", "prefix", "scopes", "expires_at", "revoked_at", "last_used_at"]
-    list_filter = ["workspace"]
+    list_filter = [WorkspaceListFilter]
     search_fields = ["name", "prefix"]
     readonly_fields = ["prefix", "revoked_at", "last_used_at", "created_at"]
     actions = ["revoke"]
@@ -51,7 +52,7 @@ class ServerApiKeyAdmin(admin.ModelAdmin):
             request, f"Copy this API key now; it is stored only as a hash and will not be shown again: {raw_key}"
         )
 
-    @admin.action(description="Revoke selected keys")
+    @admin.action(description="Revoke selected keys", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ServerApiKey]) -> None:
         revoked = sum(server_api_key_revoke(key_id=key_id) for key_id in queryset.values_list("pk", flat=True))
         messages.success(request, f"Revoked {revoked} key(s).")
@@ -70,10 +71,11 @@ class WidgetKeyForm(forms.ModelForm):
 
 
 @admin.register(WidgetKey)
-class WidgetKeyAdmin(admin.ModelAdmin):
+class WidgetKeyAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "bot__workspace"
     form = WidgetKeyForm
     list_display = ["name", "bot", "key", "allowed_origins", "revoked_at", "created_at"]
-    list_filter = ["bot__workspace"]
+    list_filter = [WorkspaceListFilter]
     search_fields = ["name", "key"]
     readonly_fields = ["key", "revoked_at", "created_at"]
     actions = ["revoke"]
@@ -87,14 +89,15 @@ class WidgetKeyAdmin(admin.ModelAdmin):
             return
         _adopt(obj, widget_key_create(bot=obj.bot, name=obj.name, allowed_origins=obj.allowed_origins))
 
-    @admin.action(description="Revoke selected keys")
+    @admin.action(description="Revoke selected keys", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[WidgetKey]) -> None:
         revoked = sum(widget_key_revoke(key_id=key_id) for key_id in queryset.values_list("pk", flat=True))
         messages.success(request, f"Revoked {revoked} key(s).")
 
 
 @admin.register(BotSigningSecret)
-class BotSigningSecretAdmin(admin.ModelAdmin):
+class BotSigningSecretAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "bot__workspace"
     list_display = ["bot", "created_at", "rotated_at"]
     readonly_fields = ["secret", "created_at", "rotated_at"]
     actions = ["rotate"]
@@ -106,7 +109,7 @@ class BotSigningSecretAdmin(admin.ModelAdmin):
         if not change:
             _adopt(obj, bot_signing_secret_create(bot=obj.bot))
 
-    @admin.action(description="Rotate selected secrets (old signatures stop working)")
+    @admin.action(description="Rotate selected secrets (old signatures stop working)", permissions=["change"])
     def rotate(self, request: HttpRequest, queryset: QuerySet[BotSigningSecret]) -> None:
         for bot_id in queryset.values_list("pk", flat=True):
             bot_signing_secret_rotate(bot_id=bot_id)

@@ -61,7 +61,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Turn)
-class TurnAdmin(ReadOnlyAdmin):
+class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
+    workspace_lookup = "conversation__bot__workspace"
     list_display = ["created_at", "bot_name", "short_text", "status", "topic", "confidence", "repair_count", "model"]
     list_filter = ["status", "topic", ConfidenceBandFilter, HasRepairsFilter, "route_action", "model"]
     list_select_related = ["conversation__bot"]
@@ -102,7 +103,8 @@ bot_admin_link_register(label="Try it", url_name="admin:conversations_turn_try",
 
 
 @admin.register(SecurityEvent)
-class SecurityEventAdmin(ReadOnlyAdmin):
+class SecurityEventAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
+    workspace_lookup = "conversation__bot__workspace"
     list_display = ["created_at", "kind", "bot_name", "short_excerpt", "model"]
     list_filter = ["kind", "model"]
     list_select_related = ["conversation__bot"]

@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
+from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin, workspace_scope
 from core.models import Workspace
 from rag.forms import DocumentChangeForm, DocumentUploadForm
 from rag.models import Document, WorkspaceEmbedding
@@ -26,25 +27,20 @@ STATUS_COLOURS = {"pending": "#777", "processing": "#b7791f", "ready": "#2f855a"
 
 
 def _workspaces_for(request: HttpRequest) -> QuerySet[Workspace]:
-    if request.user.is_superuser:
-        return Workspace.objects.all()
-    return Workspace.objects.filter(memberships__user=request.user)
+    return workspace_scope(Workspace.objects.all(), user=request.user, lookup="pk")
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(WorkspaceScopedAdmin):
     form = DocumentChangeForm
     list_display = ["title", "workspace", "status_column", "progress", "chunk_count", "language", "updated_at"]
-    list_filter = ["status", "workspace"]
+    list_filter = ["status", WorkspaceListFilter]
     search_fields = ["title", "filename"]
     list_select_related = ["workspace"]
     actions = ["rerun_action", "delete_action"]
     readonly_fields = ["workspace", "filename", "mime_type", "size_bytes", "checksum", "language", "embedding_model",
                        "status", "error_code", "error", "progress", "chunk_count", "attempts", "created_at",
                        "queued_at", "started_at", "finished_at", "conversation"]  # fmt: skip
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
-        return super().get_queryset(request).filter(workspace__in=_workspaces_for(request))
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         actions = super().get_actions(request)
@@ -61,12 +57,12 @@ class DocumentAdmin(admin.ModelAdmin):
             return format_html('<b style="color:{}">{}</b><br><small>{}</small>', colour, label, document.error)
         return format_html('<b style="color:{}">{}</b>', colour, label)
 
-    @admin.action(description="Re-run ingestion of the selected documents")
+    @admin.action(description="Re-run ingestion of the selected documents", permissions=["change"])
     def rerun_action(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         queued = sum(document_rerun(document_id=pk) for pk in queryset.values_list("pk", flat=True))
         self.message_user(request, f"{queued} document(s) queued again.", messages.SUCCESS)
 
-    @admin.action(description="Delete the selected documents, their chunks and files")
+    @admin.action(description="Delete the selected documents, their chunks and files", permissions=["delete"])
     def delete_action(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         ids = list(queryset.values_list("pk", flat=True))
         for pk in ids:

@@ -7,7 +7,7 @@ import uuid
 from django.contrib.auth.management import create_permissions
 from django.db import migrations, models
 
-from prompts.permissions import workspace_admins_group_ensure
+from core.permissions import workspace_admins_group_ensure
 
 
 def grant_add(apps, schema_editor):

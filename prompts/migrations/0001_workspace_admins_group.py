@@ -3,7 +3,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from prompts.permissions import workspace_admins_group_ensure
+from core.permissions import workspace_admins_group_ensure
 
 GROUP = "Workspace admins"
 

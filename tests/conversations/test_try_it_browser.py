@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.models import Membership
-from prompts.permissions import workspace_admins_group_ensure
+from core.permissions import workspace_admins_group_ensure
 from prompts.services.demo import demo_bot_ensure
 from rag.demo_content import DEMO_DIR
 from tests.support.browser import admin_login

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from bots.models import Bot, PromptTemplateVersion
 from core.models import Membership
-from prompts.permissions import workspace_admins_group_ensure
+from core.permissions import workspace_admins_group_ensure
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, MembershipFactory
 
