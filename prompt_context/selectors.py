@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import Expression, OuterRef
+from django.db.models.functions import JSONObject
 
 from prompt_context.models import LexiconGroup, Topic
 
@@ -29,6 +34,26 @@ def prompt_context_get(*, bot_id: Any) -> PromptContextData:
         for terms, definition in LexiconGroup.objects.filter(bot_id=bot_id).values_list("terms", "definition")
     )
     return PromptContextData(tuple(covered), tuple(excluded), lexicon)
+
+
+def prompt_context_annotations(*, bot_ref: str = "pk") -> dict[str, Expression]:
+    """The same data as subquery annotations on a Bot queryset (`bot_ref` names the bot's id there), so
+    a caller reading the bot gets its prompt context in the same query; decode with `prompt_context_from_row`."""
+    topics = Topic.objects.filter(bot_id=OuterRef(bot_ref)).order_by("name")
+    lexicon = LexiconGroup.objects.filter(bot_id=OuterRef(bot_ref)).order_by("id")
+    return {
+        "prompt_topics": ArraySubquery(topics.values(json=JSONObject(name="name", kind="kind"))),
+        "prompt_lexicon": ArraySubquery(lexicon.values(json=JSONObject(terms="terms", definition="definition"))),
+    }
+
+
+def prompt_context_from_row(row: Any) -> PromptContextData:
+    """PromptContextData from an object annotated with `prompt_context_annotations`."""
+    topics: list[Mapping[str, Any]] = row.prompt_topics
+    covered = tuple(t["name"] for t in topics if t["kind"] == Topic.Kind.COVERED)
+    excluded = tuple(t["name"] for t in topics if t["kind"] != Topic.Kind.COVERED)
+    lexicon = tuple((tuple(group["terms"]), group["definition"]) for group in row.prompt_lexicon)
+    return PromptContextData(covered, excluded, lexicon)
 
 
 def prompt_context_export(*, bot_id: Any) -> dict[str, Any]:

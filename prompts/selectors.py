@@ -8,10 +8,12 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from django.db.models import Prefetch
+from django.contrib.postgres.expressions import ArraySubquery
+from django.db.models import OuterRef
+from django.db.models.functions import JSONObject
 
 from bots.models import Bot, BotLocaleText, PromptTemplateVersion
-from prompt_context.selectors import prompt_context_get
+from prompt_context.selectors import prompt_context_annotations, prompt_context_from_row
 from prompts.engine import (
     BotSettings,
     BotTexts,
@@ -29,22 +31,29 @@ class BotNotFound(Exception):
 
 
 def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSettings:
-    """Everything about one bot that a chat turn needs; raises BotNotFound (optionally scoped to a workspace)."""
-    queryset = Bot.objects.prefetch_related(
-        "locale_texts",
-        Prefetch(
-            "template_versions",
-            queryset=PromptTemplateVersion.objects.filter(is_active=True).only("bot_id", "kind", "number", "source"),
-            to_attr="active_versions",
+    """Everything about one bot that a chat turn needs; raises BotNotFound (optionally scoped to a workspace).
+
+    One query: the locale texts, the active templates, the topics and the lexicon come as array
+    subqueries on the bot's row (a turn reads this on every message).
+    """
+    locale_texts = BotLocaleText.objects.filter(bot_id=OuterRef("pk")).order_by("locale")
+    templates = PromptTemplateVersion.objects.filter(bot_id=OuterRef("pk"), is_active=True)
+    queryset = Bot.objects.annotate(
+        extra_texts=ArraySubquery(
+            locale_texts.values(json=JSONObject(locale="locale", refusal="refusal_text", no_answer="no_answer_text"))
         ),
+        active_templates=ArraySubquery(
+            templates.values(json=JSONObject(kind="kind", number="number", source="source"))
+        ),
+        **prompt_context_annotations(),
     )
     if workspace_id is not None:
         queryset = queryset.filter(workspace_id=workspace_id)
     bot = queryset.filter(pk=bot_id).first()
     if bot is None:
         raise BotNotFound("no such bot")
-    context = prompt_context_get(bot_id=bot.pk)
-    active = {version.kind: version for version in bot.active_versions}
+    context = prompt_context_from_row(bot)
+    active = {row["kind"]: row for row in bot.active_templates}
     return BotSettings(
         bot_id=str(bot.pk),
         workspace_id=str(bot.workspace_id),
@@ -106,13 +115,12 @@ def _texts_by_locale(bot: Bot) -> dict[str, BotTexts]:
         )
 
     result = {bot.locale.lower(): texts(bot.refusal_text, bot.no_answer_text)}
-    extra: list[BotLocaleText] = list(bot.locale_texts.all())
-    for row in extra:
-        result.setdefault(row.locale.lower(), texts(row.refusal_text, row.no_answer_text))
+    for row in bot.extra_texts:
+        result.setdefault(row["locale"].lower(), texts(row["refusal"], row["no_answer"]))
     return result
 
 
-def _template_source(version: PromptTemplateVersion | None) -> TemplateSource:
+def _template_source(version: dict[str, Any] | None) -> TemplateSource:
     if version is None:
         return TemplateSource()
-    return TemplateSource(source=version.source, version=version.number)
+    return TemplateSource(source=version["source"], version=version["number"])

@@ -44,11 +44,18 @@ query_terms AS MATERIALIZED (
             ON m.lang = s.language) AS used
 ),
 text_hits AS (
-    SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
-    FROM rag_chunk AS c JOIN query_terms AS q ON c.search_config = q.cfg::text
-    WHERE c.search_vector @@ q.terms AND c.document_id IN (SELECT id FROM scope)
-      AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
-    ORDER BY score DESC, c.id
+    -- per configuration, so `q.terms` is a parameter of the inner scan and the GIN index serves it:
+    -- with a join on the configuration instead, the planner scanned every chunk (2x slower at 10k)
+    SELECT h.id, h.score FROM query_terms AS q CROSS JOIN LATERAL (
+        SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
+        FROM rag_chunk AS c
+        WHERE c.search_vector @@ q.terms AND c.search_config = q.cfg::text
+          AND c.document_id IN (SELECT id FROM scope)
+          AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
+        ORDER BY score DESC, c.id
+        LIMIT %(text_candidates)s
+    ) AS h
+    ORDER BY h.score DESC, h.id
     LIMIT %(text_candidates)s
 ),
 text_ranked AS (SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM text_hits),
