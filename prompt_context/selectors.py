@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
 from dataclasses import dataclass
 from typing import Any
-
-from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import Expression, OuterRef
-from django.db.models.functions import JSONObject
 
 from prompt_context.models import LexiconGroup, Topic
 
@@ -36,24 +32,23 @@ def prompt_context_get(*, bot_id: Any) -> PromptContextData:
     return PromptContextData(tuple(covered), tuple(excluded), lexicon)
 
 
-def prompt_context_annotations(*, bot_ref: str = "pk") -> dict[str, Expression]:
-    """The same data as subquery annotations on a Bot queryset (`bot_ref` names the bot's id there), so
-    a caller reading the bot gets its prompt context in the same query; decode with `prompt_context_from_row`."""
-    topics = Topic.objects.filter(bot_id=OuterRef(bot_ref)).order_by("name")
-    lexicon = LexiconGroup.objects.filter(bot_id=OuterRef(bot_ref)).order_by("id")
-    return {
-        "prompt_topics": ArraySubquery(topics.values(json=JSONObject(name="name", kind="kind"))),
-        "prompt_lexicon": ArraySubquery(lexicon.values(json=JSONObject(terms="terms", definition="definition"))),
-    }
+# The same data as two SELECT-list expressions (`prompt_topics`, `prompt_lexicon`: JSON text), for a
+# statement whose bot table is aliased `b`, so a caller reading the bot gets it in the same round trip.
+PROMPT_CONTEXT_COLUMNS_SQL = """
+(SELECT coalesce(json_agg(json_build_object('name', t.name, 'kind', t.kind) ORDER BY t.name), '[]')::text
+ FROM prompt_context_topic AS t WHERE t.bot_id = b.id) AS prompt_topics,
+(SELECT coalesce(json_agg(json_build_object('terms', g.terms, 'definition', g.definition) ORDER BY g.id), '[]')::text
+ FROM prompt_context_lexicongroup AS g WHERE g.bot_id = b.id) AS prompt_lexicon
+"""
 
 
-def prompt_context_from_row(row: Any) -> PromptContextData:
-    """PromptContextData from an object annotated with `prompt_context_annotations`."""
-    topics: list[Mapping[str, Any]] = row.prompt_topics
-    covered = tuple(t["name"] for t in topics if t["kind"] == Topic.Kind.COVERED)
-    excluded = tuple(t["name"] for t in topics if t["kind"] != Topic.Kind.COVERED)
-    lexicon = tuple((tuple(group["terms"]), group["definition"]) for group in row.prompt_lexicon)
-    return PromptContextData(covered, excluded, lexicon)
+def prompt_context_from_json(*, topics: str, lexicon: str) -> PromptContextData:
+    """PromptContextData from the two columns of `PROMPT_CONTEXT_COLUMNS_SQL`."""
+    rows: list[dict[str, Any]] = json.loads(topics)
+    covered = tuple(row["name"] for row in rows if row["kind"] == Topic.Kind.COVERED)
+    excluded = tuple(row["name"] for row in rows if row["kind"] != Topic.Kind.COVERED)
+    groups = tuple((tuple(group["terms"]), group["definition"]) for group in json.loads(lexicon))
+    return PromptContextData(covered, excluded, groups)
 
 
 def prompt_context_export(*, bot_id: Any) -> dict[str, Any]:

@@ -1,13 +1,15 @@
 """The hybrid retrieval query over rag_chunk: scope, cosine top-N, full-text top-N and weighted RRF, in one statement.
 
-Moved from `bench/retrieval/search.py` (where it was measured) onto the real tables:
+bench/retrieval measures this very statement (through `chunks_retrieve`) on the real tables:
 - the scope CTE keeps the workspace's ready documents that the caller may read (the bot's or the
   workspace's shared documents, the session's own documents, the external_user_id boundary, and
   an optional list of document ids);
 - the vector side walks the partial HNSW index of the query's dimension (`embedding::vector(N)`),
   filtered on the workspace's current embedding model, so models never mix;
 - the full-text side ORs the query's lexemes per text-search configuration of the documents in
-  scope, so French chunks get a French query and English chunks an English one;
+  scope, so French chunks get a French query and English chunks an English one; each configuration's
+  query is a LATERAL parameter, so the GIN index finds the matching chunks (a plain join made the
+  planner test every chunk of the table);
 - fusion: vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k + text_rank).
 The final rows carry each chunk's cosine similarity (also for chunks only the full-text side found).
 """
