@@ -2,8 +2,9 @@
 audit of a rag_search execution (one INSERT when it starts, one conditional UPDATE when it ends).
 
 `turn_start` relies on the (conversation, client_message_id) unique constraint, so two
-deliveries of one message make one turn; `turn_complete` is one conditional UPDATE, so an
-answer is recorded once even when two workers race.
+deliveries of one message make one turn (one INSERT; a repeat reads the stored turn);
+`turn_complete` is one conditional UPDATE, so an answer is recorded once even when two
+workers race, and the caller's turn instance carries what was stored (no re-read).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from conversations.contract.attempts import AnswerOutcome
@@ -49,20 +51,43 @@ class TurnRecord:
 
 
 def turn_start(*, conversation_id: uuid.UUID, client_message_id: str, user_text: str) -> TurnStarted:
-    """The turn for this client message: created now, or the one an earlier delivery created."""
-    turn, created = Turn.objects.get_or_create(
-        conversation_id=conversation_id,
-        client_message_id=client_message_id,
-        defaults={"user_text": user_text},
-    )
-    return TurnStarted(turn=turn, created=created)
+    """The turn for this client message: created now, or the one an earlier delivery created.
+
+    The INSERT comes first (the common case costs one statement); the unique constraint turns a
+    repeated delivery into an IntegrityError, and only then is the stored turn read.
+    """
+    turn = Turn(conversation_id=conversation_id, client_message_id=client_message_id, user_text=user_text)
+    try:
+        with transaction.atomic():
+            turn.save(force_insert=True)
+    except IntegrityError:
+        stored = Turn.objects.filter(conversation_id=conversation_id, client_message_id=client_message_id).first()
+        if stored is None:  # another constraint failed (the conversation is gone)
+            raise
+        return TurnStarted(turn=stored, created=False)
+    return TurnStarted(turn=turn, created=True)
 
 
-def turn_complete(*, turn_id: uuid.UUID, record: TurnRecord) -> bool:
-    """Record the answer and its audit; False when the turn was already completed."""
+def turn_complete(*, turn: Turn, record: TurnRecord) -> bool:
+    """Record the answer and its audit on `turn` (the row, and the instance when the row was updated);
+    False when the turn was already completed."""
+    answer = record.outcome.enforced.answer
+    fields = turn_audit_fields(record=record)
+    with transaction.atomic():
+        updated = Turn.objects.filter(pk=turn.pk, completed_at__isnull=True).update(**fields)
+        if updated:
+            for name, value in fields.items():
+                setattr(turn, name, value)
+            if record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT:
+                security_event_record(turn=turn, explanation=answer.understanding, model=record.model)
+    return bool(updated)
+
+
+def turn_audit_fields(*, record: TurnRecord) -> dict[str, Any]:
+    """The Turn columns a finished turn sets, from plain data (the retrieved chunks' audit is one JSON value)."""
     answer = record.outcome.enforced.answer
     outcome = record.outcome
-    fields = {
+    return {
         "completed_at": timezone.now(),
         "condensed_question": record.condensed_question,
         "retrieved_chunks": [chunk.as_audit() for chunk in record.chunks],
@@ -90,12 +115,6 @@ def turn_complete(*, turn_id: uuid.UUID, record: TurnRecord) -> bool:
         "completion_tokens": record.completion_tokens,
         "latencies": dict(record.latencies),
     }
-    with transaction.atomic():
-        updated = Turn.objects.filter(pk=turn_id, completed_at__isnull=True).update(**fields)
-        if updated and record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT:
-            turn = Turn.objects.only("conversation_id", "user_text").get(pk=turn_id)
-            security_event_record(turn=turn, explanation=answer.understanding, model=record.model)
-    return bool(updated)
 
 
 def security_event_record(*, turn: Turn, explanation: str, model: str = "") -> SecurityEvent:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,25 @@ def prompt_context_get(*, bot_id: Any) -> PromptContextData:
         for terms, definition in LexiconGroup.objects.filter(bot_id=bot_id).values_list("terms", "definition")
     )
     return PromptContextData(tuple(covered), tuple(excluded), lexicon)
+
+
+# The same data as two SELECT-list expressions (`prompt_topics`, `prompt_lexicon`: JSON text), for a
+# statement whose bot table is aliased `b`, so a caller reading the bot gets it in the same round trip.
+PROMPT_CONTEXT_COLUMNS_SQL = """
+(SELECT coalesce(json_agg(json_build_object('name', t.name, 'kind', t.kind) ORDER BY t.name), '[]')::text
+ FROM prompt_context_topic AS t WHERE t.bot_id = b.id) AS prompt_topics,
+(SELECT coalesce(json_agg(json_build_object('terms', g.terms, 'definition', g.definition) ORDER BY g.id), '[]')::text
+ FROM prompt_context_lexicongroup AS g WHERE g.bot_id = b.id) AS prompt_lexicon
+"""
+
+
+def prompt_context_from_json(*, topics: str, lexicon: str) -> PromptContextData:
+    """PromptContextData from the two columns of `PROMPT_CONTEXT_COLUMNS_SQL`."""
+    rows: list[dict[str, Any]] = json.loads(topics)
+    covered = tuple(row["name"] for row in rows if row["kind"] == Topic.Kind.COVERED)
+    excluded = tuple(row["name"] for row in rows if row["kind"] != Topic.Kind.COVERED)
+    groups = tuple((tuple(group["terms"]), group["definition"]) for group in json.loads(lexicon))
+    return PromptContextData(covered, excluded, groups)
 
 
 def prompt_context_export(*, bot_id: Any) -> dict[str, Any]:

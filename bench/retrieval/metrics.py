@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import mean
 
@@ -11,23 +11,11 @@ CUTOFFS = (1, 5, 10)
 
 @dataclass(frozen=True)
 class Scores:
-    recall: dict[int, float]
+    recall: dict[str, float]
     mrr: float  # MRR@10, by document
 
     def row(self) -> list[str]:
         return [f"{self.recall[c]:.3f}" for c in CUTOFFS] + [f"{self.mrr:.3f}"]
-
-
-def documents_ranked(chunk_ids: Iterable[int], doc_of: Mapping[int, str], depth: int = max(CUTOFFS)) -> list[str]:
-    """Distinct documents in the order their first chunk appears."""
-    seen: list[str] = []
-    for chunk_id in chunk_ids:
-        doc = doc_of[chunk_id]
-        if doc not in seen:
-            seen.append(doc)
-            if len(seen) == depth:
-                break
-    return seen
 
 
 def scores_compute(rankings: Sequence[list[str]], relevant: Sequence[frozenset[str]]) -> Scores:
@@ -43,16 +31,16 @@ def scores_compute(rankings: Sequence[list[str]], relevant: Sequence[frozenset[s
 
 
 def rrf_fuse(
-    vector: Sequence[tuple[int, float]],
-    text: Sequence[tuple[int, float]],
+    vector: Sequence[tuple[str, float]],
+    text: Sequence[tuple[str, float]],
     *,
     vector_weight: float,
     text_weight: float,
     rrf_k: float,
     depth: int,
-) -> list[int]:
+) -> list[str]:
     """Weighted reciprocal rank fusion of the first `depth` candidates of each side (ties by id, as in SQL)."""
-    fused: dict[int, float] = {}
+    fused: dict[str, float] = {}
     for weight, hits in ((vector_weight, vector), (text_weight, text)):
         for rank, (chunk_id, _) in enumerate(hits[:depth], start=1):
             fused[chunk_id] = fused.get(chunk_id, 0.0) + weight / (rrf_k + rank)
@@ -60,11 +48,11 @@ def rrf_fuse(
 
 
 def score_fuse(
-    vector: Sequence[tuple[int, float]], text: Sequence[tuple[int, float]], *, vector_weight: float, depth: int
-) -> list[int]:
+    vector: Sequence[tuple[str, float]], text: Sequence[tuple[str, float]], *, vector_weight: float, depth: int
+) -> list[str]:
     """Convex combination of min-max normalised scores (the alternative to rank fusion)."""
 
-    def normalised(hits: Sequence[tuple[int, float]]) -> dict[int, float]:
+    def normalised(hits: Sequence[tuple[str, float]]) -> dict[str, float]:
         hits = hits[:depth]
         if not hits:
             return {}

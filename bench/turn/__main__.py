@@ -43,8 +43,10 @@ def main() -> None:
         for warm in queries[:5]:
             parley_turn(bot, warm.text, server)
             baseline_turn(bot, retriever, warm.text, server)
-        parley = [parley_turn(bot, q.text, server) for q in queries]
-        baseline = [baseline_turn(bot, retriever, q.text, server) for q in queries]
+        parley, baseline = [], []
+        for query in queries:  # interleaved, so both sides see the same load on a shared machine
+            parley.append(parley_turn(bot, query.text, server))
+            baseline.append(baseline_turn(bot, retriever, query.text, server))
     finally:
         server.stop()
     print(f"\n{corpus.name}: {len(rows)} chunks, {len(queries)} turns each, LLM stub answering at once\n")

@@ -7,15 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import connection
 
 from bench.retrieval.corpus import Corpus, corpus_load
 from bench.retrieval.embed import embeddings_cached, tokenizer_load
+from bench.retrieval.load import workspace_load
 from bots.models import Bot
-from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID
-from rag.language import search_config_for
-from rag.models import Chunk, Document
 
 SLUG = "bench-turn"
 
@@ -39,38 +36,8 @@ def corpus_scaled(folder: Path, size: int) -> tuple[Corpus, list[tuple[str, str,
 
 
 def parley_load(rows: list[tuple[str, str, str]], vectors: np.ndarray) -> Bot:
-    """The bench workspace with one ready document per corpus document; reloaded when the size changes."""
-    workspace, _ = Workspace.objects.get_or_create(slug=SLUG, defaults={"name": "Bench turn"})
-    bot, _ = Bot.objects.get_or_create(workspace=workspace, name="Bench bot")
-    if Chunk.objects.filter(workspace=workspace).count() == len(rows):
-        return bot
-    with transaction.atomic():
-        Document.objects.filter(workspace=workspace).delete()
-        documents: dict[str, Document] = {}
-        for doc_id, lang, _ in rows:
-            if doc_id not in documents:
-                documents[doc_id] = Document(workspace=workspace, title=doc_id, filename=f"{doc_id}.txt",
-                                             status="ready", language=lang, embedding_model=LOCAL_MODEL_ID)  # fmt: skip
-        Document.objects.bulk_create(documents.values(), batch_size=1000)
-        for document in documents.values():
-            document.bots.add(bot)
-        ordinals: dict[str, int] = {}
-        chunks = []
-        for (doc_id, lang, text), vector in zip(rows, vectors, strict=True):
-            ordinals[doc_id] = ordinals.get(doc_id, -1) + 1
-            chunks.append(Chunk(document=documents[doc_id], workspace=workspace, ordinal=ordinals[doc_id], text=text,
-                                embedding=vector.tolist(), embedding_dims=len(vector), embedding_model=LOCAL_MODEL_ID,
-                                search_config=search_config_for(lang),
-                                metadata={"filename": f"{doc_id}.txt", "modality": "text"}))  # fmt: skip
-        Chunk.objects.bulk_create(chunks, batch_size=1000)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE rag_chunk SET search_vector = to_tsvector(search_config::regconfig, text)"
-                " WHERE workspace_id = %s",
-                [workspace.pk],
-            )
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE rag_chunk")
+    """The bench workspace, loaded into Parley's tables as bench/retrieval loads its corpora."""
+    _, bot = workspace_load(SLUG, rows, vectors)
     return bot
 
 

@@ -55,27 +55,26 @@ def turn_answer(
     emitter: PipelineEmitter | None = None,
     endpoint: LLMEndpoint | None = BOT_ENDPOINT,
 ) -> TurnResult:
-    conversation = Conversation.objects.select_related("bot").get(pk=conversation_id)
+    conversation = Conversation.objects.get(pk=conversation_id)
     bot = bot_settings_get(bot_id=conversation.bot_id)
-    stored = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).first()
-    if stored is not None:
-        return _replayed(stored, conversation, bot)
     if conversation.owner in MUTED_OWNERS:
+        stored = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).first()
+        if stored is not None:
+            return _replayed(stored, conversation, bot)
         return TurnResult(muted_result_json(owner=conversation.owner), None, created=False, muted=True)
     started = turn_start(conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message)
-    if not started.created:  # a concurrent delivery of the same message got there first
+    if not started.created:  # an earlier (or concurrent) delivery of the same message
         return _replayed(started.turn, conversation, bot)
-    history, misses = _history(conversation.pk, exclude=started.turn.pk)
-    scope = scope_for(workspace_id=str(conversation.bot.workspace_id), bot_id=str(conversation.bot_id),
-                      conversation_id=str(conversation.pk),
+    turn = started.turn
+    history, misses = _history(conversation.pk, exclude=turn.pk)
+    scope = scope_for(workspace_id=bot.workspace_id, bot_id=bot.bot_id, conversation_id=str(conversation.pk),
                       external_user_id=conversation.external_user_id or external_user_id)  # fmt: skip
     run = answer_run(bot=bot, question=message, history=history, scope=scope,
                      endpoint=llm_endpoint_for_bot(bot=bot) if endpoint is BOT_ENDPOINT else endpoint,
                      emitter=emitter, previous_misses=misses)  # fmt: skip
-    turn_complete(turn_id=started.turn.pk, record=turn_record(run=run))
-    escalated = run.route.open_handoff and conversation_escalate(conversation_id=conversation.pk,
-                                                                 turn_id=started.turn.pk)  # fmt: skip
-    turn = Turn.objects.get(pk=started.turn.pk)
+    if not turn_complete(turn=turn, record=turn_record(run=run)):  # a racing worker recorded it first
+        turn = Turn.objects.get(pk=turn.pk)
+    escalated = run.route.open_handoff and conversation_escalate(conversation_id=conversation.pk, turn_id=turn.pk)
     owner = Conversation.Owner.WAITING_AGENT if escalated else conversation.owner
     payload = turn_result_json(turn=turn, owner=owner, explainability=bot.explainability)
     if run.route.open_handoff:

@@ -71,8 +71,8 @@ def test_a_completed_turn_stores_its_audit_once(
     outcome = ask()
     started = turn_start(conversation_id=conversation.pk, client_message_id="m-1", user_text="Price per day?")
 
-    assert turn_complete(turn_id=started.turn.pk, record=record_for(outcome, rules, chunks)) is True
-    assert turn_complete(turn_id=started.turn.pk, record=record_for(outcome, rules, chunks)) is False
+    assert turn_complete(turn=started.turn, record=record_for(outcome, rules, chunks)) is True
+    assert turn_complete(turn=started.turn, record=record_for(outcome, rules, chunks)) is False
 
     turn = Turn.objects.get(pk=started.turn.pk)
     assert (turn.status, turn.answer, turn.topic, turn.confidence) == ("found_in_context", "25 euros a day.",
@@ -104,7 +104,7 @@ def test_an_injection_attempt_records_a_security_event(
     outcome = ask(question)
     started = turn_start(conversation_id=conversation.pk, client_message_id="m-9", user_text=question)
 
-    turn_complete(turn_id=started.turn.pk, record=record_for(outcome, rules, chunks))
+    turn_complete(turn=started.turn, record=record_for(outcome, rules, chunks))
 
     [event] = SecurityEvent.objects.all()
     assert (event.kind, event.excerpt, event.conversation_id) == ("injection_attempt", question, conversation.pk)

@@ -152,7 +152,7 @@ PAGE_QUERIES = {
     "changelist": ("/admin/bots/bot/", 7),
     "change": ("/admin/bots/bot/{pk}/change/", 11),
     "add": ("/admin/bots/bot/add/", 9),
-    "preview": ("/admin/bots/bot/{pk}/preview/", 10),
+    "preview": ("/admin/bots/bot/{pk}/preview/", 6),
     "templates": ("/admin/bots/bot/{pk}/templates/answer/", 6),
     "export": ("/admin/bots/bot/{pk}/context/export/", 7),
     "import": ("/admin/bots/bot/{pk}/context/import/", 5),

@@ -27,7 +27,7 @@ def test_settings_carry_rules_topics_lexicon_texts_and_llm_settings(django_asser
     TopicFactory(bot=bot, name="Battery"), TopicFactory(bot=bot, name="Cars", kind=Topic.Kind.EXCLUDED)
     LexiconGroupFactory(bot=bot, terms=["e-bike", "pedelec"], definition="A bike with a motor.")
 
-    with django_assert_num_queries(5):  # bot, its locale texts, active templates, topics, lexicon
+    with django_assert_num_queries(1):  # the bot, with its locale texts, active templates, topics and lexicon
         settings = bot_settings_get(bot_id=bot.pk)
     assert settings.rules.name == bot.name and settings.covered_topics == ("Battery",)
     assert settings.excluded_topics == ("Cars",)

@@ -93,6 +93,19 @@ def test_retrieval_uses_a_bounded_number_of_queries(django_assert_max_num_querie
         document_ingested(workspace=workspace, text=BIKES + f"\n\nEdition {n}.", bots=[bot], filename=f"b{n}.md")
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     chunks_retrieve(scope=scope, question="warm-up")
+    # the workspace's model; then a transaction (here a savepoint) around SET LOCAL and the one query
     with django_assert_max_num_queries(5):
         result = chunks_retrieve(scope=scope, question="How much is a day rental?", top_k=6)
     assert len(result.hits) >= 3
+
+
+def test_one_retriever_alone_through_the_same_statement() -> None:
+    workspace, bot = _workspace("ws-modes")
+    document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "How much is a day rental of a bike?"
+    vector = chunks_retrieve(scope=scope, question=question, top_k=3, mode="vector")
+    text = chunks_retrieve(scope=scope, question=question, top_k=3, mode="text")
+    assert vector.hits and all(hit.text_rank is None and hit.vector_rank == hit.rank for hit in vector.hits)
+    assert text.hits and all(hit.vector_rank is None and hit.text_rank == hit.rank for hit in text.hits)
+    assert "25 euros" in vector.hits[0].text and "25 euros" in text.hits[0].text

@@ -1,0 +1,92 @@
+"""Loading benchmark chunks into Parley's own tables (rag_document, rag_chunk), so every measurement runs the
+product's retrieval (`rag.retrieval.chunks_retrieve`) on the product's indexes.
+
+One workspace per data set (`bench-<name>`) with one bot and one ready document per corpus document
+(its title is the corpus id, which recall counts by). Chunks are written with COPY; their tsvector is
+computed as ingestion computes it (heading path weight A, text weight B, in the chunk's language
+configuration). A large load drops the HNSW index first and rebuilds it after, with the product's
+build memory (`rag.indexes`), instead of inserting row by row into the graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+
+import numpy as np
+from django.db import connection, transaction
+
+from bots.models import Bot
+from core.models import Workspace
+from rag.embeddings import LOCAL_MODEL_ID
+from rag.indexes import hnsw_build_memory_set, hnsw_index_name
+from rag.language import search_config_for
+from rag.models import Chunk, Document
+
+# (corpus document id, ISO 639-1 language, chunk text)
+Row = tuple[str, str, str]
+BULK_ROWS = 20_000  # above this, drop the HNSW index during the load and rebuild it after
+COLUMNS = ("id", "document_id", "workspace_id", "ordinal", "text", "heading_path", "bbox", "metadata",
+           "token_count", "embedding", "embedding_dims", "embedding_model", "search_config")  # fmt: skip
+
+
+def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple[Workspace, Bot]:
+    """The data set's workspace and bot; reloaded only when its rows or vectors changed (a digest kept
+    in the workspace's name)."""
+    digest = hashlib.sha256("\x1e".join(text for _, _, text in rows).encode() + vectors.tobytes()).hexdigest()
+    marker = f"{slug} ({len(rows)} chunks, {digest[:12]})"
+    workspace, _ = Workspace.objects.get_or_create(slug=slug, defaults={"name": marker})
+    bot, _ = Bot.objects.get_or_create(workspace=workspace, name="Bench bot")
+    if workspace.name == marker and Chunk.objects.filter(workspace=workspace).count() == len(rows):
+        return workspace, bot
+    Document.objects.filter(workspace=workspace).delete()
+    documents = _documents_create(workspace, bot, rows)
+    chunk_ids = [uuid.uuid4() for _ in rows]
+    index = hnsw_index_name(dims=vectors.shape[1])
+    bulk = len(rows) > BULK_ROWS
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
+        definition = cursor.fetchone()[0]
+        if bulk:
+            cursor.execute(f'DROP INDEX "{index}"')
+        _copy(cursor, workspace, rows, vectors, documents, chunk_ids)
+        cursor.execute(
+            "UPDATE rag_chunk SET search_vector ="
+            " setweight(to_tsvector(search_config::regconfig, coalesce(heading_path::text, '')), 'A')"
+            " || setweight(to_tsvector(search_config::regconfig, text), 'B') WHERE workspace_id = %s",
+            [workspace.pk],
+        )
+        if bulk:
+            hnsw_build_memory_set(cursor=cursor)
+            cursor.execute(definition)
+    Workspace.objects.filter(pk=workspace.pk).update(name=marker)
+    with connection.cursor() as cursor:  # the tsvector UPDATE left a dead copy of every row: as autovacuum would
+        cursor.execute("VACUUM ANALYZE rag_chunk")
+        cursor.execute("ANALYZE rag_document")
+    return workspace, bot
+
+
+def _documents_create(workspace: Workspace, bot: Bot, rows: Sequence[Row]) -> dict[str, Document]:
+    documents: dict[str, Document] = {}
+    for doc_id, lang, _ in rows:
+        if doc_id not in documents:
+            documents[doc_id] = Document(workspace=workspace, title=doc_id, filename=f"{doc_id}.txt",
+                                         status=Document.Status.READY, language=lang,
+                                         embedding_model=LOCAL_MODEL_ID)  # fmt: skip
+    Document.objects.bulk_create(documents.values(), batch_size=2000)
+    links = [Document.bots.through(document_id=document.pk, bot_id=bot.pk) for document in documents.values()]
+    Document.bots.through.objects.bulk_create(links, batch_size=5000)
+    return documents
+
+
+def _copy(cursor, workspace, rows, vectors, documents, chunk_ids) -> None:  # type: ignore[no-untyped-def]
+    ordinals: dict[str, int] = {}
+    sql = f"COPY rag_chunk ({', '.join(COLUMNS)}) FROM STDIN"
+    with cursor.cursor.copy(sql) as copy:
+        for (doc_id, lang, text), vector, pk in zip(rows, vectors, chunk_ids, strict=True):
+            ordinals[doc_id] = ordinals.get(doc_id, -1) + 1
+            embedding = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
+            copy.write_row((pk, documents[doc_id].pk, workspace.pk, ordinals[doc_id], text, "[]", "[]",
+                            '{"modality": "text"}', 0, embedding, len(vector), LOCAL_MODEL_ID,
+                            search_config_for(lang)))  # fmt: skip
