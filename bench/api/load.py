@@ -74,17 +74,19 @@ def _last_piece(data: str) -> bool:
 
 
 async def level_run(
-    *, url: str, headers: dict[str, str], bodies: list[dict[str, Any]], concurrency: int, rounds: int
+    *, requests: list[tuple[str, dict[str, Any]]], headers: dict[str, str], concurrency: int, rounds: int
 ) -> Level:
-    """`concurrency` clients, each running `rounds` turns back to back."""
+    """`concurrency` clients, each running `rounds` turns back to back; turn n of client i sends request i*rounds+n."""
     limits = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
     timeout = httpx.Timeout(120.0, connect=10.0)
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
 
         async def client_loop(index: int) -> list[Turn]:
-            return [
-                await turn_once(client, url, headers, bodies[(index * rounds + n) % len(bodies)]) for n in range(rounds)
-            ]
+            turns = []
+            for n in range(rounds):
+                url, body = requests[(index * rounds + n) % len(requests)]
+                turns.append(await turn_once(client, url, headers, body))
+            return turns
 
         started = time.perf_counter()
         per_client = await asyncio.gather(*(client_loop(index) for index in range(concurrency)))

@@ -32,6 +32,7 @@ def live_api(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) ->
         "DATABASE_CONN_MAX_AGE": "0",
         # Streamed endpoints enqueue their runner: onto the queue the test worker consumes.
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
+        "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
             "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip

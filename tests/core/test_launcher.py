@@ -54,6 +54,7 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
         PARLEY_PORT=str(port),
         PARLEY_ADMIN_PASSWORD="launcher-test-passphrase",
         CELERY_TASK_DEFAULT_QUEUE="parley-launcher-test",
+        CELERY_STREAM_QUEUE="parley-launcher-test-streams",
     )
     launcher = subprocess.Popen(
         [sys.executable, "-m", "core.launcher"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
