@@ -1,7 +1,9 @@
-"""The API's Redis connections: one shared sync client per process, and async clients for SSE responses."""
+"""The API's Redis connections: one shared sync client per process, and one async client per event loop for SSE."""
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from functools import lru_cache
 
 import redis
@@ -15,15 +17,33 @@ def redis_sync() -> redis.Redis:
 
 
 def redis_async() -> aioredis.Redis:
-    """A fresh client per SSE response: async connections belong to the event loop that made them.
+    """The SSE relays' client for the running event loop (async connections belong to the loop that made them).
+
+    One client per loop, so its pool keeps connections from one response to the next instead of
+    connecting (and greeting the server) for each stream; each relay's XREAD BLOCK holds one pool
+    connection while it waits. Outside a loop: a fresh client.
 
     Its read timeout outlasts the relay's XREAD BLOCK (one heartbeat interval): with redis-py's
     default of 5 s, a stream silent for 5 s (a busy worker, a slow first token) broke the response
     (found by bench/api at 128 streams).
     """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return _async_client_new()
+    client = _ASYNC_CLIENTS.get(loop)
+    if client is None:
+        client = _ASYNC_CLIENTS[loop] = _async_client_new()
+    return client
+
+
+def _async_client_new() -> aioredis.Redis:
     return aioredis.Redis.from_url(
         settings.REDIS_URL,
         decode_responses=True,
         health_check_interval=30,
         socket_timeout=settings.API_SSE_HEARTBEAT_SECONDS + 10,
     )
+
+
+_ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()

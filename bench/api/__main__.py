@@ -87,7 +87,7 @@ def _requests(stack, endpoint: str, questions: list[str], count: int) -> list[tu
 def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type: ignore[no-untyped-def]
     from django.conf import settings
 
-    from bench.api.load import level_run, percentile
+    from bench.api.load import level_run, percentile, plain_requests
     from tests.support.llm_server import _TOKENS, Reply
 
     content = json.dumps({"status": "not_found_in_context", "answer": ANSWER_WORDS, "display_answer": True,
@@ -116,6 +116,9 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
     print(f"sequential, 20 turns: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
           f"p95 {percentile(first, 95) * 1000:.1f} ms; errors {len(warm.errors)}")  # fmt: skip
+    floor = asyncio.run(plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20))
+    print(f"baseline, 20 sequential GET /api/v1/me (any request's floor): p50 {percentile(floor, 50) * 1000:.1f} ms, "
+          f"p95 {percentile(floor, 95) * 1000:.1f} ms")  # fmt: skip
     print()
     header = f"{'clients':>7} {'turns':>6} {'errors':>6} {'turns/s':>8} {'LLM-bound':>9} {'first p50':>10} " \
              f"{'first p95':>10} {'turn p50':>9} {'turn p95':>9}"  # fmt: skip

@@ -51,7 +51,7 @@ async def turn_once(client: httpx.AsyncClient, url: str, headers: dict[str, str]
     turn = Turn()
     started = time.perf_counter()
     try:
-        async with aconnect_sse(client, "POST", url, json=body, headers=headers) as source:
+        async with aconnect_sse(client, "POST", url, json=body, headers=dict(headers)) as source:  # it sets Accept
             if source.response.status_code != 200:
                 await source.response.aread()
                 return Turn(error=f"HTTP {source.response.status_code}: {source.response.text[:120]}")
@@ -92,3 +92,15 @@ async def level_run(
         per_client = await asyncio.gather(*(client_loop(index) for index in range(concurrency)))
         elapsed = time.perf_counter() - started
     return Level(concurrency=concurrency, elapsed=elapsed, turns=[turn for turns in per_client for turn in turns])
+
+
+async def plain_requests(*, url: str, headers: dict[str, str], count: int) -> list[float]:
+    """Seconds per sequential GET: the floor any authenticated request pays (uvicorn, Django, key check)."""
+    seconds = []
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as client:
+        for _ in range(count):
+            started = time.perf_counter()
+            response = await client.get(url, headers={**headers, "Accept": "application/json"})
+            response.raise_for_status()
+            seconds.append(time.perf_counter() - started)
+    return seconds

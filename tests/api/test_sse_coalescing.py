@@ -35,23 +35,49 @@ def _partials(stream_id: str) -> list[tuple[int, str]]:
     return [(ms, data["content"]) for ms, event, data in _entries(stream_id) if event == "tool_partial_update"]
 
 
-def test_partials_are_coalesced_to_one_per_interval_and_join_to_the_answer(settings) -> None:
-    settings.API_SSE_PARTIAL_INTERVAL_MS = 50
+class _TimedWriter(StreamWriter):
+    """Records when each batch holding a partial update is written (this process's clock, not Redis')."""
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.partial_writes: list[float] = []
+
+    def _write(self, batch, *, renew_expiry: bool = False) -> None:  # type: ignore[no-untyped-def]
+        if any(event == "tool_partial_update" for event, _ in batch):
+            self.partial_writes.append(time.monotonic())
+        super()._write(batch, renew_expiry=renew_expiry)
+
+
+def test_partials_are_coalesced_to_one_per_interval_and_join_to_the_answer() -> None:
     stream_id = _new_stream()
+    writer = _TimedWriter(stream_id=stream_id, partial_interval=0.05)
+    emit = StreamEmitter(writer.emit)
     words = ANSWER.split(" ")
-    with stream_producing(stream_id=stream_id) as emit:
-        emit.compiling_results_started()
-        for index, word in enumerate(words):
-            emit.partial(content=word if index == 0 else f" {word}")
-            time.sleep(0.01)  # a token every 10 ms: five per interval
-        emit.end(result={"response": ANSWER})
+    emit.compiling_results_started()
+    for index, word in enumerate(words):
+        emit.partial(content=word if index == 0 else f" {word}")
+        time.sleep(0.01)  # a token every 10 ms: about five per interval
+    emit.end(result={"response": ANSWER})
+    writer.close()
     partials = _partials(stream_id)
     assert "".join(content for _, content in partials) == ANSWER
-    assert 3 <= len(partials) <= len(words) // 2
-    gaps = [later - earlier for (earlier, _), (later, _) in itertools.pairwise(partials[:-1])]
-    assert all(gap >= 45 for gap in gaps), gaps  # the last one may leave early, with tool_end
+    assert 2 <= len(partials) < len(words) and len(partials) == len(writer.partial_writes)
+    times = writer.partial_writes[:-1]  # the last one may leave early, with tool_end
+    assert all(later - earlier >= 0.045 for earlier, later in itertools.pairwise(times))
     names = [event for _, event, _ in _entries(stream_id)]
     assert names[0] == "tool_update" and names[-2:] == ["tool_end", CLOSE_MARKER]
+
+
+def test_stream_producing_coalesces_with_the_configured_interval(settings) -> None:
+    settings.API_SSE_PARTIAL_INTERVAL_MS = 10_000
+    stream_id = _new_stream()
+    with stream_producing(stream_id=stream_id) as emit:
+        for word in ANSWER.split(" "):
+            emit.partial(content=f"{word} ")
+    assert [content for _, content in _partials(stream_id)] == [
+        ANSWER.split(" ")[0] + " ",
+        ANSWER.split(" ", 1)[1] + " ",
+    ]
 
 
 def test_a_pending_delta_leaves_when_its_interval_is_over_even_if_no_token_follows() -> None:

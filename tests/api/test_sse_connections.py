@@ -32,3 +32,17 @@ def test_the_relays_redis_reads_outlast_a_heartbeat_interval(settings) -> None: 
     settings.API_SSE_HEARTBEAT_SECONDS = 15.0
     timeout = redis_async().connection_pool.connection_kwargs["socket_timeout"]
     assert timeout > 15.0
+
+
+def test_relays_on_one_event_loop_share_one_async_client_and_its_pool() -> None:
+    import asyncio
+
+    from api.redis_gateway import redis_async
+
+    async def two_relays() -> tuple[object, object]:
+        return redis_async(), redis_async()
+
+    first, second = asyncio.run(two_relays())
+    assert first is second
+    other_loop, _ = asyncio.run(two_relays())
+    assert other_loop is not first  # connections belong to the loop that made them
