@@ -10,10 +10,16 @@ import redis
 import redis.asyncio as aioredis
 from django.conf import settings
 
+# redis-py's pools refuse a 101st connection by default, and every open SSE response holds one
+# (its XREAD BLOCK) for its whole length: found by bench/api at 128 streams. Redis' own limit
+# (maxclients, 10000 by default) is the real bound.
+MAX_CONNECTIONS = 10_000
+
 
 @lru_cache(maxsize=1)
 def redis_sync() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, socket_timeout=5, health_check_interval=30)
+    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, socket_timeout=5, health_check_interval=30,
+                                max_connections=MAX_CONNECTIONS)  # fmt: skip
 
 
 def redis_async() -> aioredis.Redis:
@@ -43,6 +49,7 @@ def _async_client_new() -> aioredis.Redis:
         decode_responses=True,
         health_check_interval=30,
         socket_timeout=settings.API_SSE_HEARTBEAT_SECONDS + 10,
+        max_connections=MAX_CONNECTIONS,
     )
 
 

@@ -9,8 +9,9 @@
   follows), so no text is lost or reordered: the joined contents equal the streamed answer;
 - writes each batch (pending text plus the event that flushed it) in one pipelined round trip,
   with a plain ``XADD`` per event: the buffer's and owner record's TTLs are set by the first
-  write of this producer and renewed at the close, not on every event (``stream_publish`` still
-  renews them on each call, for long-lived streams like the handoff's).
+  write of this producer, renewed every half TTL while it lasts and at the close, not on every
+  event (``stream_publish`` still renews them on each call, for long-lived streams like the
+  handoff's).
 
 The web process may already have announced SEARCH_PREPARATION (``stream_open(announce=True)``);
 the producer is then told so and the pipeline's own announcement is dropped.
@@ -46,7 +47,7 @@ class StreamWriter:
         self._lock = threading.Lock()
         self._pending: dict[str, Any] | None = None  # a tool_partial_update waiting for its interval
         self._last_partial = float("-inf")
-        self._expiry_set = False
+        self._expiry_renewed = float("-inf")
         self.closed = False
 
     def emit(self, event: str, data: dict[str, Any]) -> None:
@@ -91,11 +92,12 @@ class StreamWriter:
         pipe = redis_sync().pipeline(transaction=False)
         for event, data in batch:
             pipe.xadd(key, event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER))
-        if renew_expiry or not self._expiry_set:
-            ttl = settings.API_SSE_STREAM_TTL_SECONDS
+        ttl = settings.API_SSE_STREAM_TTL_SECONDS
+        now = time.monotonic()
+        if renew_expiry or now - self._expiry_renewed > ttl / 2:  # the first write, then twice per TTL
             pipe.expire(key, ttl)
             pipe.expire(stream_owner_key(self.stream_id), ttl)
-            self._expiry_set = True
+            self._expiry_renewed = now
         pipe.execute()
 
 

@@ -44,5 +44,6 @@ def test_relays_on_one_event_loop_share_one_async_client_and_its_pool() -> None:
 
     first, second = asyncio.run(two_relays())
     assert first is second
+    assert first.connection_pool.max_connections >= 1000  # one per open stream: not redis-py's default 100
     other_loop, _ = asyncio.run(two_relays())
     assert other_loop is not first  # connections belong to the loop that made them
