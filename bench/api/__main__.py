@@ -126,7 +126,9 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     failures = len(warm.errors)
     for level in levels:
         requests = _requests(stack, args.endpoint, questions, level * args.rounds)
+        cpu_before = stack.cpu_seconds()
         result = asyncio.run(level_run(requests=requests, headers=stack.headers, concurrency=level, rounds=args.rounds))
+        cpu = {name: used - cpu_before[name] for name, used in stack.cpu_seconds().items()}
         firsts = [turn.first_event for turn in result.ok if turn.first_event is not None]
         totals = [turn.total for turn in result.ok if turn.total is not None]
         failures += len(result.errors)
@@ -136,6 +138,12 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
               f"{percentile(totals, 50):>8.2f}s {percentile(totals, 95):>8.2f}s")  # fmt: skip
         for error in sorted(set(result.errors))[:3]:
             print(f"        e.g. {error}")
+        per_turn = ", ".join(f"{name} {used / max(1, len(result.turns)) * 1000:.0f}" for name, used in cpu.items())
+        cores = os.cpu_count() or 1
+        busy = sum(cpu.values()) / result.elapsed / cores * 100
+        ceiling = cores * len(result.turns) / max(sum(cpu.values()), 1e-9)
+        print(f"        CPU ms per turn: {per_turn}; these processes kept {busy:.0f}% of {cores} cores busy "
+              f"(all cores for them alone: at most {ceiling:.0f} turns/s)")  # fmt: skip
     return 1 if failures else 0
 
 

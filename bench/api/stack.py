@@ -15,6 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import psutil
 from django.conf import settings
 
 from tests.support.llm_server import ScriptedLLMServer
@@ -27,6 +28,7 @@ class Stack:
     def __init__(self, *, pool_size: int) -> None:
         self.pool_size = pool_size
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.names: list[str] = []
         self.llm = ScriptedLLMServer()
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -61,11 +63,11 @@ class Stack:
         node = f"bench-api-{os.getpid()}"
         commands = worker_commands(python=sys.executable, loglevel="WARNING", node=node)
         self.workers = [argv for _, argv in commands]
-        for argv in self.workers:
-            self._spawn(argv, env)
+        for name, argv in commands:
+            self._spawn(argv, env, name=name.removeprefix("celery "))
         self._spawn([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
                      "--port", str(self.port), "--log-level", "warning", "--no-access-log", "--lifespan", "off"],
-                    env)  # fmt: skip
+                    env, name="uvicorn")  # fmt: skip
         hostnames = [argv[argv.index("-n") + 1].replace("%h", "localhost") for argv in self.workers]
         try:
             wait_for(self._answering, timeout=90, interval=0.3, what="uvicorn")
@@ -93,8 +95,21 @@ class Stack:
         self.llm.stop()
         self.workspace.delete()
 
-    def _spawn(self, argv: list[str], env: dict[str, str]) -> None:
+    def _spawn(self, argv: list[str], env: dict[str, str], *, name: str) -> None:
         self.processes.append(subprocess.Popen(argv, env=env, start_new_session=True))
+        self.names.append(name)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) used so far by each process of the stack, its children included,
+        and by this process (the load generator and the scripted LLM server)."""
+        used = {"bench client + LLM": sum(os.times()[:2])}
+        for name, process in zip(self.names, self.processes, strict=True):
+            try:
+                tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+                used[name] = sum(p.cpu_times().user + p.cpu_times().system for p in tree)
+            except psutil.NoSuchProcess:
+                used[name] = 0.0
+        return used
 
     def _answering(self) -> bool:
         assert all(process.poll() is None for process in self.processes), "a bench process exited"
