@@ -17,6 +17,7 @@ from httpx_sse import aconnect_sse
 class Turn:
     first_event: float | None = None  # seconds from sending the request to the first SSE event
     total: float | None = None  # seconds to tool_end
+    partials: int = 0  # tool_partial_update events received
     error: str | None = None
 
 
@@ -58,6 +59,8 @@ async def turn_once(client: httpx.AsyncClient, url: str, headers: dict[str, str]
             async for event in source.aiter_sse():
                 if turn.first_event is None:
                     turn.first_event = time.perf_counter() - started
+                if event.event == "tool_partial_update":
+                    turn.partials += 1
                 if event.event == "error":
                     return Turn(error=f"error event: {event.data[:120]}")
                 if event.event == "tool_end" or (event.event == "tool_end_delta_sse" and _last_piece(event.data)):
