@@ -47,7 +47,13 @@ def _bearer(request: Request) -> str | None:
 
 
 def _browser_origin(request: Request) -> str | None:
-    """The Origin header; for same-origin GETs (which browsers send without Origin), the Referer's origin."""
+    """The Origin header; for same-origin GETs (which browsers send without Origin), the Referer's origin.
+
+    Safe for publishable keys (security review, issue 6): a key travels only in a header, and a browser
+    always adds Origin to a cross-origin request carrying one (no-cors loads cannot), so a key-bearing
+    browser request without Origin is same-origin; outside browsers, Origin is as forgeable as Referer.
+    A present Origin (even ``null``) always wins, and only GET/HEAD may fall back.
+    """
     origin = request.headers.get("Origin")
     if origin or request.method not in {"GET", "HEAD"}:
         return origin

@@ -1,29 +1,56 @@
-"""The API's Redis connections: one shared sync client per process, and async clients for SSE responses."""
+"""The API's Redis connections: one shared sync client per process, and one async client per event loop for SSE."""
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from functools import lru_cache
 
 import redis
 import redis.asyncio as aioredis
 from django.conf import settings
 
+# redis-py's pools refuse a 101st connection by default, and every open SSE response holds one
+# (its XREAD BLOCK) for its whole length: found by bench/api at 128 streams. Redis' own limit
+# (maxclients, 10000 by default) is the real bound.
+MAX_CONNECTIONS = 10_000
+
 
 @lru_cache(maxsize=1)
 def redis_sync() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, socket_timeout=5, health_check_interval=30)
+    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, socket_timeout=5, health_check_interval=30,
+                                max_connections=MAX_CONNECTIONS)  # fmt: skip
 
 
 def redis_async() -> aioredis.Redis:
-    """A fresh client per SSE response: async connections belong to the event loop that made them.
+    """The SSE relays' client for the running event loop (async connections belong to the loop that made them).
+
+    One client per loop, so its pool keeps connections from one response to the next instead of
+    connecting (and greeting the server) for each stream; each relay's XREAD BLOCK holds one pool
+    connection while it waits. Outside a loop: a fresh client.
 
     Its read timeout outlasts the relay's XREAD BLOCK (one heartbeat interval): with redis-py's
     default of 5 s, a stream silent for 5 s (a busy worker, a slow first token) broke the response
     (found by bench/api at 128 streams).
     """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return _async_client_new()
+    client = _ASYNC_CLIENTS.get(loop)
+    if client is None:
+        client = _ASYNC_CLIENTS[loop] = _async_client_new()
+    return client
+
+
+def _async_client_new() -> aioredis.Redis:
     return aioredis.Redis.from_url(
         settings.REDIS_URL,
         decode_responses=True,
         health_check_interval=30,
         socket_timeout=settings.API_SSE_HEARTBEAT_SECONDS + 10,
+        max_connections=MAX_CONNECTIONS,
     )
+
+
+_ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()

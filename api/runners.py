@@ -43,12 +43,17 @@ def stream_runner_start(
     bot_id: uuid.UUID | None = None,
     conversation_id: uuid.UUID | None = None,
 ) -> str:
-    """Opens a stream owned by the caller and enqueues its runner after commit; returns the stream id."""
+    """Opens a stream owned by the caller, announcing SEARCH_PREPARATION at once, and enqueues its runner
+    after commit (on the streams queue, see config.celery); returns the stream id.
+
+    The first event leaves from the web process, so its latency does not include the worker's pick-up.
+    """
     from api.tasks import stream_runner_execute
 
     runner_resolve(name=runner)  # an unknown name fails here, in the request, not later in the worker
-    stream_id = stream_open(owner=StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id))
-    stream_runner_execute.delay_on_commit(stream_id, runner, kwargs)
+    owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
+    stream_id = stream_open(owner=owner, announce=True)
+    stream_runner_execute.delay_on_commit(stream_id, runner, kwargs, True)
     return stream_id
 
 

@@ -199,6 +199,15 @@ CELERY_BEAT_SCHEDULE = {
 PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")
 PARLEY_PORT = env_int("PARLEY_PORT", 8000, minimum=1, maximum=65535)
 PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
+
+# --- Streams worker (issue 6) ---------------------------------------------------------------
+# Streamed answers (SSE chat turns and rag_search) mostly wait on the LLM: they go to their own
+# queue, served by a thread-pool worker, so ingestion's prefork worker never delays them (and
+# they never wait for one another). Set it to CELERY_TASK_DEFAULT_QUEUE to run them with the rest.
+CELERY_STREAM_QUEUE = env_str("CELERY_STREAM_QUEUE", "streams")
+CELERY_TASK_ROUTES = {"api.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE}}
+# Threads of ./parley run's streams worker: the concurrent streamed answers it runs.
+PARLEY_STREAM_WORKER_THREADS = env_int("PARLEY_STREAM_WORKER_THREADS", 32, minimum=1, maximum=512)
 PARLEY_LOAD_DEMO = env_bool("PARLEY_LOAD_DEMO", True)
 
 # --- Knowledge / ingestion ---------------------------------------------------------------
@@ -274,6 +283,9 @@ API_MAX_REQUEST_BODY_BYTES = env_int("API_MAX_REQUEST_BODY_BYTES", 1_048_576, mi
 API_SSE_MAX_EVENT_BYTES = env_int("API_SSE_MAX_EVENT_BYTES", 16_384, minimum=256)
 API_SSE_HEARTBEAT_SECONDS = env_float("API_SSE_HEARTBEAT_SECONDS", 15.0, minimum=0.05, maximum=300)
 API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum=10)
+# SSE: at most one tool_partial_update per stream per this many ms (later deltas join the pending
+# one, so no text is lost; 0: one event per token).
+API_SSE_PARTIAL_INTERVAL_MS = env_int("API_SSE_PARTIAL_INTERVAL_MS", 50, minimum=0, maximum=5000)
 API_VISITOR_SESSION_MAX_AGE = env_int("API_VISITOR_SESSION_MAX_AGE", 30 * 24 * 3600, minimum=60)
 # Sliding-window rate limits in Redis; 0 requests disables a limit.
 API_RATE_LIMIT_KEY_REQUESTS = env_int("API_RATE_LIMIT_KEY_REQUESTS", 600, minimum=0)

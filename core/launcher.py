@@ -1,4 +1,4 @@
-"""`./parley run`: prepare the database, then run one Celery worker and the ASGI server until stopped.
+"""`./parley run`: prepare the database, then run the Celery workers and the ASGI server until stopped.
 
 Ctrl-C or SIGTERM stops the children first, then the embedded services this process
 started, so nothing is left running. Errors a user can fix are printed as one clear
@@ -97,6 +97,34 @@ def demo_ensure() -> None:
         call_command("demo_widget")
 
 
+def worker_commands(
+    *, python: str, loglevel: str = "INFO", beat_schedule: str | None = None, node: str = "%h"
+) -> list[tuple[str, list[str]]]:
+    """The Celery workers of a Parley deployment on one machine, as (name, argv); bench/api starts the same.
+
+    - the **worker**: prefork, ``PARLEY_WORKER_CONCURRENCY`` processes, the default queue
+      (ingestion, sweeps; CPU-bound), and celery beat when ``beat_schedule`` is given;
+    - the **streams worker**: ``--pool=threads`` with ``PARLEY_STREAM_WORKER_THREADS`` threads on
+      ``CELERY_STREAM_QUEUE``: each streamed answer mostly waits on the LLM, so one process holds
+      many at once. Celery's Django fix-up closes each thread's database connections after every
+      task. Not started when the streams queue is the default queue.
+    """
+    from django.conf import settings
+
+    common = ["--without-gossip", "--without-mingle", f"--loglevel={loglevel}"]
+    default_queue, stream_queue = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE
+    worker = [python, "-m", "celery", "-A", "config", "worker", "-Q", default_queue, "-n", f"worker@{node}",
+              f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", *common]  # fmt: skip
+    if beat_schedule:
+        worker += ["--beat", f"--schedule={beat_schedule}"]
+    commands = [("celery worker", worker)]
+    if stream_queue != default_queue:
+        streams = [python, "-m", "celery", "-A", "config", "worker", "-Q", stream_queue, "-n", f"streams@{node}",
+                   "--pool=threads", f"--concurrency={settings.PARLEY_STREAM_WORKER_THREADS}", *common]  # fmt: skip
+        commands.append(("celery streams worker", streams))
+    return commands
+
+
 class Supervisor:
     """Runs child processes in their own process groups and stops them all, in order."""
 
@@ -166,12 +194,8 @@ def run() -> int:
         previous[sig] = signal.signal(sig, on_signal)
     try:
         python = sys.executable
-        supervisor.spawn(
-            "celery worker",
-            [python, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
-             f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", "--without-gossip", "--without-mingle",
-             "--beat", f"--schedule={settings.VAR_DIR / 'celerybeat-schedule'}"],
-        )  # fmt: skip
+        for name, argv in worker_commands(python=python, beat_schedule=str(settings.VAR_DIR / "celerybeat-schedule")):
+            supervisor.spawn(name, argv)
         supervisor.spawn(
             "web server",
             [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),

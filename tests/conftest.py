@@ -21,6 +21,7 @@ TEST_QUEUE = "parley-test"
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
 celery_app.conf.task_default_queue = TEST_QUEUE
+celery_app.conf.task_routes = {"api.stream_runner_execute": {"queue": TEST_QUEUE}}  # streamed answers too
 
 
 def llm_child_env(server: ScriptedLLMServer) -> dict[str, str]:
@@ -42,6 +43,7 @@ def celery_worker(
         "REDIS_URL": settings.REDIS_URL,
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
         **llm_child_env(llm_server),
+        "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
             "-Q", TEST_QUEUE, "-n", hostname, "--without-gossip", "--without-mingle", "--loglevel=WARNING"]  # fmt: skip

@@ -1,7 +1,7 @@
 """Server-Sent Events for chat turns and rag_search: Redis-buffered streams relayed by ASGI responses.
 
-Producers (any process): ``stream_open``, then ``with stream_producing(stream_id=...) as emit:`` (or
-``stream_publish`` / ``stream_close`` directly).
+Producers (any process): ``stream_open``, then ``with stream_producing(stream_id=...) as emit:`` (coalesced
+partial updates, one round trip per batch; ``api.sse.producer``), or ``stream_publish`` / ``stream_close``.
 Web edge: ``sse_response(stream_id=..., last_event_id=...)``. Wire format: ``api.sse.framing``.
 """
 
@@ -10,11 +10,11 @@ from api.sse.buffer import (
     stream_close,
     stream_open,
     stream_owner_get,
-    stream_producing,
     stream_publish,
 )
 from api.sse.events import EventType, Phase, PhaseStatus, StreamEmitter, tool_update_data
 from api.sse.framing import DELTA_SUFFIX, frames_for_entry
+from api.sse.producer import StreamWriter, stream_producing
 from api.sse.response import EventStreamRenderer, sse_response, wants_event_stream
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "PhaseStatus",
     "StreamEmitter",
     "StreamOwner",
+    "StreamWriter",
     "frames_for_entry",
     "sse_response",
     "stream_close",

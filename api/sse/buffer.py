@@ -1,7 +1,7 @@
 """The producer side of a stream: a per-stream Redis Stream buffer with a TTL, written by any process.
 
-The answer pipeline (often in a Celery worker) calls ``stream_publish``; web processes read
-the same buffer with XREAD BLOCK (``api.sse.response``), so they keep no state and a client
+Producers append with ``stream_publish`` (a streamed answer through ``api.sse.producer``); web
+processes read the same buffer with XREAD BLOCK (``api.sse.response``), so they keep no state and a client
 can reconnect to any of them. Each buffer entry holds the event name and its JSON data.
 """
 
@@ -10,17 +10,14 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.conf import settings
 
-from api.errors import REGISTRY, ApiError, ErrorCode
 from api.principal import Principal
 from api.redis_gateway import redis_sync
-from api.sse.events import StreamEmitter
+from api.sse.events import EventType, Phase, PhaseStatus, tool_update_data
 
 CLOSE_MARKER = "__close__"
 _EVENT_NAME = re.compile(r"^[a-z][a-z_]{0,39}$")
@@ -63,8 +60,12 @@ def stream_id_valid(stream_id: str) -> bool:
     return bool(_STREAM_ID.match(stream_id))
 
 
-def stream_open(*, owner: StreamOwner, stream_id: str | None = None) -> str:
-    """Creates the stream's owner record (the buffer itself appears with the first event)."""
+def stream_open(*, owner: StreamOwner, stream_id: str | None = None, announce: bool = False) -> str:
+    """Creates the stream's owner record; with ``announce``, its first event too (SEARCH_PREPARATION started).
+
+    A streamed endpoint announces from the web process, so the client's first event does not wait
+    for a worker to pick the task up. Without it the buffer appears with the first event.
+    """
     stream_id = stream_id or uuid.uuid4().hex
     if not stream_id_valid(stream_id):
         raise ValueError(f"{stream_id!r} is not a stream id (32 lowercase hex digits)")
@@ -72,46 +73,33 @@ def stream_open(*, owner: StreamOwner, stream_id: str | None = None) -> str:
     created = redis_sync().set(stream_owner_key(stream_id), json.dumps(asdict(owner)), ex=ttl, nx=True)
     if not created:
         raise ValueError(f"stream {stream_id} already exists")
+    if announce:
+        data = tool_update_data(phase=Phase.SEARCH_PREPARATION, status=PhaseStatus.STARTED)
+        stream_publish(stream_id=stream_id, event=EventType.TOOL_UPDATE, data=data)
     return stream_id
 
 
 def stream_publish(*, stream_id: str, event: str, data: dict[str, Any]) -> str:
-    """Appends one event; returns its id (the Redis entry id, which is also its SSE id)."""
-    if not _EVENT_NAME.match(event) or event.endswith("_delta_sse"):
-        raise ValueError(f"{event!r} is not a publishable event name")
-    return _append(stream_id, {"e": event, "d": json.dumps(data, ensure_ascii=False, separators=(",", ":"))})
+    """Appends one event and renews the TTLs; returns its id (the Redis entry id, which is also its SSE id)."""
+    return _append(stream_id, event_fields(event=event, data=data))
 
 
 def stream_close(*, stream_id: str) -> str:
     """Marks the end: readers finish their response after the events before it."""
-    return _append(stream_id, {"e": CLOSE_MARKER, "d": "{}"})
+    return _append(stream_id, event_fields(event=CLOSE_MARKER, data={}, allow_marker=True))
 
 
-@contextmanager
-def stream_producing(*, stream_id: str) -> Iterator[StreamEmitter]:
-    """What a producer (a Celery task running the pipeline) wraps its work in.
-
-    It yields an emitter bound to the stream and always closes the stream; an exception first
-    becomes an ``error`` event (an ``ApiError`` keeps its code, anything else is
-    ``internal_error`` without details), then propagates so the task records it.
-    """
-    emitter = StreamEmitter(lambda event, data: stream_publish(stream_id=stream_id, event=event, data=data))
-    try:
-        yield emitter
-    except ApiError as error:
-        emitter.error(code=str(error.code), message=error.message, extra=error.extra)
-        raise
-    except Exception:
-        emitter.error(code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message)
-        raise
-    finally:
-        stream_close(stream_id=stream_id)
+def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False) -> dict[str, str]:
+    """A buffer entry: the event name and its compact JSON data."""
+    if not (allow_marker and event == CLOSE_MARKER) and (not _EVENT_NAME.match(event) or event.endswith("_delta_sse")):
+        raise ValueError(f"{event!r} is not a publishable event name")
+    return {"e": str(event), "d": json.dumps(data, ensure_ascii=False, separators=(",", ":"))}
 
 
 def _append(stream_id: str, fields: dict[str, str]) -> str:
     ttl = settings.API_SSE_STREAM_TTL_SECONDS
     key = stream_key(stream_id)
-    pipe = redis_sync().pipeline(transaction=True)
+    pipe = redis_sync().pipeline(transaction=False)
     pipe.xadd(key, fields)
     pipe.expire(key, ttl)
     pipe.expire(stream_owner_key(stream_id), ttl)

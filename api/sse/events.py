@@ -44,10 +44,13 @@ class StreamEmitter:
     SSE; ``StreamEmitter(events.append-like)`` records events in a test.
     """
 
-    def __init__(self, emit: Callable[[str, dict[str, Any]], object]) -> None:
+    def __init__(self, emit: Callable[[str, dict[str, Any]], object], *, preparation_announced: bool = False) -> None:
         self._emit = emit
+        self._announced = preparation_announced  # the web process already sent SEARCH_PREPARATION
 
     def search_preparation_started(self) -> None:
+        if self._announced:
+            return
         self._emit(EventType.TOOL_UPDATE, tool_update_data(phase=Phase.SEARCH_PREPARATION, status=PhaseStatus.STARTED))
 
     def retrieval_completed(self, *, retrieved_count: int) -> None:

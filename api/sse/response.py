@@ -75,33 +75,28 @@ async def sse_events(*, stream_id: str, cursor: EventCursor | None) -> AsyncIter
     key = stream_key(stream_id)
     max_bytes = settings.API_SSE_MAX_EVENT_BYTES
     block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
-    client = redis_async()
-    try:
-        yield ": connected\n"  # flushes the headers at once
-        position = cursor.entry_id if cursor else "0-0"
-        if cursor is not None and cursor.seq is not None:
-            for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
-                frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
-                for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
-                    yield frame.encode()
-        while True:
-            batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
-            if not batch:
-                if not await client.exists(stream_owner_key(stream_id)):
-                    yield _expired(position)
-                    return
-                yield HEARTBEAT
-                continue
-            for entry_id, fields in batch[0][1]:
-                position = entry_id
-                if fields["e"] == CLOSE_MARKER:
-                    return
-                for frame in frames_for_entry(
-                    entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
-                ):
-                    yield frame.encode()
-    finally:
-        await client.aclose()
+    client = redis_async()  # shared by the process's relays: not closed here
+    yield ": connected\n"  # flushes the headers at once
+    position = cursor.entry_id if cursor else "0-0"
+    if cursor is not None and cursor.seq is not None:
+        for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
+            frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
+            for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
+                yield frame.encode()
+    while True:
+        batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
+        if not batch:
+            if not await client.exists(stream_owner_key(stream_id)):
+                yield _expired(position)
+                return
+            yield HEARTBEAT
+            continue
+        for entry_id, fields in batch[0][1]:
+            position = entry_id
+            if fields["e"] == CLOSE_MARKER:
+                return
+            for frame in frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes):
+                yield frame.encode()
 
 
 def _expired(position: str) -> str:

@@ -1,17 +1,19 @@
 """Streaming through the real stack: time to first SSE event and turns per second at 8/32/128 clients.
 
-    .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--token-delay 0.02] [--rounds 3]
+    .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--endpoint rag_search|chat]
+        [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS]
 
-Processes, all on loopback: uvicorn serving config.asgi, a Celery worker running the stream
-runners, Redis (Valkey) buffering the events, the scripted OpenAI-compatible server
-(tests/support/llm_server.py) answering every LLM call with --tokens tokens spaced by
---token-delay seconds. Questions come from the corpus's queries.jsonl.
+Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
+(core.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
+streamed answers), Redis (Valkey) buffering the events, the scripted OpenAI-compatible server
+(tests/support/llm_server.py) answering every LLM call with a 55-token answer spaced by
+--token-delay seconds. Questions come from the corpus's queries.jsonl; five corpus documents are
+added through the documents API first.
 
-Endpoint: ``POST /api/v1/rag_search`` with ``stream: true`` when the product mounts it; until then
-the bench-only ``POST /api/v1/bench/stream`` (bench/api/urls.py), which runs a scripted runner
-with the same path around the model (auth, stream open, Celery, gateway, Redis, SSE) but no
-retrieval. The printout says which one ran. Beside each measured rate it prints the rate the
-LLM alone allows (clients / seconds per answer), the baseline Parley should approach.
+Endpoint: the product's ``POST /api/v1/rag_search`` with ``stream: true``, or (``--endpoint chat``)
+a streamed chat turn ``POST /api/v1/conversations/{id}/turns``, each turn in a conversation of its
+own (created before the level starts), so no condensing call. Beside each measured rate it prints
+the rate the LLM alone allows (clients / seconds per answer), the baseline Parley should approach.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.api.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-QUEUE = "bench-api"
 ANSWER_WORDS = (
     "Parley found no passage that answers this question in the documents it was given, so it says so plainly "
     "instead of guessing, and suggests asking about the topics it covers."
@@ -36,14 +38,22 @@ ANSWER_WORDS = (
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpus", type=Path, help="a BEIR corpus folder (queries.jsonl supplies the questions)")
+    parser.add_argument("--endpoint", choices=["rag_search", "chat"], default="rag_search")
     parser.add_argument("--levels", default="8,32,128", help="concurrent streaming clients, comma-separated")
     parser.add_argument("--rounds", type=int, default=3, help="turns per client at each level")
     parser.add_argument("--token-delay", type=float, default=0.02, help="seconds between LLM tokens")
-    parser.add_argument("--worker-processes", type=int, default=2, help="Celery worker processes (threads pool)")
-    parser.add_argument("--worker-threads", type=int, default=80, help="threads per worker process")
+    parser.add_argument("--stream-threads", type=int, help="PARLEY_STREAM_WORKER_THREADS (default: the setting's)")
+    parser.add_argument("--partial-interval-ms", type=int, help="API_SSE_PARTIAL_INTERVAL_MS (default: the setting's)")
     parser.add_argument("--pool-size", type=int, default=20, help="DATABASE_POOL_MAX_SIZE of the bench processes")
-    parser.add_argument("--endpoint", choices=["auto", "bench", "rag_search"], default="auto")
     args = parser.parse_args()
+
+    # Queues of their own, so a developer's running ./parley run never takes the bench's tasks.
+    os.environ["CELERY_TASK_DEFAULT_QUEUE"] = "bench-api"
+    os.environ["CELERY_STREAM_QUEUE"] = "bench-api-streams"
+    if args.stream_threads is not None:
+        os.environ["PARLEY_STREAM_WORKER_THREADS"] = str(args.stream_threads)
+    if args.partial_interval_ms is not None:
+        os.environ["API_SSE_PARTIAL_INTERVAL_MS"] = str(args.partial_interval_ms)
 
     import logging
 
@@ -58,19 +68,28 @@ def main() -> int:
 
     questions = [json.loads(line)["text"] for line in (args.corpus / "queries.jsonl").read_text().splitlines()[:500]]
     levels = [int(level) for level in args.levels.split(",")]
-    processes, threads = args.worker_processes, args.worker_threads
-    stack = Stack(worker_processes=processes, worker_threads=threads, queue=QUEUE, pool_size=args.pool_size)
-    with stack:
+    with Stack(pool_size=args.pool_size) as stack:
+        stack.documents_ready(args.corpus)
         return _bench(stack, args, questions, levels)
 
 
+def _requests(stack, endpoint: str, questions: list[str], count: int) -> list[tuple[str, dict[str, Any]]]:  # type: ignore[no-untyped-def]
+    if endpoint == "rag_search":
+        url = f"{stack.base_url}/api/v1/rag_search"
+        return [(url, {"query": q, "stream": True}) for q in questions]
+    return [
+        (f"{stack.base_url}/api/v1/conversations/{stack.conversation_start()}/turns",
+         {"message": questions[n % len(questions)], "stream": True})
+        for n in range(count)
+    ]  # fmt: skip
+
+
 def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type: ignore[no-untyped-def]
-    from bench.api.load import level_run, percentile
+    from django.conf import settings
+
+    from bench.api.load import level_run, percentile, plain_requests
     from tests.support.llm_server import _TOKENS, Reply
 
-    endpoint = args.endpoint
-    if endpoint == "auto":
-        endpoint = "rag_search" if "/api/v1/rag_search" in stack.schema_paths() else "bench"
     content = json.dumps({"status": "not_found_in_context", "answer": ANSWER_WORDS, "display_answer": True,
                           "confidence_score": 0.1, "topic": "Out of scope", "suggested_topics": [],
                           "understanding": "A question the documents do not cover.", "redirection_intent": None,
@@ -79,28 +98,39 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     llm_seconds = (tokens + 1) * args.token_delay
     turns_needed = 28 + sum(level * args.rounds for level in levels)
     stack.llm.enqueue(*[Reply(content=content, token_delay=args.token_delay) for _ in range(turns_needed * 2)])
-    url, bodies = stack.endpoint(endpoint, questions, args.corpus)
 
-    print(f"endpoint: POST {url.removeprefix(stack.base_url)}  ({_label(endpoint)})")
+    path = "/api/v1/rag_search" if args.endpoint == "rag_search" else "/api/v1/conversations/{id}/turns"
+    print(f"endpoint: POST {path} (stream: true)  ({_label(args.endpoint)})")
     print(f"LLM: {tokens} streamed tokens per answer, {args.token_delay * 1000:.0f} ms apart "
           f"-> {llm_seconds:.2f} s per answer from the model alone")  # fmt: skip
-    workers = f"{args.worker_processes} x --pool=threads --concurrency={args.worker_threads}"
-    print(f"workers: {workers}; uvicorn: 1 process, DATABASE_POOL_MAX_SIZE={args.pool_size}; cores: {os.cpu_count()}")
+    workers = "; ".join(" ".join(a for a in argv if a.startswith(("--pool", "--concurrency"))) or "prefork"
+                        for argv in stack.workers)  # fmt: skip
+    print(f"workers (as ./parley run): {workers}; partial updates at most every "
+          f"{settings.API_SSE_PARTIAL_INTERVAL_MS} ms; uvicorn: 1 process, DATABASE_POOL_MAX_SIZE={args.pool_size}; "
+          f"cores: {os.cpu_count()}")  # fmt: skip
     print()
-    asyncio.run(level_run(url=url, headers=stack.headers, bodies=bodies, concurrency=4, rounds=2))  # warm-up
-    warm = asyncio.run(level_run(url=url, headers=stack.headers, bodies=bodies, concurrency=1, rounds=20))
+    warm_up = _requests(stack, args.endpoint, questions, 8)
+    asyncio.run(level_run(requests=warm_up, headers=stack.headers, concurrency=4, rounds=2))
+    sequential = _requests(stack, args.endpoint, questions, 20)
+    warm = asyncio.run(level_run(requests=sequential, headers=stack.headers, concurrency=1, rounds=20))
     first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
+    partials = sum(turn.partials for turn in warm.ok) / max(1, len(warm.ok))
     print(f"sequential, 20 turns: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
-          f"p95 {percentile(first, 95) * 1000:.1f} ms; errors {len(warm.errors)}")  # fmt: skip
+          f"p95 {percentile(first, 95) * 1000:.1f} ms; errors {len(warm.errors)}; "
+          f"{partials:.1f} tool_partial_update events per answer")  # fmt: skip
+    floor = asyncio.run(plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20))
+    print(f"baseline, 20 sequential GET /api/v1/me (any request's floor): p50 {percentile(floor, 50) * 1000:.1f} ms, "
+          f"p95 {percentile(floor, 95) * 1000:.1f} ms")  # fmt: skip
     print()
     header = f"{'clients':>7} {'turns':>6} {'errors':>6} {'turns/s':>8} {'LLM-bound':>9} {'first p50':>10} " \
              f"{'first p95':>10} {'turn p50':>9} {'turn p95':>9}"  # fmt: skip
     print(header)
-    failures = 0
+    failures = len(warm.errors)
     for level in levels:
-        result = asyncio.run(
-            level_run(url=url, headers=stack.headers, bodies=bodies, concurrency=level, rounds=args.rounds)
-        )
+        requests = _requests(stack, args.endpoint, questions, level * args.rounds)
+        cpu_before = stack.cpu_seconds()
+        result = asyncio.run(level_run(requests=requests, headers=stack.headers, concurrency=level, rounds=args.rounds))
+        cpu = {name: used - cpu_before[name] for name, used in stack.cpu_seconds().items()}
         firsts = [turn.first_event for turn in result.ok if turn.first_event is not None]
         totals = [turn.total for turn in result.ok if turn.total is not None]
         failures += len(result.errors)
@@ -110,13 +140,19 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
               f"{percentile(totals, 50):>8.2f}s {percentile(totals, 95):>8.2f}s")  # fmt: skip
         for error in sorted(set(result.errors))[:3]:
             print(f"        e.g. {error}")
+        per_turn = ", ".join(f"{name} {used / max(1, len(result.turns)) * 1000:.0f}" for name, used in cpu.items())
+        cores = os.cpu_count() or 1
+        busy = sum(cpu.values()) / result.elapsed / cores * 100
+        ceiling = cores * len(result.turns) / max(sum(cpu.values()), 1e-9)
+        print(f"        CPU ms per turn: {per_turn}; these processes kept {busy:.0f}% of {cores} cores busy "
+              f"(all cores for them alone: at most {ceiling:.0f} turns/s)")  # fmt: skip
     return 1 if failures else 0
 
 
 def _label(endpoint: str) -> str:
     if endpoint == "rag_search":
         return "the product's streamed rag_search: retrieval + answer pipeline"
-    return "bench-only scripted runner: same stream path, no retrieval (rag_search not mounted yet)"
+    return "the product's streamed chat turn: a new conversation per turn, retrieval + answer pipeline + audit"
 
 
 if __name__ == "__main__":

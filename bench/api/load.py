@@ -17,6 +17,7 @@ from httpx_sse import aconnect_sse
 class Turn:
     first_event: float | None = None  # seconds from sending the request to the first SSE event
     total: float | None = None  # seconds to tool_end
+    partials: int = 0  # tool_partial_update events received
     error: str | None = None
 
 
@@ -51,13 +52,15 @@ async def turn_once(client: httpx.AsyncClient, url: str, headers: dict[str, str]
     turn = Turn()
     started = time.perf_counter()
     try:
-        async with aconnect_sse(client, "POST", url, json=body, headers=headers) as source:
+        async with aconnect_sse(client, "POST", url, json=body, headers=dict(headers)) as source:  # it sets Accept
             if source.response.status_code != 200:
                 await source.response.aread()
                 return Turn(error=f"HTTP {source.response.status_code}: {source.response.text[:120]}")
             async for event in source.aiter_sse():
                 if turn.first_event is None:
                     turn.first_event = time.perf_counter() - started
+                if event.event == "tool_partial_update":
+                    turn.partials += 1
                 if event.event == "error":
                     return Turn(error=f"error event: {event.data[:120]}")
                 if event.event == "tool_end" or (event.event == "tool_end_delta_sse" and _last_piece(event.data)):
@@ -74,19 +77,33 @@ def _last_piece(data: str) -> bool:
 
 
 async def level_run(
-    *, url: str, headers: dict[str, str], bodies: list[dict[str, Any]], concurrency: int, rounds: int
+    *, requests: list[tuple[str, dict[str, Any]]], headers: dict[str, str], concurrency: int, rounds: int
 ) -> Level:
-    """`concurrency` clients, each running `rounds` turns back to back."""
+    """`concurrency` clients, each running `rounds` turns back to back; turn n of client i sends request i*rounds+n."""
     limits = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
     timeout = httpx.Timeout(120.0, connect=10.0)
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
 
         async def client_loop(index: int) -> list[Turn]:
-            return [
-                await turn_once(client, url, headers, bodies[(index * rounds + n) % len(bodies)]) for n in range(rounds)
-            ]
+            turns = []
+            for n in range(rounds):
+                url, body = requests[(index * rounds + n) % len(requests)]
+                turns.append(await turn_once(client, url, headers, body))
+            return turns
 
         started = time.perf_counter()
         per_client = await asyncio.gather(*(client_loop(index) for index in range(concurrency)))
         elapsed = time.perf_counter() - started
     return Level(concurrency=concurrency, elapsed=elapsed, turns=[turn for turns in per_client for turn in turns])
+
+
+async def plain_requests(*, url: str, headers: dict[str, str], count: int) -> list[float]:
+    """Seconds per sequential GET: the floor any authenticated request pays (uvicorn, Django, key check)."""
+    seconds = []
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as client:
+        for _ in range(count):
+            started = time.perf_counter()
+            response = await client.get(url, headers={**headers, "Accept": "application/json"})
+            response.raise_for_status()
+            seconds.append(time.perf_counter() - started)
+    return seconds

@@ -1,4 +1,5 @@
-"""The bench's processes: the scripted LLM server, a Celery worker and uvicorn, with a throwaway tenant."""
+"""The bench's processes: the scripted LLM server, the run command's Celery workers and uvicorn, with a
+throwaway tenant."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import psutil
 from django.conf import settings
 
 from tests.support.llm_server import ScriptedLLMServer
@@ -21,12 +23,12 @@ from tests.support.processes import child_database_url, free_port, wait_for
 
 
 class Stack:
-    def __init__(self, *, worker_processes: int, worker_threads: int, queue: str, pool_size: int) -> None:
+    """uvicorn and the Celery workers of ``./parley run`` (core.launcher.worker_commands), on the bench's queues."""
+
+    def __init__(self, *, pool_size: int) -> None:
         self.pool_size = pool_size
-        self.worker_processes = worker_processes
-        self.worker_threads = worker_threads
-        self.queue = queue
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.names: list[str] = []
         self.llm = ScriptedLLMServer()
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
@@ -35,6 +37,7 @@ class Stack:
     def __enter__(self) -> Stack:
         from api.services import server_api_key_create
         from bots.models import Bot
+        from core.launcher import worker_commands
         from core.models import Workspace
 
         name = f"bench-api-{uuid.uuid4().hex[:8]}"
@@ -44,12 +47,9 @@ class Stack:
         self.headers = {"Authorization": f"Bearer {raw}"}
         self.llm.start()
         env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "bench.api.settings",
+            **os.environ,  # the bench's queues and worker sizes, set by __main__ before settings loaded
             "DATABASE_URL": child_database_url(),
             "REDIS_URL": settings.REDIS_URL,
-            "CELERY_TASK_DEFAULT_QUEUE": self.queue,
-            "BENCH_LLM_BASE_URL": self.llm.base_url,
             "LLM_PROVIDER": "openai",
             "LLM_BASE_URL": self.llm.base_url,
             "LLM_API_KEY": "bench",
@@ -60,15 +60,15 @@ class Stack:
             # Under ASGI each request runs in its own thread: bound the connections with a pool.
             "DATABASE_POOL_MAX_SIZE": str(self.pool_size),
         }
-        python = sys.executable
-        hostnames = [f"bench-api-{os.getpid()}-{n}@localhost" for n in range(self.worker_processes)]
-        for hostname in hostnames:
-            self._spawn([python, "-m", "celery", "-A", "bench.api.worker", "worker", "--pool=threads",
-                         f"--concurrency={self.worker_threads}", "-Q", self.queue, "-n", hostname,
-                         "--without-gossip", "--without-mingle", "--loglevel=WARNING"], env)  # fmt: skip
-        self._spawn([python, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
+        node = f"bench-api-{os.getpid()}"
+        commands = worker_commands(python=sys.executable, loglevel="WARNING", node=node)
+        self.workers = [argv for _, argv in commands]
+        for name, argv in commands:
+            self._spawn(argv, env, name=name.removeprefix("celery "))
+        self._spawn([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
                      "--port", str(self.port), "--log-level", "warning", "--no-access-log", "--lifespan", "off"],
-                    env)  # fmt: skip
+                    env, name="uvicorn")  # fmt: skip
+        hostnames = [argv[argv.index("-n") + 1].replace("%h", "localhost") for argv in self.workers]
         try:
             wait_for(self._answering, timeout=90, interval=0.3, what="uvicorn")
             from config.celery import app
@@ -95,8 +95,21 @@ class Stack:
         self.llm.stop()
         self.workspace.delete()
 
-    def _spawn(self, argv: list[str], env: dict[str, str]) -> None:
+    def _spawn(self, argv: list[str], env: dict[str, str], *, name: str) -> None:
         self.processes.append(subprocess.Popen(argv, env=env, start_new_session=True))
+        self.names.append(name)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU time (user + system) used so far by each process of the stack, its children included,
+        and by this process (the load generator and the scripted LLM server)."""
+        used = {"bench client + LLM": sum(os.times()[:2])}
+        for name, process in zip(self.names, self.processes, strict=True):
+            try:
+                tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+                used[name] = sum(p.cpu_times().user + p.cpu_times().system for p in tree)
+            except psutil.NoSuchProcess:
+                used[name] = 0.0
+        return used
 
     def _answering(self) -> bool:
         assert all(process.poll() is None for process in self.processes), "a bench process exited"
@@ -116,20 +129,11 @@ class Stack:
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 (loopback)
             return json.loads(response.read() or b"null")
 
-    def schema_paths(self) -> set[str]:
-        return set(self._json("GET", "/api/schema/?format=json")["paths"])
+    def conversation_start(self) -> str:
+        return str(self._json("POST", "/api/v1/sessions", {"bot_id": str(self.bot.pk)})["conversation_id"])
 
-    def endpoint(self, name: str, questions: list[str], corpus: Path | None = None) -> tuple[str, list[dict]]:
-        """The streamed endpoint's URL and one request body per question."""
-        if name == "bench":
-            return f"{self.base_url}/api/v1/bench/stream", [{"query": q} for q in questions]
-        self._documents_ready(corpus)
-        return f"{self.base_url}/api/v1/rag_search", [{"query": q, "stream": True} for q in questions]
-
-    def _documents_ready(self, corpus: Path | None, count: int = 5) -> None:
+    def documents_ready(self, corpus: Path, count: int = 5) -> None:
         """A few corpus documents attached to the bot through the documents API, ingested by the worker."""
-        if corpus is None:
-            return
         lines = (corpus / "corpus.jsonl").read_text().splitlines()[:count]
         for line in lines:
             record = json.loads(line)

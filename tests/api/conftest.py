@@ -36,6 +36,7 @@ def live_api(
         # Streamed endpoints enqueue their runner: onto the queue the test worker consumes.
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
         **llm_child_env(llm_server),
+        "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
     argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
             "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip

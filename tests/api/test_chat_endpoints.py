@@ -154,3 +154,36 @@ def test_isolation_other_workspace_stranger_key_external_user_and_forged_signatu
     other_visitor = _turn(client, alice_session["conversation_id"], question, "m-3", HTTP_ORIGIN=ORIGIN,
                           HTTP_X_PARLEY_SESSION=bob_session["session_token"], **bearer(key))  # fmt: skip
     assert other_visitor.status_code == 404
+
+
+def test_a_widget_key_reads_a_chunk_by_referer_only_where_a_browser_could_send_no_origin(shop) -> None:
+    """Security review (issue 6): the Referer stands in for Origin only on GET/HEAD without Origin.
+
+    A browser sends the key only in a header (Authorization or X-Api-Key), and a cross-origin request
+    with such a header always carries Origin (no-cors requests cannot carry it): a key-bearing browser
+    request without Origin is same-origin. Outside browsers Origin is as forgeable as Referer, so the
+    fallback adds nothing there; these are the cases it must never widen.
+    """
+    bot, _ = shop
+    key = widget_key_make(bot, origins=(ORIGIN,)).key
+    chunk = Chunk.objects.filter(document__bots=bot).first()
+    url = f"/api/v1/chunks/{chunk.pk}"
+    client = Client()
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+    same_origin = client.get(url, **auth, HTTP_REFERER=f"{ORIGIN}/faq/")
+    assert same_origin.status_code == 200 and same_origin.json()["id"] == str(chunk.pk)
+    assert "Access-Control-Allow-Origin" not in same_origin  # no Origin, no CORS answer
+    refused = [
+        client.get(url, **auth, HTTP_ORIGIN="https://evil.example", HTTP_REFERER=f"{ORIGIN}/faq/"),  # Origin wins
+        client.get(url, **auth, HTTP_ORIGIN="null", HTTP_REFERER=f"{ORIGIN}/faq/"),  # sandboxed frame, file://
+        client.get(url, **auth, HTTP_REFERER="https://evil.example/"),
+        client.get(url, **auth),  # no Referer either (Referrer-Policy: no-referrer)
+        client.post(
+            "/api/v1/rag_search",
+            {"query": "Price?"},
+            content_type="application/json",
+            **auth,
+            HTTP_REFERER=f"{ORIGIN}/faq/",
+        ),  # not a GET: browsers always send Origin
+    ]
+    assert [response.status_code for response in refused] == [401] * 5

@@ -81,3 +81,22 @@ def test_rag_search_streams_with_the_spec_events_and_a_big_result_in_delta_piece
     assert joined[-1][0] == "tool_end"
     assert set(result) == {"response", "contexts", "sources_used", "model", "execution_id"}
     assert result["sources_used"] and '<citation id="' in result["response"]
+
+
+def test_the_web_announced_first_event_is_buffered_once_and_survives_a_resume(
+    live_api: str, celery_worker: str, shop
+) -> None:
+    _, headers = shop
+    with httpx.Client(timeout=60) as client:
+        stream_id, events = _stream(client, "POST", f"{live_api}/api/v1/rag_search",
+                                    json={"query": "How much does a repair cost?", "stream": True},
+                                    headers=headers)  # fmt: skip
+        first = events[0]
+        assert (first.event, first.json()) == ("tool_update", {"phase": "SEARCH_PREPARATION", "status": "started"})
+        phases = [e.json()["phase"] for e in events if e.event == "tool_update"]
+        assert phases.count("SEARCH_PREPARATION") == 1  # the worker did not announce it again
+        replay_url = f"{live_api}/api/v1/streams/{stream_id}/events"
+        _, replay = _stream(client, "GET", replay_url, headers=headers)  # a reconnect with no id: everything
+        assert [(e.id, e.event, e.data) for e in replay] == [(e.id, e.event, e.data) for e in events]
+        _, rest = _stream(client, "GET", replay_url, headers={**headers, "Last-Event-ID": first.id})
+        assert [e.id for e in rest] == [e.id for e in events[1:]] and rest[-1].event.startswith("tool_end")

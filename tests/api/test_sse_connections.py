@@ -32,3 +32,24 @@ def test_the_relays_redis_reads_outlast_a_heartbeat_interval(settings) -> None: 
     settings.API_SSE_HEARTBEAT_SECONDS = 15.0
     timeout = redis_async().connection_pool.connection_kwargs["socket_timeout"]
     assert timeout > 15.0
+
+
+def test_relays_on_one_event_loop_share_one_async_client_and_its_pool() -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from api.redis_gateway import redis_async
+
+    async def two_relays() -> tuple[object, object]:
+        return redis_async(), redis_async()
+
+    def in_a_new_loop() -> tuple[object, object]:
+        # A thread of its own: another test (Playwright's sync API) may leave a loop running in this one.
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            return executor.submit(asyncio.run, two_relays()).result()
+
+    first, second = in_a_new_loop()
+    assert first is second
+    assert first.connection_pool.max_connections >= 1000  # one per open stream: not redis-py's default 100
+    other_loop, _ = in_a_new_loop()
+    assert other_loop is not first  # connections belong to the loop that made them

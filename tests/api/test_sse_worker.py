@@ -34,6 +34,8 @@ def test_a_worker_streams_a_run_that_the_web_process_relays(live_api: str, celer
     answer = "".join(data["content"] for name, _, data in joined if name == "tool_partial_update")
     result = joined[-1][2]
     assert answer == result["response"]
+    partials = names.count("tool_partial_update")  # a word every ~17 ms, at most one delta per 50 ms
+    assert partials < len(result["response"].split(" ")) / 2
     assert result["model"] == "scripted-demo" and len(result["padding"]) == 6000
     assert any(event.event == "tool_end_delta_sse" for event in events)
     assert json.loads(events[0].data) == {"phase": "SEARCH_PREPARATION", "status": "started"}

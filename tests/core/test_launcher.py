@@ -54,6 +54,7 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
         PARLEY_PORT=str(port),
         PARLEY_ADMIN_PASSWORD="launcher-test-passphrase",
         CELERY_TASK_DEFAULT_QUEUE="parley-launcher-test",
+        CELERY_STREAM_QUEUE="parley-launcher-test-streams",
     )
     launcher = subprocess.Popen(
         [sys.executable, "-m", "core.launcher"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -96,3 +97,17 @@ def test_an_unwritable_var_dir_stops_the_run_command_with_a_message(tmp_path) ->
     assert result.returncode == 1
     assert "cannot write there" in result.stdout and "PARLEY_VAR_DIR" in result.stdout
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_the_run_command_serves_streamed_answers_from_a_thread_pool_worker_of_their_own(settings) -> None:
+    from core.launcher import worker_commands
+
+    settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE = "celery", "streams"
+    settings.PARLEY_WORKER_CONCURRENCY, settings.PARLEY_STREAM_WORKER_THREADS = 1, 48
+    (_, worker), (_, streams) = worker_commands(python="python", beat_schedule="var/celerybeat-schedule")
+    assert worker[worker.index("-Q") + 1] == "celery" and "--concurrency=1" in worker and "--beat" in worker
+    assert "--pool=threads" not in worker  # ingestion is CPU-bound: prefork
+    assert streams[streams.index("-Q") + 1] == "streams" and "--beat" not in streams
+    assert "--pool=threads" in streams and "--concurrency=48" in streams
+    settings.CELERY_STREAM_QUEUE = "celery"  # one queue for everything: one worker
+    assert [name for name, _ in worker_commands(python="python")] == ["celery worker"]

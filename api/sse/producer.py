@@ -1,0 +1,162 @@
+"""How a producer (the Celery task running a streamed answer) writes its stream: few events, few round trips.
+
+``stream_producing`` yields a ``StreamEmitter`` backed by a ``StreamWriter``, which
+
+- coalesces ``tool_partial_update`` events: a delta goes out at once when the previous one is at
+  least ``API_SSE_PARTIAL_INTERVAL_MS`` old, otherwise it waits and later deltas (of the same
+  ``output_key``) are appended to it. The waiting text leaves before any other event, at the
+  close, or when its interval is over (a per-process flusher thread sends it even if no token
+  follows), so no text is lost or reordered: the joined contents equal the streamed answer;
+- writes each batch (pending text plus the event that flushed it) in one pipelined round trip,
+  with a plain ``XADD`` per event: the buffer's and owner record's TTLs are set by the first
+  write of this producer, renewed every half TTL while it lasts and at the close, not on every
+  event (``stream_publish`` still renews them on each call, for long-lived streams like the
+  handoff's).
+
+The web process may already have announced SEARCH_PREPARATION (``stream_open(announce=True)``);
+the producer is then told so and the pipeline's own announcement is dropped.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.conf import settings
+
+from api.errors import REGISTRY, ApiError, ErrorCode
+from api.redis_gateway import redis_sync
+from api.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
+from api.sse.events import EventType, StreamEmitter
+
+logger = logging.getLogger(__name__)
+
+
+class StreamWriter:
+    """One producer's writes to one stream (thread-safe: the flusher thread may send pending text)."""
+
+    def __init__(self, *, stream_id: str, partial_interval: float) -> None:
+        self.stream_id = stream_id
+        self.partial_interval = partial_interval
+        self._lock = threading.Lock()
+        self._pending: dict[str, Any] | None = None  # a tool_partial_update waiting for its interval
+        self._last_partial = float("-inf")
+        self._expiry_renewed = float("-inf")
+        self.closed = False
+
+    def emit(self, event: str, data: dict[str, Any]) -> None:
+        with self._lock:
+            if event != EventType.TOOL_PARTIAL_UPDATE or self.partial_interval <= 0:
+                self._write([*self._take_pending(), (event, data)])
+                return
+            joins = self._pending is not None and self._pending["output_key"] == data["output_key"]
+            if joins:
+                self._pending["content"] += data["content"]  # type: ignore[index]
+            else:
+                self._write(self._take_pending())
+                self._pending = dict(data)
+            if time.monotonic() - self._last_partial >= self.partial_interval:
+                self._write(self._take_pending())
+            elif not joins:  # a new pending delta: the flusher sends it when its interval is over
+                _flusher.schedule(self, at=self._last_partial + self.partial_interval)
+
+    def flush_due(self) -> None:
+        """Called by the flusher once a pending delta's interval is over."""
+        with self._lock:
+            due = time.monotonic() - self._last_partial >= self.partial_interval
+            if due and not self.closed and self._pending is not None:
+                self._write(self._take_pending())
+
+    def close(self) -> None:
+        with self._lock:
+            self._write([*self._take_pending(), (CLOSE_MARKER, {})], renew_expiry=True)
+            self.closed = True
+
+    def _take_pending(self) -> list[tuple[str, dict[str, Any]]]:
+        if self._pending is None:
+            return []
+        pending, self._pending = self._pending, None
+        self._last_partial = time.monotonic()
+        return [(EventType.TOOL_PARTIAL_UPDATE, pending)]
+
+    def _write(self, batch: list[tuple[str, dict[str, Any]]], *, renew_expiry: bool = False) -> None:
+        if not batch:
+            return
+        key = stream_key(self.stream_id)
+        pipe = redis_sync().pipeline(transaction=False)
+        for event, data in batch:
+            pipe.xadd(key, event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER))
+        ttl = settings.API_SSE_STREAM_TTL_SECONDS
+        now = time.monotonic()
+        if renew_expiry or now - self._expiry_renewed > ttl / 2:  # the first write, then twice per TTL
+            pipe.expire(key, ttl)
+            pipe.expire(stream_owner_key(self.stream_id), ttl)
+            self._expiry_renewed = now
+        pipe.execute()
+
+
+class _Flusher:
+    """One daemon thread per process sending pending deltas whose interval is over (a heap of deadlines)."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._due: list[tuple[float, int, StreamWriter]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def schedule(self, writer: StreamWriter, *, at: float) -> None:
+        with self._condition:
+            heapq.heappush(self._due, (at, next(self._order), writer))
+            if self._thread is None or not self._thread.is_alive():  # none yet, or lost in a fork
+                self._thread = threading.Thread(target=self._run, name="sse-partial-flusher", daemon=True)
+                self._thread.start()
+            self._condition.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                while not self._due:
+                    self._condition.wait()
+                at, _, writer = self._due[0]
+                delay = at - time.monotonic()
+                if delay > 0:
+                    self._condition.wait(delay)
+                    continue
+                heapq.heappop(self._due)
+            try:
+                writer.flush_due()
+            except Exception:  # Redis unreachable: the producer's own next write fails and reports it
+                logger.warning("could not flush a pending partial update of stream %s", writer.stream_id, exc_info=True)
+
+
+_flusher = _Flusher()
+
+
+@contextmanager
+def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[StreamEmitter]:
+    """What a producer (a Celery task running the pipeline) wraps its work in.
+
+    It yields an emitter bound to the stream and always closes the stream; an exception first
+    becomes an ``error`` event (an ``ApiError`` keeps its code, anything else is
+    ``internal_error`` without details), then propagates so the task records it. ``announced``:
+    the web process already sent SEARCH_PREPARATION started.
+    """
+    interval = settings.API_SSE_PARTIAL_INTERVAL_MS / 1000
+    writer = StreamWriter(stream_id=stream_id, partial_interval=interval)
+    emitter = StreamEmitter(writer.emit, preparation_announced=announced)
+    try:
+        yield emitter
+    except ApiError as error:
+        emitter.error(code=str(error.code), message=error.message, extra=error.extra)
+        raise
+    except Exception:
+        emitter.error(code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message)
+        raise
+    finally:
+        writer.close()
