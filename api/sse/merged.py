@@ -67,35 +67,30 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
     max_bytes = settings.API_SSE_MAX_EVENT_BYTES
     block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
     streams = {stream_key(stream_id): stream_id for stream_id in positions}
-    client = redis_async()
-    try:
-        yield ": connected\n"
-        while positions:
-            keys = {stream_key(stream_id): entry_id for stream_id, entry_id in positions.items()}
-            batch = await client.xread(keys, count=_BATCH, block=block_ms)
-            if not batch:
-                if await client.exists(*(stream_owner_key(stream_id) for stream_id in positions)) < len(positions):
-                    yield _expired(merged_cursor(positions))
-                    return
-                yield HEARTBEAT
-                continue
-            for key, entries in batch:
-                stream_id = streams[key]
-                for entry_id, fields in entries:
-                    before = merged_cursor(positions)
-                    positions[stream_id] = entry_id
-                    if fields["e"] == CLOSE_MARKER:
-                        del positions[stream_id]
-                        break
-                    after = merged_cursor(positions)
-                    frames = frames_for_entry(
-                        entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
-                    )
-                    for index, frame in enumerate(frames):
-                        cursor = after if index == len(frames) - 1 else before
-                        yield SseFrame(id=cursor, event=frame.event, data=frame.data).encode()
-    finally:
-        await client.aclose()
+    client = redis_async()  # shared by the process's relays: closing it would cut every other open stream
+    yield ": connected\n"
+    while positions:
+        keys = {stream_key(stream_id): entry_id for stream_id, entry_id in positions.items()}
+        batch = await client.xread(keys, count=_BATCH, block=block_ms)
+        if not batch:
+            if await client.exists(*(stream_owner_key(stream_id) for stream_id in positions)) < len(positions):
+                yield _expired(merged_cursor(positions))
+                return
+            yield HEARTBEAT
+            continue
+        for key, entries in batch:
+            stream_id = streams[key]
+            for entry_id, fields in entries:
+                before = merged_cursor(positions)
+                positions[stream_id] = entry_id
+                if fields["e"] == CLOSE_MARKER:
+                    del positions[stream_id]
+                    break
+                after = merged_cursor(positions)
+                frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
+                for index, frame in enumerate(frames):
+                    cursor = after if index == len(frames) - 1 else before
+                    yield SseFrame(id=cursor, event=frame.event, data=frame.data).encode()
 
 
 def _expired(cursor: str) -> str:
