@@ -80,19 +80,23 @@ def _claim_fields(claim_id: str, now: object) -> dict:
 
 
 def _claim_mates(*, lead: Document, claim_id: str, limit: int, now: object) -> list[Document]:
-    """Fresh pending documents (never tried since queued), oldest first, skipping rows other workers are claiming."""
+    """Fresh pending documents (never tried since queued), oldest first, skipping rows other workers are claiming.
+
+    A batch takes at most half of the documents waiting, so the other workers get their share
+    and none sits idle while one finishes a long batch at the end of a bulk upload.
+    """
     if lead.attempts != 1 or limit <= 0:
         return []  # a retry runs alone
-    candidates = (
+    candidates = list(
         Document.objects.select_for_update(skip_locked=True)
         .filter(status=Document.Status.PENDING, attempts=0, size_bytes__lte=BATCH_MAX_BYTES)
         .exclude(pk=lead.pk)
         .order_by("queued_at")
-        .values_list("pk", "size_bytes")[:limit]
+        .values_list("pk", "size_bytes")[: 2 * limit]
     )
     budget = BATCH_MAX_BYTES - lead.size_bytes
     chosen = []
-    for pk, size in candidates:
+    for pk, size in candidates[: min(limit, -(-len(candidates) // 2))]:
         if size > budget:
             break
         chosen.append(pk)
