@@ -225,6 +225,8 @@ PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum
 PARLEY_EMBEDDING_THREADS = env_int("PARLEY_EMBEDDING_THREADS", 0, minimum=0, maximum=256)
 # A document whose worker has not reported progress for this long is reclaimed.
 PARLEY_INGEST_STUCK_AFTER = env_int("PARLEY_INGEST_STUCK_AFTER", CELERY_TASK_TIME_LIMIT + 60, minimum=30)
+# Documents one worker task claims together, so small files fill the embedding batches (1: one at a time).
+PARLEY_INGEST_BATCH_DOCUMENTS = env_int("PARLEY_INGEST_BATCH_DOCUMENTS", 64, minimum=1, maximum=256)
 # Deliveries of one document (worker deaths included) before it fails for good.
 PARLEY_INGEST_MAX_ATTEMPTS = env_int("PARLEY_INGEST_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 

@@ -1,4 +1,5 @@
-"""Thin Celery tasks: ingest one document by id (retrying transient errors with backoff), sweep stuck documents."""
+"""Thin Celery tasks: ingest a document by id, with a batch of fresh pending ones (retrying transient errors with
+backoff), and sweep stuck documents."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ from rag.errors import TransientIngestError
 
 @shared_task(bind=True, name="rag.document_ingest", acks_late=True, reject_on_worker_lost=True, max_retries=None)
 def document_ingest_task(self, document_id: str) -> str:  # type: ignore[no-untyped-def]
+    from django.conf import settings
+
     from rag.ingestion import document_ingest
 
     try:
-        return document_ingest(document_id=document_id, claim_id=self.request.id)
+        batch_limit = settings.PARLEY_INGEST_BATCH_DOCUMENTS
+        return document_ingest(document_id=document_id, claim_id=self.request.id, batch_limit=batch_limit)
     except TransientIngestError as exc:
         # The service released the claim and bounds the attempts; back off exponentially, with jitter.
         countdown = min(300, 2 ** (self.request.retries + 1)) + random.uniform(0, 1)  # noqa: S311

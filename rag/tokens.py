@@ -26,4 +26,15 @@ def token_counts(texts: list[str]) -> list[int]:
 
 
 def token_count(text: str) -> int:
+    # The text splitter measures every word and separator it tries, many times over: short texts are memoised.
+    if len(text) <= _MEMOISED_CHARS:
+        return _short_token_count(text)
+    return token_counts([text])[0]
+
+
+_MEMOISED_CHARS = 40
+
+
+@functools.lru_cache(maxsize=50_000)
+def _short_token_count(text: str) -> int:
     return token_counts([text])[0]

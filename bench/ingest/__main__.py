@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 
 from bench.ingest.baseline import embed_in_processes
+from bench.ingest.cpu import postgres_server_pid, tree_cpu_seconds
 
 
 def main() -> None:
@@ -83,17 +84,20 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
         _wait([warmup.pk for warmup in warmups], timeout=300)  # every pool process has loaded the model
         texts = _chunk_texts(files)
         # The machine is shared: plain embedding runs before and after the pipeline, and the ratio uses their mean.
-        before_seconds = embed_in_processes(texts, processes=concurrency, threads=threads)
+        before_seconds, before_cpu = embed_in_processes(texts, processes=concurrency, threads=threads)
+        postgres_pid = postgres_server_pid()
+        cpu_before = _cpu_now(worker.pid, postgres_pid)
         sampler.start()
         started = time.perf_counter()
         documents = documents_create_from_paths(workspace=workspace, paths=files)
         _wait([d.pk for d in documents], timeout=3600)
         pipeline_seconds = time.perf_counter() - started
         sampler.stop()
+        cpu = [now - then for now, then in zip(_cpu_now(worker.pid, postgres_pid), cpu_before, strict=True)]
         pipeline = _summary([d.pk for d in documents])
         if len(texts) != pipeline["chunks"]:
             print(f"warning: baseline has {len(texts)} chunk texts, the pipeline stored {pipeline['chunks']}")
-        after_seconds = embed_in_processes(texts, processes=concurrency, threads=threads)
+        after_seconds, after_cpu = embed_in_processes(texts, processes=concurrency, threads=threads)
         baseline_seconds = _embed_plainly(texts)
     finally:
         _worker_stop(worker)
@@ -120,6 +124,11 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
           f" {after_rate:.1f} after")  # fmt: skip
     reference = max(baseline_rate, (before_rate + after_rate) / 2)
     print(f"ratio                 {pipeline_rate / reference:.2f} of plain embedding (target >= 0.85)")
+    plain_cpu = (before_cpu + after_cpu) / 2
+    print(f"CPU seconds           pipeline {sum(cpu):.1f} (worker {cpu[0]:.1f}, PostgreSQL {cpu[1]:.1f}, uploads"
+          f" {cpu[2]:.1f}); plain, {concurrency} proc x {threads} thr {plain_cpu:.1f}")  # fmt: skip
+    print(f"CPU ratio             {plain_cpu / sum(cpu):.2f} (plain CPU per chunk / pipeline CPU per chunk; little"
+          " affected by other load)")  # fmt: skip
     print(f"peak worker RSS       {sampler.peak_child / 2**20:.0f} MiB per pool process,"
           f" {sampler.peak_total / 2**20:.0f} MiB worker total")  # fmt: skip
 
@@ -137,6 +146,12 @@ def _worker_start(queue: str, *, concurrency: int, threads: int) -> subprocess.P
         if time.monotonic() > deadline or worker.poll() is not None:
             raise SystemExit("the bench worker did not start")
     return worker
+
+
+def _cpu_now(worker_pid: int, postgres_pid: int | None) -> list[float]:
+    """CPU seconds so far of the worker tree, the PostgreSQL server and this process (which uploads the files)."""
+    postgres = tree_cpu_seconds(postgres_pid) if postgres_pid else 0.0
+    return [tree_cpu_seconds(worker_pid), postgres, time.process_time()]
 
 
 def _worker_stop(worker: subprocess.Popen) -> None:

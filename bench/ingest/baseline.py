@@ -8,8 +8,9 @@ import time
 from multiprocessing.synchronize import Barrier
 
 
-def embed_in_processes(texts: list[str], *, processes: int, threads: int) -> float:
-    """Wall-clock seconds for `processes` spawned processes to embed contiguous shares of `texts` (models preloaded)."""
+def embed_in_processes(texts: list[str], *, processes: int, threads: int) -> tuple[float, float]:
+    """Wall-clock seconds for `processes` spawned processes to embed contiguous shares of `texts` (models preloaded),
+    and the CPU seconds they spent doing it."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(processes)
     results = context.Queue()
@@ -20,10 +21,10 @@ def embed_in_processes(texts: list[str], *, processes: int, threads: int) -> flo
     ]
     for child in children:
         child.start()
-    elapsed = [results.get(timeout=3600) for _ in children]
+    timings = [results.get(timeout=3600) for _ in children]
     for child in children:
         child.join()
-    return max(elapsed)
+    return max(wall for wall, _ in timings), sum(cpu for _, cpu in timings)
 
 
 def _embed_share(texts: list[str], threads: int, barrier: Barrier, results: multiprocessing.Queue) -> None:
@@ -37,6 +38,6 @@ def _embed_share(texts: list[str], threads: int, barrier: Barrier, results: mult
     provider = embedding_provider_get()
     provider.embed_texts(["warm up"])
     barrier.wait()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     provider.embed_texts(texts)
-    results.put(time.perf_counter() - started)
+    results.put((time.perf_counter() - started, time.process_time() - cpu_started))

@@ -25,13 +25,14 @@ DIMS = 8
 
 
 class _EmbeddingsServer(BaseHTTPRequestHandler):
-    mode = "ok"  # ok | unavailable | refuse
+    mode = "ok"  # ok | unavailable | refuse | refuse_marked (refuse inputs that contain MARKED)
     calls: list[dict] = []
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).calls.append(body)
-        if self.mode != "ok":
+        marked = any("MARKED" in text for text in body["input"])
+        if self.mode in {"unavailable", "refuse"} or (self.mode == "refuse_marked" and marked):
             status = 503 if self.mode == "unavailable" else 400
             self._reply(status, {"error": {"message": f"mode {self.mode}", "type": "test"}})
             return
@@ -148,3 +149,19 @@ def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(make_documen
         plan = query.explain()
     assert "chunk_embedding_hnsw_384" in plan
     assert len(list(query)) == 3
+
+
+@pytest.mark.django_db
+def test_a_refused_batch_is_embedded_one_document_at_a_time(openai_server, make_document, workspace) -> None:
+    from rag.models import WorkspaceEmbedding
+
+    WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=_model())
+    openai_server.mode = "refuse_marked"
+    texts = ["Charge the battery indoors.", "MARKED text the endpoint refuses.", "Oil the chain.", "Check the brakes."]
+    documents = [make_document(f"d{n}.txt", text) for n, text in enumerate(texts)]
+    assert document_ingest(document_id=str(documents[0].pk), claim_id="task-1", batch_limit=8) == "ready"
+    states = {d.filename: (d.status, d.error_code) for d in Document.objects.filter(workspace=workspace)}
+    # The batch (the first three) failed as a whole; alone, only the refused document fails.
+    assert states == {"d0.txt": ("ready", ""), "d1.txt": ("failed", "embedding_failed"), "d2.txt": ("ready", ""),
+                      "d3.txt": ("pending", "")}  # fmt: skip
+    assert [len(call["input"]) for call in openai_server.calls] == [3, 1, 1, 1]

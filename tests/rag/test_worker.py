@@ -138,3 +138,32 @@ def test_a_document_that_keeps_killing_its_worker_ends_failed(dedicated_worker, 
     assert not Chunk.objects.filter(document=document).exists()
     other.refresh_from_db()
     wait_for(lambda: Document.objects.get(pk=other.pk).status == "ready", timeout=60, what="the other document")
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_batch_leaves_every_document_to_end_ready(dedicated_worker, make_document) -> None:
+    from django.db import transaction
+
+    with transaction.atomic():  # every message leaves at commit, so the first one finds the others waiting
+        documents = [make_document(f"motor-{n}.txt", _long_text().replace("motor", f"motor {n}")) for n in range(4)]
+    ids = [document.pk for document in documents]
+
+    def batch_embedding() -> bool:
+        rows = list(Document.objects.filter(pk__in=ids, status="processing").values_list("claim_id", "progress"))
+        claims = [claim for claim, _ in rows]
+        return any(progress > 15 and claims.count(claim) >= 2 for claim, progress in rows)
+
+    wait_for(batch_embedding, timeout=90, interval=0.05, what="a batch of documents to start embedding")
+    children = psutil.Process(dedicated_worker.pid).children()
+    assert len(children) == 1
+    children[0].send_signal(signal.SIGKILL)
+
+    def finished() -> bool:
+        return not Document.objects.filter(pk__in=ids, status__in=["pending", "processing"]).exists()
+
+    wait_for(finished, timeout=180, what="every document of the killed batch to finish")
+    for document in Document.objects.filter(pk__in=ids):
+        assert (document.status, document.error) == ("ready", "")
+        ordinals = sorted(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
+        assert ordinals == list(range(document.chunk_count)) and document.chunk_count > 10

@@ -1,0 +1,57 @@
+"""Embed the chunks of a batch of documents together: full model batches across documents, per-document progress.
+
+Chunks are embedded in order of token count, so each model batch holds texts of similar
+length and pads little; the vectors go back to their documents in draft order.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from rag.embeddings import embedding_provider_get
+from rag.errors import IngestError
+from rag.ingestion.claims import documents_progress_report
+from rag.ingestion.prepare import PreparedDocument
+
+PARSED_PROGRESS = 15
+EMBEDDED_PROGRESS = 95
+
+
+def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[list[list[float]]]:
+    """Each document's chunk vectors, in draft order; progress is reported after every model batch but the last."""
+    size = settings.PARLEY_EMBEDDING_BATCH_SIZE
+    slots_by_model: dict[str, list[tuple[int, int]]] = {}
+    for index, item in enumerate(prepared):
+        slots = slots_by_model.setdefault(item.model_id, [])
+        slots.extend((index, ordinal) for ordinal in range(len(item.drafts)))
+    plan = []
+    for model_id, slots in slots_by_model.items():
+        slots.sort(key=lambda slot: prepared[slot[0]].drafts[slot[1]].token_count, reverse=True)
+        plan.extend((model_id, slots[start : start + size]) for start in range(0, len(slots), size))
+
+    vectors: list[list[list[float]]] = [[[] for _ in item.drafts] for item in prepared]
+    done = [0] * len(prepared)
+    for step, (model_id, batch) in enumerate(plan):
+        texts = [prepared[index].drafts[ordinal].embed_text for index, ordinal in batch]
+        embedded = embedding_provider_get(model_id=model_id).embed_texts(texts)
+        for (index, ordinal), vector in zip(batch, embedded, strict=True):
+            vectors[index][ordinal] = vector
+            done[index] += 1
+        if step < len(plan) - 1:
+            _report(prepared=prepared, done=done, claim_id=claim_id)
+    return vectors
+
+
+def documents_progress_parsed(*, prepared: list[PreparedDocument], claim_id: str) -> None:
+    _report(prepared=prepared, done=[0] * len(prepared), claim_id=claim_id)
+
+
+def _report(*, prepared: list[PreparedDocument], done: list[int], claim_id: str) -> None:
+    """Report each document's share of embedded chunks; losing every claim stops the work."""
+    span = EMBEDDED_PROGRESS - PARSED_PROGRESS
+    percents = {
+        str(item.document.pk): PARSED_PROGRESS + span * count // max(1, len(item.drafts))
+        for item, count in zip(prepared, done, strict=True)
+    }
+    if not documents_progress_report(claim_id=claim_id, percents=percents):
+        raise IngestError("claim_lost", "Another worker took this document over.")
