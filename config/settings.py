@@ -255,6 +255,9 @@ RERANKER_TIMEOUT_SECONDS = env_float("RERANKER_TIMEOUT_SECONDS", 2.0, minimum=0.
 # HNSW candidate list per vector search (pgvector's hnsw.ef_search, at least the 40 candidates
 # retrieval fuses); 100 measured by bench/retrieval --latency: recall of the exact top-40 0.99 at 10k.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=1, maximum=1000)
+# A scope of at most this many chunks is searched exactly (every vector compared: complete, and ~7 ms at
+# 2,000 chunks); a larger one walks the HNSW index (1.4 ms at 10k chunks, bench/turn), see rag.retrieval.sql.
+RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 2000, minimum=0)
 # maintenance_work_mem (MB) of the transaction that (re)builds an HNSW index (`manage.py chunks_reindex`):
 # with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs 2.3-3.5x slower.
 RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int("RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536)
@@ -304,9 +307,11 @@ API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maxi
 # --- API: database connections of the web process ------------------------------------------
 # Under ASGI each request runs in its own thread, so Django's persistent connections are never
 # reused and concurrent requests open one connection each (past PostgreSQL's max_connections at
-# ~100 simultaneous requests; see bench/api). A positive size gives each process a psycopg pool
-# of at most that many connections instead (requests wait for one; persistent connections off).
-DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 0, minimum=0, maximum=1000)
+# ~100 simultaneous requests; see bench/api). Every LLM call also hands its thread's connection
+# back for its length (core.llm.connections): without a pool the next query reconnects (a new
+# PostgreSQL backend, ~10 ms; bench/turn). So each process keeps a psycopg pool of at most this
+# many connections (requests wait for one); 0 turns it off for Django's persistent connections.
+DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 20, minimum=0, maximum=1000)
 if DATABASE_POOL_MAX_SIZE:
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_MAX_SIZE, "timeout": 30}

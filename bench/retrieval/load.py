@@ -39,6 +39,7 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
     workspace, _ = Workspace.objects.get_or_create(slug=slug, defaults={"name": marker})
     bot, _ = Bot.objects.get_or_create(workspace=workspace, name="Bench bot")
     if workspace.name == marker and Chunk.objects.filter(workspace=workspace).count() == len(rows):
+        _chunk_counts_set(workspace)  # workspaces loaded before the counts were kept
         return workspace, bot
     Document.objects.filter(workspace=workspace).delete()
     documents = _documents_create(workspace, bot, rows)
@@ -60,11 +61,23 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
         if bulk:
             hnsw_build_memory_set(cursor=cursor)
             cursor.execute(definition)
+    _chunk_counts_set(workspace)
     Workspace.objects.filter(pk=workspace.pk).update(name=marker)
     with connection.cursor() as cursor:  # the tsvector UPDATE left a dead copy of every row: as autovacuum would
         cursor.execute("VACUUM ANALYZE rag_chunk")
         cursor.execute("ANALYZE rag_document")
     return workspace, bot
+
+
+def _chunk_counts_set(workspace: Workspace) -> None:
+    """Each document's chunk_count, as ingestion keeps it (retrieval sizes its scope by it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE rag_document AS d SET chunk_count = c.n"
+            " FROM (SELECT document_id, count(*) AS n FROM rag_chunk WHERE workspace_id = %s GROUP BY 1) AS c"
+            " WHERE d.id = c.document_id AND d.chunk_count <> c.n",
+            [workspace.pk],
+        )
 
 
 def _documents_create(workspace: Workspace, bot: Bot, rows: Sequence[Row]) -> dict[str, Document]:

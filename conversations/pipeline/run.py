@@ -75,8 +75,9 @@ def answer_run(
     relay = PartialRelay(emitter)
     model_id = retrieval.model_id if retrieval else embedding_model_default()
     request = AnswerRequest(question=condensed.question, chunks=chunks, rules=rules, messages=prompt.messages)
+    # Without an emitter nobody reads partial answers: no partial JSON parse per streamed delta.
     generated = answer_generate(request=request, endpoint=endpoint, embed=embedder_for(model_id=model_id),
-                                on_partial=relay)  # fmt: skip
+                                on_partial=relay if emitter is not None else None)  # fmt: skip
     answer = generated.outcome.enforced.answer
     route = answer_route(status=answer.status, answer=answer.answer, display_answer=answer.display_answer,
                          redirection_intent=answer.redirection_intent, confidence=answer.confidence_score,

@@ -128,7 +128,8 @@ def chunks_retrieve(
     )  # fmt: skip
     with transaction.atomic():
         ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
-        rows = hybrid_rows(params=params, ef_search=max(ef_search, fusion.candidates))
+        rows = hybrid_rows(params=params, ef_search=max(ef_search, fusion.candidates),
+                           exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS)  # fmt: skip
     searched = time.perf_counter()
     kept = [row for row in rows if row.vector_score >= score_threshold]
     ordered, rerank = _reranked(question, kept)

@@ -24,9 +24,13 @@ from django.db import connection
 from rag.language import ts_config_map
 
 # `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
-_HYBRID_SQL = """
-WITH scope AS (
-    SELECT d.id, d.language FROM rag_document AS d
+# `{vector_order}` is one of the two orders below: the HNSW index serves only the bare distance.
+_ORDER_WALK = "c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})"
+_ORDER_EXACT = "(c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) + 0"
+# The documents in scope; shared by the plan statement and the query, so both read the same boundary.
+_SCOPE_CTE = """
+scope AS (
+    SELECT d.id, d.language, d.chunk_count FROM rag_document AS d
     WHERE d.workspace_id = %(workspace_id)s AND d.status = 'ready'
       AND (%(external_user_id)s::text IS NULL OR d.external_user_id IN ('', %(external_user_id)s::text))
       AND (%(document_ids)s::uuid[] IS NULL OR d.id = ANY(%(document_ids)s::uuid[]))
@@ -36,7 +40,30 @@ WITH scope AS (
             WHERE db.document_id = d.id AND db.bot_id = ANY(%(bot_ids)s::uuid[]))))
         OR d.conversation_id = %(conversation_id)s::uuid
       )
-),
+)"""
+
+# The transaction's planner settings and the scope's size, in one round trip: ef_search and iterative scans
+# for the HNSW index, and `enable_sort = off` when the scope holds more chunks than an exact scan should
+# read. PostgreSQL's estimate of the scope (a CTE over a many-to-many) is far too low, so left alone it
+# picks an exact scan of every chunk in scope (34 ms at 10k chunks, the vectors are TOASTed) over the HNSW
+# walk (1.4 ms, the same top-40 on bench/turn's queries). Under the limit the query orders by an expression
+# the index cannot serve: an exact scan, cheap there and complete (an index walk may stop short of a small
+# scope in a large table, at hnsw.max_scan_tuples).
+_PLAN_SQL = (
+    "WITH"  # noqa: S608 (module constants only)
+    + _SCOPE_CTE
+    + """
+SELECT set_config('hnsw.ef_search', %(ef_search)s, true),
+       set_config('hnsw.iterative_scan', 'relaxed_order', true),
+       set_config('enable_sort', CASE WHEN n > %(exact_max)s THEN 'off' ELSE 'on' END, true), n
+FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted
+"""
+)
+
+_HYBRID_SQL = (
+    "WITH"  # noqa: S608 (module constants only)
+    + _SCOPE_CTE
+    + """,
 query_terms AS MATERIALIZED (
     SELECT cfg::regconfig AS cfg,
            regexp_replace(plainto_tsquery(cfg::regconfig, %(query_text)s)::text, '&|<[0-9-]*>', '|', 'g')::tsquery
@@ -66,7 +93,7 @@ vector_hits AS (
     FROM rag_chunk AS c
     WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
       AND c.document_id IN (SELECT id FROM scope)
-    ORDER BY c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})
+    ORDER BY {vector_order}
     LIMIT %(vector_candidates)s
 ),
 vector_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM vector_hits),
@@ -85,6 +112,7 @@ SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.file
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
 ORDER BY f.fused_score DESC, f.id
 """
+)
 
 
 @dataclass(frozen=True)
@@ -120,19 +148,45 @@ class HybridRow:
     fused_score: float
 
 
-def hybrid_rows(*, params: HybridParams, ef_search: int) -> list[HybridRow]:
-    """Run the hybrid query; the caller's transaction scopes `SET LOCAL hnsw.ef_search` to it.
+def hybrid_rows(*, params: HybridParams, ef_search: int, exact_max: int) -> list[HybridRow]:
+    """Run the hybrid query; the caller's transaction scopes the planner settings to it.
 
-    Two statements: the session settings, then the query (the one round trip of the search itself).
+    Two statements: the planner settings and the scope's size (`_PLAN_SQL`), then the query (exact
+    vector scan or HNSW walk, by that size against `exact_max`): the one round trip of the search itself.
     """
+    with connection.cursor() as cursor:
+        rows = _run(cursor, params=params, ef_search=ef_search, exact_max=exact_max, prefix="")
+    return [
+        HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], r[6], float(r[7]), r[8], r[9], r[10], float(r[11]))
+        for r in rows
+    ]
+
+
+def hybrid_plan(*, params: HybridParams, ef_search: int, exact_max: int) -> str:
+    """The plan PostgreSQL runs for these parameters (EXPLAIN ANALYZE text), for tests and diagnosis.
+    Call it inside a transaction, as `chunks_retrieve` calls `hybrid_rows`."""
+    with connection.cursor() as cursor:
+        rows = _run(cursor, params=params, ef_search=ef_search, exact_max=exact_max, prefix="EXPLAIN ANALYZE ")
+    return "\n".join(row[0] for row in rows)
+
+
+def _run(cursor, *, params: HybridParams, ef_search: int, exact_max: int, prefix: str) -> list[tuple]:  # type: ignore[no-untyped-def]
+    values = _values(params)
+    cursor.execute(_PLAN_SQL, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)})
+    scope_chunks = cursor.fetchone()[3]
+    dims = len(params.query_embedding)
+    order = (_ORDER_WALK if scope_chunks > exact_max else _ORDER_EXACT).format(dims=dims)
+    cursor.execute(prefix + _HYBRID_SQL.format(dims=dims, vector_order=order), values)
+    return cursor.fetchall()
+
+
+def _values(params: HybridParams) -> dict[str, object]:
     languages, configs = ts_config_map()
-    sql = _HYBRID_SQL.format(dims=len(params.query_embedding))
-    vector = "[" + ",".join(repr(float(x)) for x in params.query_embedding) + "]"
-    values = {
+    return {
         "workspace_id": params.workspace_id,
         "model_id": params.model_id,
         "query_text": params.query_text,
-        "query_embedding": vector,
+        "query_embedding": "[" + ",".join(repr(float(x)) for x in params.query_embedding) + "]",
         "bot_ids": list(params.bot_ids) if params.bot_ids is not None else None,
         "conversation_id": params.conversation_id,
         "external_user_id": params.external_user_id,
@@ -146,16 +200,3 @@ def hybrid_rows(*, params: HybridParams, ef_search: int) -> list[HybridRow]:
         "text_candidates": params.candidates if params.text_weight > 0 else 0,
         "pool": params.pool,
     }
-    with connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}; SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(sql, values)
-        rows = cursor.fetchall()
-    return [
-        HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], r[6], float(r[7]), r[8], r[9], r[10], float(r[11]))
-        for r in rows
-    ]
-
-
-def hybrid_sql_text(*, dims: int) -> str:
-    """The statement for a dimension (for EXPLAIN in the bench and the docs)."""
-    return _HYBRID_SQL.format(dims=int(dims))

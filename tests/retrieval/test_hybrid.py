@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.db import transaction
 
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
+from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
+from rag.retrieval.sql import HybridParams, hybrid_plan
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +51,9 @@ def test_score_threshold_and_top_k_apply() -> None:
     assert chunks_retrieve(scope=scope, question="When is the shop open?", score_threshold=0.99).hits == []
 
 
-def test_scope_isolates_workspaces_bots_sessions_external_users_and_document_ids() -> None:
+@pytest.mark.parametrize("exact_max", [2000, 0], ids=["exact-scan", "hnsw-walk"])
+def test_scope_isolates_workspaces_bots_sessions_external_users_and_document_ids(settings, exact_max: int) -> None:
+    settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = exact_max  # 0: even this small scope walks the HNSW index
     workspace, bot = _workspace("ws-scope")
     other_workspace, other_bot = _workspace("ws-foreign")
     shared = document_ingested(workspace=workspace, text=BIKES, bots=[bot])
@@ -109,3 +114,24 @@ def test_one_retriever_alone_through_the_same_statement() -> None:
     assert vector.hits and all(hit.text_rank is None and hit.vector_rank == hit.rank for hit in vector.hits)
     assert text.hits and all(hit.vector_rank is None and hit.text_rank == hit.rank for hit in text.hits)
     assert "25 euros" in vector.hits[0].text and "25 euros" in text.hits[0].text
+
+
+def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_ranking(settings) -> None:
+    workspace, bot = _workspace("ws-plan")
+    document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    document_ingested(workspace=workspace, text=SECRET, filename="note.md", bots=[bot])
+    question = "How much is a day rental of a bike?"
+    params = HybridParams(
+        workspace_id=str(workspace.pk), model_id=LOCAL_MODEL_ID, query_text=question,
+        query_embedding=embed_query(question), bot_ids=[str(bot.pk)], conversation_id=None, external_user_id="",
+        document_ids=None, vector_weight=1.0, text_weight=0.5, rrf_k=10.0, candidates=40, pool=20,
+    )  # fmt: skip
+    plans, rankings = {}, {}
+    for exact_max in (2000, 0):
+        settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = exact_max
+        with transaction.atomic():
+            plans[exact_max] = hybrid_plan(params=params, ef_search=100, exact_max=exact_max)
+        scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+        rankings[exact_max] = [hit.chunk_id for hit in chunks_retrieve(scope=scope, question=question).hits]
+    assert "chunk_embedding_hnsw_384" not in plans[2000] and "chunk_embedding_hnsw_384" in plans[0]
+    assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
