@@ -258,6 +258,9 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=1, m
 # A scope of at most this many chunks is searched exactly (every vector compared: complete, and ~7 ms at
 # 2,000 chunks); a larger one walks the HNSW index (1.4 ms at 10k chunks, bench/turn), see rag.retrieval.sql.
 RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 2000, minimum=0)
+# Threads per process that run retrieval's full-text statement while the question is embedded (each on
+# its own connection from the pool); 0 runs it after the embedding, on the caller's connection.
+RETRIEVAL_TEXT_THREADS = env_int("RETRIEVAL_TEXT_THREADS", 4, minimum=0, maximum=64)
 # maintenance_work_mem (MB) of the transaction that (re)builds an HNSW index (`manage.py chunks_reindex`):
 # with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs 2.3-3.5x slower.
 RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int("RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536)

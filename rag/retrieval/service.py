@@ -1,10 +1,11 @@
 """`chunks_retrieve`: hybrid retrieval for one question, from text to ranked, scored, scoped chunks.
 
 Steps: expand the full-text query with the condensed keywords and the bot's lexicon synonyms;
-embed the question with the workspace's current model; run the one-statement hybrid query
-(`rag.retrieval.sql`) inside a transaction so `SET LOCAL hnsw.ef_search` stays local; keep chunks
-whose cosine similarity reaches the bot's threshold; optionally rerank over HTTP; cut to top k.
-Database work per question: the workspace model look-up, then the settings and the query.
+start the full-text statement (`rag.retrieval.concurrent`: on its own connection, while) the question
+is embedded with the workspace's current model; run the vector side and the fusion (`rag.retrieval.sql`)
+inside a transaction so the planner settings stay local; keep chunks whose cosine similarity reaches
+the bot's threshold; optionally rerank over HTTP; cut to top k. Database work per question: the
+workspace model look-up, the full-text statement, then the planner settings and the hybrid statement.
 `mode` runs one side alone ("vector", "text") through the same statement, for bench/retrieval.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from django.conf import settings
@@ -21,6 +22,7 @@ from django.db import transaction
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.language import language_detect
+from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.rerank import rerank_scores
 from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows
 from rag.selectors import workspace_embedding_model
@@ -112,8 +114,6 @@ def chunks_retrieve(
     started = time.perf_counter()
     model_id = workspace_embedding_model(workspace_id=scope.workspace_id)
     query_text = query_expand(question=question, keywords=keywords, lexicon=lexicon)
-    vector = embed_query(question, model_id=model_id)
-    embedded = time.perf_counter()
     query_language = language_detect(question) or language
     native = MODEL_LANGUAGES.get(model_id)
     vector_weight = fusion.vector_weight_native if native in (None, query_language) else fusion.vector_weight_foreign
@@ -121,14 +121,18 @@ def chunks_retrieve(
     if mode != "hybrid":
         vector_weight, text_weight = (1.0, 0.0) if mode == "vector" else (0.0, 1.0)
     params = HybridParams(
-        workspace_id=scope.workspace_id, model_id=model_id, query_text=query_text, query_embedding=vector,
+        workspace_id=scope.workspace_id, model_id=model_id, query_text=query_text, query_embedding=(),
         bot_ids=scope.bot_ids, conversation_id=scope.conversation_id, external_user_id=scope.external_user_id,
         document_ids=scope.document_ids, vector_weight=vector_weight, text_weight=text_weight,
         rrf_k=fusion.rrf_k, candidates=fusion.candidates, pool=max(top_k, fusion.rerank_pool),
     )  # fmt: skip
+    text_hits = text_search_start(params=params)  # runs while the question is embedded
+    params = replace(params, query_embedding=embed_query(question, model_id=model_id))
+    embedded = time.perf_counter()
+    text = text_hits()
     with transaction.atomic():
         ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
-        rows = hybrid_rows(params=params, ef_search=max(ef_search, fusion.candidates),
+        rows = hybrid_rows(params=params, text=text, ef_search=max(ef_search, fusion.candidates),
                            exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS)  # fmt: skip
     searched = time.perf_counter()
     kept = [row for row in rows if row.vector_score >= score_threshold]

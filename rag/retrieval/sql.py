@@ -1,17 +1,19 @@
-"""The hybrid retrieval query over rag_chunk: scope, cosine top-N, full-text top-N and weighted RRF, in one statement.
+"""The hybrid retrieval statements over rag_chunk: scope, full-text top-N, cosine top-N and weighted RRF.
 
-bench/retrieval measures this very statement (through `chunks_retrieve`) on the real tables:
+bench/retrieval measures these very statements (through `chunks_retrieve`) on the real tables:
 - the scope CTE keeps the workspace's ready documents that the caller may read (the bot's or the
   workspace's shared documents, the session's own documents, the external_user_id boundary, and
-  an optional list of document ids);
-- the vector side walks the partial HNSW index of the query's dimension (`embedding::vector(N)`),
-  filtered on the workspace's current embedding model, so models never mix;
-- the full-text side ORs the query's lexemes per text-search configuration of the documents in
-  scope, so French chunks get a French query and English chunks an English one; each configuration's
-  query is a LATERAL parameter, so the GIN index finds the matching chunks (a plain join made the
-  planner test every chunk of the table);
-- fusion: vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k + text_rank).
-The final rows carry each chunk's cosine similarity (also for chunks only the full-text side found).
+  an optional list of document ids); both statements start from it;
+- the full-text statement (`text_rows`) ORs the query's lexemes per text-search configuration of the
+  documents in scope, so French chunks get a French query and English chunks an English one; each
+  configuration's query is a LATERAL parameter, so the GIN index finds the matching chunks (a plain
+  join made the planner test every chunk of the table). It needs no query vector, so `chunks_retrieve`
+  runs it while the question is embedded (`rag.retrieval.concurrent`);
+- the hybrid statement (`hybrid_rows`) takes the full-text hits as arrays, walks the partial HNSW index
+  of the query's dimension (`embedding::vector(N)`) filtered on the workspace's current embedding model,
+  so models never mix, and fuses: vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k + text_rank).
+The final rows carry each chunk's cosine similarity (also for chunks only the full-text side found) and are
+checked against the scope once more, so a full-text hit outside it can never come back.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted
 """
 )
 
-_HYBRID_SQL = (
+_TEXT_SQL = (
     "WITH"  # noqa: S608 (module constants only)
     + _SCOPE_CTE
     + """,
@@ -71,23 +73,31 @@ query_terms AS MATERIALIZED (
     FROM (SELECT DISTINCT coalesce(m.cfg, 'simple') AS cfg
           FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
             ON m.lang = s.language) AS used
-),
-text_hits AS (
-    -- per configuration, so `q.terms` is a parameter of the inner scan and the GIN index serves it:
-    -- with a join on the configuration instead, the planner scanned every chunk (2x slower at 10k)
-    SELECT h.id, h.score FROM query_terms AS q CROSS JOIN LATERAL (
-        SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
-        FROM rag_chunk AS c
-        WHERE c.search_vector @@ q.terms AND c.search_config = q.cfg::text
-          AND c.document_id IN (SELECT id FROM scope)
-          AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
-        ORDER BY score DESC, c.id
-        LIMIT %(text_candidates)s
-    ) AS h
-    ORDER BY h.score DESC, h.id
+)
+-- per configuration, so `q.terms` is a parameter of the inner scan and the GIN index serves it:
+-- with a join on the configuration instead, the planner scanned every chunk (2x slower at 10k)
+SELECT h.id, h.score FROM query_terms AS q CROSS JOIN LATERAL (
+    SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
+    FROM rag_chunk AS c
+    WHERE c.search_vector @@ q.terms AND c.search_config = q.cfg::text
+      AND c.document_id IN (SELECT id FROM scope)
+      AND c.embedding_model = %(model_id)s
+    ORDER BY score DESC, c.id
     LIMIT %(text_candidates)s
+) AS h
+ORDER BY h.score DESC, h.id
+LIMIT %(text_candidates)s
+"""
+)
+
+_HYBRID_SQL = (
+    "WITH"  # noqa: S608 (module constants only)
+    + _SCOPE_CTE
+    + """,
+text_ranked AS (
+    SELECT t.id, t.score, t.rank
+    FROM unnest(%(text_ids)s::uuid[], %(text_scores)s::float8[]) WITH ORDINALITY AS t(id, score, rank)
 ),
-text_ranked AS (SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rank FROM text_hits),
 vector_hits AS (
     SELECT c.id, c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims}) AS distance
     FROM rag_chunk AS c
@@ -110,6 +120,7 @@ SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.file
        1 - (c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) AS vector_score,
        f.vector_rank, f.text_score, f.text_rank, f.fused_score
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
+WHERE d.id IN (SELECT id FROM scope)
 ORDER BY f.fused_score DESC, f.id
 """
 )
@@ -120,7 +131,7 @@ class HybridParams:
     workspace_id: str
     model_id: str
     query_text: str
-    query_embedding: Sequence[float]
+    query_embedding: Sequence[float]  # () for the full-text statement, which runs before the embedding exists
     bot_ids: Sequence[str] | None  # None: every shared document of the workspace
     conversation_id: str | None
     external_user_id: str | None  # None: no boundary (a server key acting for nobody in particular)
@@ -148,30 +159,46 @@ class HybridRow:
     fused_score: float
 
 
-def hybrid_rows(*, params: HybridParams, ef_search: int, exact_max: int) -> list[HybridRow]:
-    """Run the hybrid query; the caller's transaction scopes the planner settings to it.
+@dataclass(frozen=True)
+class TextHit:
+    chunk_id: str
+    score: float
+
+
+def text_rows(*, params: HybridParams) -> list[TextHit]:
+    """The full-text side: the best `candidates` chunks in scope by ts_rank, best first (none at weight 0)."""
+    if params.text_weight <= 0:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(_TEXT_SQL, _values(params))
+        return [TextHit(str(chunk_id), float(score)) for chunk_id, score in cursor.fetchall()]
+
+
+def hybrid_rows(*, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int) -> list[HybridRow]:
+    """The vector side fused with the full-text hits; the caller's transaction scopes the planner settings.
 
     Two statements: the planner settings and the scope's size (`_PLAN_SQL`), then the query (exact
-    vector scan or HNSW walk, by that size against `exact_max`): the one round trip of the search itself.
+    vector scan or HNSW walk, by that size against `exact_max`).
     """
     with connection.cursor() as cursor:
-        rows = _run(cursor, params=params, ef_search=ef_search, exact_max=exact_max, prefix="")
+        rows = _run(cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max, prefix="")
     return [
         HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], r[6], float(r[7]), r[8], r[9], r[10], float(r[11]))
         for r in rows
     ]
 
 
-def hybrid_plan(*, params: HybridParams, ef_search: int, exact_max: int) -> str:
+def hybrid_plan(*, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int) -> str:
     """The plan PostgreSQL runs for these parameters (EXPLAIN ANALYZE text), for tests and diagnosis.
     Call it inside a transaction, as `chunks_retrieve` calls `hybrid_rows`."""
     with connection.cursor() as cursor:
-        rows = _run(cursor, params=params, ef_search=ef_search, exact_max=exact_max, prefix="EXPLAIN ANALYZE ")
+        rows = _run(cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max,
+                    prefix="EXPLAIN ANALYZE ")  # fmt: skip
     return "\n".join(row[0] for row in rows)
 
 
-def _run(cursor, *, params: HybridParams, ef_search: int, exact_max: int, prefix: str) -> list[tuple]:  # type: ignore[no-untyped-def]
-    values = _values(params)
+def _run(cursor, *, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int, prefix: str):  # type: ignore[no-untyped-def]
+    values = {**_values(params), "text_ids": [hit.chunk_id for hit in text], "text_scores": [hit.score for hit in text]}
     cursor.execute(_PLAN_SQL, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)})
     scope_chunks = cursor.fetchone()[3]
     dims = len(params.query_embedding)

@@ -212,8 +212,9 @@ def test_a_turn_runs_a_bounded_number_of_queries(shop, django_assert_max_num_que
     _, conversation, _ = shop
     _ask(conversation, "When are the shop's opening hours?", None, cid="warm-up")
     # the conversation; the bot's settings (one query); the turn's INSERT; the history (turns, then handoff
-    # messages); the workspace's model; SET LOCAL and the search; the audit UPDATE. Here each write and the
-    # search sit in a savepoint (two statements each); outside a test they are transactions (BEGIN, COMMIT).
-    with django_assert_max_num_queries(15):
+    # messages); the workspace's model; the full-text statement; the planner settings and the hybrid
+    # statement; the audit UPDATE. Here each write and the hybrid statement sit in a savepoint (two
+    # statements each); outside a test they are transactions (BEGIN, COMMIT).
+    with django_assert_max_num_queries(16):
         result = _ask(conversation, "How much does a day rental cost?", None, cid="m2")
     assert result.created and result.payload["status"] == "found_in_context"

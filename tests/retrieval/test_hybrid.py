@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
-from rag.retrieval.sql import HybridParams, hybrid_plan
+from rag.retrieval.sql import HybridParams, hybrid_plan, text_rows
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
@@ -98,8 +98,9 @@ def test_retrieval_uses_a_bounded_number_of_queries(django_assert_max_num_querie
         document_ingested(workspace=workspace, text=BIKES + f"\n\nEdition {n}.", bots=[bot], filename=f"b{n}.md")
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     chunks_retrieve(scope=scope, question="warm-up")
-    # the workspace's model; then a transaction (here a savepoint) around SET LOCAL and the one query
-    with django_assert_max_num_queries(5):
+    # the workspace's model, the full-text statement (inline inside the test's transaction); then a
+    # transaction (here a savepoint) around the planner settings and the hybrid statement
+    with django_assert_max_num_queries(6):
         result = chunks_retrieve(scope=scope, question="How much is a day rental?", top_k=6)
     assert len(result.hits) >= 3
 
@@ -130,8 +131,31 @@ def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_r
     for exact_max in (2000, 0):
         settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = exact_max
         with transaction.atomic():
-            plans[exact_max] = hybrid_plan(params=params, ef_search=100, exact_max=exact_max)
+            plans[exact_max] = hybrid_plan(params=params, text=text_rows(params=params), ef_search=100,
+                                           exact_max=exact_max)  # fmt: skip
         scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
         rankings[exact_max] = [hit.chunk_id for hit in chunks_retrieve(scope=scope, question=question).hits]
     assert "chunk_embedding_hnsw_384" not in plans[2000] and "chunk_embedding_hnsw_384" in plans[0]
     assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_is_embedded(settings) -> None:
+    workspace, bot = _workspace("ws-overlap")
+    document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    document_ingested(workspace=workspace, text=SECRET, filename="note.md", bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "How much is a day rental of a bike?"
+
+    def retrieved(threads: int) -> tuple[list[tuple], list[str]]:
+        settings.RETRIEVAL_TEXT_THREADS = threads
+        statements: list[str] = []
+        with connection.execute_wrapper(lambda execute, sql, *args: statements.append(sql) or execute(sql, *args)):
+            result = chunks_retrieve(scope=scope, question=question, top_k=4)
+        return [(hit.chunk_id, hit.text_rank, hit.vector_rank) for hit in result.hits], statements
+
+    inline, inline_statements = retrieved(0)
+    overlapped, overlapped_statements = retrieved(2)
+    assert overlapped == inline and any(text_rank for _, text_rank, _ in inline)
+    assert any("ts_rank" in sql for sql in inline_statements)
+    assert not any("ts_rank" in sql for sql in overlapped_statements)  # it ran on a pool thread's connection
