@@ -99,6 +99,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "core.middleware.SyncChainMiddleware",  # last: the chain runs in one thread under ASGI (see its docstring)
 ]
 
 ROOT_URLCONF = "config.urls"

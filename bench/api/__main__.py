@@ -6,8 +6,8 @@
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
 (core.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
 streamed answers), Redis (Valkey) buffering the events, the scripted OpenAI-compatible server
-(tests/support/llm_server.py) answering every LLM call with a 55-token answer spaced by
---token-delay seconds. Questions come from the corpus's queries.jsonl; five corpus documents are
+(tests/support/llm_server.py, in a process of its own) answering every LLM call with a 55-token
+answer spaced by --token-delay seconds. Questions come from the corpus's queries.jsonl; five corpus documents are
 added through the documents API first.
 
 Endpoint: the product's ``POST /api/v1/rag_search`` with ``stream: true``, or (``--endpoint chat``)

@@ -18,7 +18,7 @@ from typing import Any
 import psutil
 from django.conf import settings
 
-from tests.support.llm_server import ScriptedLLMServer
+from bench.api.llm_process import LLMProcess
 from tests.support.processes import child_database_url, free_port, wait_for
 
 
@@ -29,7 +29,7 @@ class Stack:
         self.pool_size = pool_size
         self.processes: list[subprocess.Popen[bytes]] = []
         self.names: list[str] = []
-        self.llm = ScriptedLLMServer()
+        self.llm = LLMProcess()
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.headers: dict[str, str] = {}
@@ -101,14 +101,10 @@ class Stack:
 
     def cpu_seconds(self) -> dict[str, float]:
         """CPU time (user + system) used so far by each process of the stack, its children included,
-        and by this process (the load generator and the scripted LLM server)."""
-        used = {"bench client + LLM": sum(os.times()[:2])}
+        by this process (the load generator) and by the scripted LLM server's process."""
+        used = {"bench client": sum(os.times()[:2]), "LLM server": _tree_cpu_seconds(self.llm.pid)}
         for name, process in zip(self.names, self.processes, strict=True):
-            try:
-                tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
-                used[name] = sum(p.cpu_times().user + p.cpu_times().system for p in tree)
-            except psutil.NoSuchProcess:
-                used[name] = 0.0
+            used[name] = _tree_cpu_seconds(process.pid)
         return used
 
     def _answering(self) -> bool:
@@ -151,3 +147,11 @@ class Stack:
 
         wait_for(ready, timeout=300, interval=1, what="the bench documents' ingestion")
         time.sleep(0.1)
+
+
+def _tree_cpu_seconds(pid: int) -> float:
+    try:
+        tree = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+        return sum(p.cpu_times().user + p.cpu_times().system for p in tree)
+    except psutil.NoSuchProcess:
+        return 0.0
