@@ -9,13 +9,16 @@ and streams text deltas.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import httpx
+import httpx2
 import openai
 
 from core.llm import errors
@@ -141,17 +144,19 @@ class LLMStream:
             return
         if not minimal:
             kwargs["stream_options"] = {"include_usage": True}
-        stream = client.chat.completions.create(stream=True, **kwargs)  # type: ignore[call-overload]
-        with stream:
-            for chunk in stream:
-                state.model = chunk.model or state.model
-                state.record_usage(chunk.usage)
-                for choice in chunk.choices:
-                    state.finish_reason = choice.finish_reason or state.finish_reason
-                    if choice.delta and choice.delta.content:
-                        state.add(choice.delta.content, started)
+        # The raw stream, its chunks read as plain JSON: the SDK's typed chunks cost ~0.4 ms of CPU each
+        # (pydantic models), a quarter of a streamed answer's CPU in the streams worker (bench/api).
+        with client.chat.completions.with_streaming_response.create(stream=True, **kwargs) as response:  # type: ignore[call-overload]
+            for chunk in _stream_chunks(response):
+                state.model = chunk.get("model") or state.model
+                state.record_usage(chunk.get("usage"))
+                for choice in chunk.get("choices") or ():
+                    state.finish_reason = choice.get("finish_reason") or state.finish_reason
+                    content = (choice.get("delta") or {}).get("content")
+                    if content:
+                        state.add(content, started)
                         state.yielded = True
-                        yield choice.delta.content
+                        yield content
         if state.finish_reason is None:
             # A close-delimited stream cut short ends like a complete one; only the missing finish tells.
             raise httpx.RemoteProtocolError("the stream ended without a finish_reason")
@@ -173,9 +178,47 @@ class _AttemptState:
         self.parts.append(text)
 
     def record_usage(self, usage: object) -> None:
-        if usage is not None:
+        if isinstance(usage, dict):  # a raw streamed chunk's
+            self.prompt_tokens = usage.get("prompt_tokens")
+            self.completion_tokens = usage.get("completion_tokens")
+        elif usage is not None:
             self.prompt_tokens = getattr(usage, "prompt_tokens", None)
             self.completion_tokens = getattr(usage, "completion_tokens", None)
+
+
+def _stream_chunks(response: openai.APIResponse[object]) -> Iterator[dict[str, Any]]:
+    """The JSON chunks of a chat completion's server-sent events, up to `[DONE]`.
+
+    An `error` chunk and a broken transport raise the SDK's own exceptions, so the retry policy
+    classifies them as it does for every other call.
+    """
+    request = response.http_request
+    data: list[str] = []
+    try:
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+                continue
+            if line or not data:  # another field, a comment, or a blank line ending no event
+                continue
+            payload, data = "\n".join(data), []
+            if payload.startswith("[DONE]"):
+                return
+            try:
+                chunk = json.loads(payload)
+            except ValueError:
+                raise openai.APIError("the stream sent a chunk that is not JSON", request, body=payload) from None
+            if not isinstance(chunk, dict):
+                raise openai.APIError("the stream sent a chunk that is not a JSON object", request, body=payload)
+            if chunk.get("error"):
+                error = chunk["error"]
+                message = error.get("message") if isinstance(error, dict) else None
+                raise openai.APIError(str(message or "An error occurred during streaming"), request, body=error)
+            yield chunk
+    except httpx2.TimeoutException as exc:
+        raise openai.APITimeoutError(request=request) from exc
+    except httpx2.TransportError as exc:
+        raise openai.APIConnectionError(request=request) from exc
 
 
 def embeddings_create(*, endpoint: EmbeddingEndpoint, texts: Sequence[str]) -> EmbeddingsResult:

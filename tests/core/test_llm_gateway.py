@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 
@@ -249,6 +250,44 @@ def test_a_stream_cut_before_any_token_is_retried(llm: ScriptedLLMServer, endpoi
 
     assert "".join(stream) == CONTENT
     assert stream.result.usage.attempts == 2
+
+
+def test_an_error_event_before_any_token_is_retried(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+    llm.enqueue(Reply(content=CONTENT, raw_after=0), Reply(content=CONTENT))
+
+    stream = llm_stream(endpoint=endpoint, messages=MESSAGES)
+
+    assert "".join(stream) == CONTENT
+    assert stream.result.usage.attempts == 2
+
+
+@pytest.mark.parametrize("raw", ['{"error": {"message": "the model is overloaded"}}', "not json at all"])
+def test_an_error_event_or_a_garbled_chunk_mid_stream_interrupts_it(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint, raw: str
+) -> None:
+    llm.enqueue(Reply(content=CONTENT, raw_after=2, raw_data=raw))
+    received: list[str] = []
+
+    with pytest.raises(LLMError) as raised:
+        for delta in llm_stream(endpoint=endpoint, messages=MESSAGES):
+            received.append(delta)
+
+    assert raised.value.code == errors.LLM_STREAM_INTERRUPTED and len(received) == 2
+    assert len(llm.chat_requests()) == 1
+
+
+def test_a_stream_stalled_past_the_read_timeout_is_interrupted(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+    stalled = threading.Event()  # never set: the server holds the stream after two tokens
+    llm.enqueue(Reply(content=CONTENT, pause_after=2, resume=stalled))
+    received: list[str] = []
+    started = time.monotonic()
+
+    with pytest.raises(LLMError) as raised:
+        for delta in llm_stream(endpoint=replace(endpoint, read_timeout=0.5), messages=MESSAGES):
+            received.append(delta)
+
+    assert raised.value.code == errors.LLM_STREAM_INTERRUPTED and "timed out" in raised.value.message.lower()
+    assert len(received) == 2 and time.monotonic() - started < 5
 
 
 def test_the_endpoint_reads_the_llm_settings(settings) -> None:  # type: ignore[no-untyped-def]

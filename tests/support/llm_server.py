@@ -43,6 +43,10 @@ class Reply:
     finish_reason: str = "stop"
     # Drop the connection after this many streamed tokens (a stream broken mid-answer).
     cut_after: int | None = None
+    # After this many streamed tokens, send this raw `data:` payload and end the stream (an error event
+    # as some endpoints send mid-stream, or a line that is not JSON).
+    raw_after: int | None = None
+    raw_data: str = '{"error": {"message": "the model is overloaded", "type": "server_error"}}'
     # Hold the stream after this many tokens until `resume` is set (at most a minute): lets a test
     # look at a half-streamed answer, then let it finish.
     pause_after: int | None = None
@@ -217,6 +221,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._event(_chunk(model, {"role": "assistant", "content": ""}, None))
             for index, token in enumerate(tokens):
                 if reply.cut_after is not None and index >= reply.cut_after:
+                    self.close_connection = True
+                    return
+                if reply.raw_after is not None and index >= reply.raw_after:
+                    self.wfile.write(b"data: " + reply.raw_data.encode() + b"\n\n")
+                    self.wfile.flush()
                     self.close_connection = True
                     return
                 if index == reply.pause_after and reply.resume is not None:
