@@ -11,6 +11,8 @@ from typing import Protocol
 
 from django.conf import settings
 
+from rag.embeddings.threads import embedding_threads
+
 LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
 
 
@@ -65,7 +67,7 @@ def _provider_build(model_id: str) -> EmbeddingProvider:
         return LocalProvider(
             model_id=model_id,
             batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE,
-            threads=settings.PARLEY_EMBEDDING_THREADS,
+            threads=embedding_threads(),
         )
     if kind == "openai" and name:
         from core.llm.types import EmbeddingEndpoint
