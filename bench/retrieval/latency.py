@@ -5,7 +5,9 @@ Each size is its own workspace in Parley's tables (`bench-latency-<n>`), cycled 
 chunks: replicas after the first get uniform noise of ±0.05 per dimension (cosine ≈ 0.87 to the
 original: neighbours, not near-duplicates that would degenerate the graph) and keep their text, so
 full-text matches grow with the size. Queries are the corpora's real queries. Timings are
-`chunks_retrieve`'s own "search" phase (the SQL round trip, without the query embedding).
+`chunks_retrieve`'s own "search" phase with the full-text statement run inline (so it holds every SQL
+statement of the search, one after the other, and not the query embedding; in the product the
+full-text statement overlaps the embedding instead).
 """
 
 from __future__ import annotations
@@ -97,11 +99,15 @@ def latency_report(*, sizes: list[int]) -> None:
     for memory in BUILD_MEMORY_MB:
         (build,) = chunk_indexes_rebuild(dims=[384], memory_mb=memory)
         print(f"  {build.memory:>21} {build.seconds:>8.1f}", flush=True)
-    with override_settings(RERANKER_URL=""):
+    # The full-text statement inline (no thread pool): the search phase then holds both SQL statements.
+    with override_settings(RERANKER_URL="", RETRIEVAL_TEXT_THREADS=0):
         for size, scope in scopes.items():
             if size >= 10_000:
                 _ef_search_report(scope, size, queries)
-        print(f"\nsearch phase of chunks_retrieve (the SQL round trip, no embedding), N={FUSION.candidates}")
+        print(
+            f"\nsearch phase of chunks_retrieve (its SQL statements one after the other, no embedding),"
+            f" N={FUSION.candidates}"
+        )
         print(f"  {'chunks':>7} {'hybrid p50':>11} {'p95':>7} {'vector p50':>11} {'p95':>7} {'text p50':>9} {'p95':>7}")
         for size, scope in scopes.items():
             cells = []
