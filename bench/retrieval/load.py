@@ -59,6 +59,8 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
             [workspace.pk],
         )
         if bulk:
+            # The COPY left deferred foreign-key checks pending, and PostgreSQL builds no index then.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             hnsw_build_memory_set(cursor=cursor)
             cursor.execute(definition)
     _chunk_counts_set(workspace)

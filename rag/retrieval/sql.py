@@ -80,7 +80,7 @@ SELECT h.id, h.score FROM query_terms AS q CROSS JOIN LATERAL (
     SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
     FROM rag_chunk AS c
     WHERE c.search_vector @@ q.terms AND c.search_config = q.cfg::text
-      AND c.document_id IN (SELECT id FROM scope)
+      AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
       AND c.embedding_model = %(model_id)s
     ORDER BY score DESC, c.id
     LIMIT %(text_candidates)s
