@@ -1,13 +1,33 @@
-"""The Celery application: Redis (Valkey) broker, JSON only, tasks discovered from the apps."""
+"""The Celery application: Redis (Valkey) broker, JSON only, tasks discovered from the apps; a worker's database
+connections outlive its tasks."""
 
 from __future__ import annotations
 
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("parley")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@task_prerun.connect
+@task_postrun.connect
+def _database_connections_tidy(sender: object = None, **_: object) -> None:
+    """Django's own rule at each end of a request, around each task: drop a broken or expired connection, and hand a
+    pooled one back to its process's pool.
+
+    Celery's Django fix-up would instead close every connection before and after each task, and,
+    in a prefork worker, the whole psycopg pool too: each task, even the one-query message of a
+    document a batch already took, opened two PostgreSQL backends (bench/ingest). settings'
+    CELERY_DB_REUSE_MAX keeps the fix-up out of it but for a full recycle every so many tasks.
+    """
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return  # an eager task runs inside its caller's connection and transaction
+    from django.db import close_old_connections
+
+    close_old_connections()

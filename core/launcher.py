@@ -106,8 +106,8 @@ def worker_commands(
       (ingestion, sweeps; CPU-bound), and celery beat when ``beat_schedule`` is given;
     - the **streams worker**: ``--pool=threads`` with ``PARLEY_STREAM_WORKER_THREADS`` threads on
       ``CELERY_STREAM_QUEUE``: each streamed answer mostly waits on the LLM, so one process holds
-      many at once. Celery's Django fix-up closes each thread's database connections after every
-      task. Not started when the streams queue is the default queue.
+      many at once. Each thread hands its database connection back after every task
+      (config.celery). Not started when the streams queue is the default queue.
     """
     from django.conf import settings
 

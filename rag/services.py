@@ -76,7 +76,8 @@ def document_create(
             document.file.save(name, file, save=False)
             document.save()
             _enqueue(document.pk)
-        document.bots.set(bots)
+        if bots:  # a new document has no links yet: no query to read them back
+            document.bots.add(*bots)
     return document
 
 

@@ -121,8 +121,14 @@ def _release_orphans(*, claim_id: str, keep: str, now: object) -> None:
 
 
 def documents_progress_report(*, claim_id: str, percents: dict[str, int]) -> int:
-    """Set each document's progress in one UPDATE; it doubles as the heartbeat. Returns how many are still ours."""
-    cases = [When(pk=document_id, then=Value(percent)) for document_id, percent in percents.items()]
+    """Set each document's progress in one UPDATE; it doubles as the heartbeat. Returns how many are still ours.
+
+    One WHEN per distinct percent, not per document: a batch's documents share a few values, and
+    Django compiles a 64-branch CASE in ~15 ms of CPU."""
+    by_percent: dict[int, list[str]] = {}
+    for document_id, percent in percents.items():
+        by_percent.setdefault(percent, []).append(document_id)
+    cases = [When(pk__in=ids, then=Value(percent)) for percent, ids in by_percent.items()]
     return Document.objects.filter(pk__in=list(percents), claim_id=claim_id, status=Document.Status.PROCESSING).update(
         progress=Case(*cases, output_field=IntegerField()), heartbeat_at=timezone.now()
     )

@@ -1,10 +1,13 @@
-"""A task runs in a real worker process through the broker, and /healthz reports each part."""
+"""A task runs in a real worker process through the broker, keeping its database connections across tasks, and
+/healthz reports each part."""
 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from config.celery import app as celery_app
@@ -24,6 +27,29 @@ def test_a_task_runs_in_a_real_worker_and_writes_to_the_database(celery_worker: 
 
     wait_for(completed, timeout=30, what="the worker to complete the probe")
     assert probe.worker_pid is not None and probe.worker_pid != os.getpid()
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_keeps_its_database_connection_from_one_task_to_the_next(celery_worker: str) -> None:
+    def probe_completed() -> None:
+        probe = worker_probe_start()
+        wait_for(lambda: WorkerProbe.objects.filter(pk=probe.pk, completed_at__isnull=False).exists(), timeout=30)
+
+    def sessions_started() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+            return cursor.fetchone()[0]
+
+    probe_completed()  # the worker's pool process has connected by now
+    time.sleep(1.5)  # a backend reports its session within a second; one that ends, as it ends
+    before = sessions_started()
+    for _ in range(3):
+        probe_completed()
+    time.sleep(1.5)
+    # Celery's fix-up alone closed the process's connections and psycopg pool around every task:
+    # each of these tasks started two new PostgreSQL backends.
+    assert sessions_started() == before
 
 
 @pytest.mark.django_db

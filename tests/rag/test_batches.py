@@ -96,3 +96,21 @@ def test_a_batch_whose_worker_died_is_recovered_document_by_document(
     for document in documents[:3]:
         ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
         assert ordinals == [0]
+
+
+@pytest.mark.django_db
+def test_a_progress_report_sets_each_documents_percent_and_heartbeat_while_claimed(make_document) -> None:
+    from rag.ingestion.claims import documents_progress_report
+
+    documents = [make_document(f"guide-{n}.md", text) for n, text in enumerate(GUIDES)]
+    claimed = documents_claim(document_id=str(documents[0].pk), claim_id="batch-1", batch_limit=3)
+    assert len(claimed) == 3
+    Document.objects.filter(pk__in=[d.pk for d in claimed]).update(heartbeat_at=None)
+    percents = {str(claimed[0].pk): 55, str(claimed[1].pk): 15, str(claimed[2].pk): 55, str(documents[3].pk): 95}
+    with CaptureQueriesContext(connection) as queries:
+        assert documents_progress_report(claim_id="batch-1", percents=percents) == 3  # the fourth is not ours
+    assert len(queries) == 1
+    rows = dict(Document.objects.filter(pk__in=[d.pk for d in documents]).values_list("pk", "progress"))
+    assert [rows[d.pk] for d in documents] == [55, 15, 55, 0]
+    assert not Document.objects.filter(pk__in=[d.pk for d in claimed], heartbeat_at=None).exists()
+    assert documents_progress_report(claim_id="another-claim", percents=percents) == 0
