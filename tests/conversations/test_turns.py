@@ -48,6 +48,18 @@ def test_a_message_delivered_twice_makes_one_turn(conversation: Conversation) ->
     assert Turn.objects.filter(conversation=conversation).count() == 1
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_message_delivered_twice_in_autocommit_makes_one_turn_and_leaves_the_connection_usable(
+    conversation: Conversation,
+) -> None:
+    assert not connection.in_atomic_block  # as in a worker or a request: no savepoint, no BEGIN/COMMIT
+    first = turn_start(conversation_id=conversation.pk, client_message_id="m-1", user_text="Hello")
+    again = turn_start(conversation_id=conversation.pk, client_message_id="m-1", user_text="Hello")
+
+    assert (first.created, again.created) == (True, False) and first.turn.pk == again.turn.pk
+    assert Turn.objects.filter(conversation=conversation).count() == 1  # the failed INSERT broke nothing
+
+
 def test_the_database_enforces_the_idempotency_key(conversation: Conversation) -> None:
     Turn.objects.create(conversation=conversation, client_message_id="m-1", user_text="a")
 
