@@ -21,7 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from django.conf import settings
-from django.db import connection, connections
+from django.db import close_old_connections, connection
 
 from rag.retrieval.sql import HybridParams, TextHit, text_rows
 
@@ -48,8 +48,7 @@ def _on_own_connection(params: HybridParams) -> list[TextHit]:
     try:
         return text_rows(params=params)
     finally:
-        for each in connections.all(initialized_only=True):
-            each.close_if_unusable_or_obsolete()
+        close_old_connections()  # as Django does after a request: back to the pool, or kept while fresh
 
 
 def _pool() -> ThreadPoolExecutor:
