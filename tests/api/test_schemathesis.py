@@ -8,6 +8,7 @@ documented (status codes, content types, headers, bodies).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -17,7 +18,9 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
+from rag.models import Document
 from tests.api.factories import bot_make, server_key_make, workspace_make
+from tests.support.processes import wait_for
 
 MAX_EXAMPLES = 15
 # Not checked: "schema-valid data must be accepted". Some rules span fields or the caller and are
@@ -49,13 +52,19 @@ class ServerKeyAuth:
 
 
 @pytest.fixture
-def server_headers(transactional_db: None) -> dict[str, str]:
-    """A real key with every scope, in a workspace with one bot (the live server sees committed rows)."""
+def server_headers(transactional_db: None) -> Iterator[dict[str, str]]:
+    """A real key with every scope, in a workspace with one bot (the live server sees committed rows).
+
+    At teardown it waits for the test worker to finish the documents an upload example queued: the
+    transactional flush's TRUNCATE otherwise races the worker's ingestion (a deadlock, seen once).
+    """
     workspace = workspace_make()
     bot_make(workspace)
     raw, _ = server_key_make(workspace)
     _current_key.append(raw)
-    return {"Authorization": f"Bearer {raw}"}
+    yield {"Authorization": f"Bearer {raw}"}
+    busy = Document.objects.filter(status__in=[Document.Status.PENDING, Document.Status.PROCESSING])
+    wait_for(lambda: not busy.exists(), timeout=60, interval=0.2, what="the test worker's ingestion")
 
 
 @pytest.fixture
