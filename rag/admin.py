@@ -16,10 +16,11 @@ from core.models import Workspace
 from rag.forms import DocumentChangeForm, DocumentUploadForm
 from rag.models import Document, WorkspaceEmbedding
 from rag.services import (
-    document_create,
+    NewFile,
     document_delete,
     document_file_replace,
     document_rerun,
+    documents_create,
     workspace_embedding_model_set,
 )
 
@@ -83,8 +84,8 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         workspaces = _workspaces_for(request)
         form = DocumentUploadForm(request.POST or None, request.FILES or None, workspaces=workspaces)
         if request.method == "POST" and form.is_valid():
-            for upload in form.cleaned_data["files"]:
-                document_create(workspace=form.cleaned_data["workspace"], file=upload, bots=form.cleaned_data["bots"])
+            documents_create(workspace=form.cleaned_data["workspace"], bots=form.cleaned_data["bots"],
+                             files=[NewFile(file=upload) for upload in form.cleaned_data["files"]])  # fmt: skip
             count = len(form.cleaned_data["files"])
             self.message_user(request, f"{count} document(s) uploaded and queued for ingestion.", messages.SUCCESS)
             return HttpResponseRedirect(reverse("admin:rag_document_changelist"))

@@ -6,7 +6,9 @@ Every path that queues work does so with `delay_on_commit`, after the row it nam
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path, PurePath
 
@@ -20,7 +22,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.models import Document, WorkspaceEmbedding
+from rag.models import Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
 from rag.selectors import workspace_embedding_model
 
@@ -29,6 +31,29 @@ def _enqueue(document_id: object) -> None:
     from rag.tasks import document_ingest_task
 
     document_ingest_task.delay_on_commit(str(document_id))
+
+
+def _enqueue_many(document_ids: list[uuid.UUID]) -> None:
+    """One message per document, sent after commit through one broker connection."""
+    from rag.tasks import document_ingest_task
+
+    def publish() -> None:
+        with document_ingest_task.app.producer_or_acquire() as producer:
+            for document_id in document_ids:
+                document_ingest_task.apply_async((str(document_id),), producer=producer)
+
+    if document_ids:
+        transaction.on_commit(publish)
+
+
+@dataclass(frozen=True)
+class NewFile:
+    """One uploaded file and what to call it (the title defaults to the file's name)."""
+
+    file: File | Path  # a Path is opened only while it is stored: a big folder never holds every file open
+    filename: str | None = None
+    title: str = ""
+    source_url: str = ""
 
 
 def document_create(
@@ -42,42 +67,94 @@ def document_create(
     external_user_id: str = "",
     source_url: str = "",
 ) -> Document:
-    """Store an uploaded file as a pending document and queue its ingestion.
+    """Store an uploaded file as a pending document and queue its ingestion (see `documents_create`)."""
+    new = NewFile(file=file, filename=filename, title=title, source_url=source_url)
+    return documents_create(workspace=workspace, files=[new], bots=bots, conversation_id=conversation_id,
+                            external_user_id=external_user_id)[0]  # fmt: skip
 
-    A file over PARLEY_UPLOAD_MAX_BYTES is not stored: the document is created failed, saying so.
+
+def documents_create(
+    *,
+    workspace: Workspace,
+    files: Iterable[NewFile],
+    bots: Iterable[Bot] = (),
+    conversation_id: uuid.UUID | str | None = None,
+    external_user_id: str = "",
+) -> list[Document]:
+    """Store uploaded files as pending documents and queue their ingestion, all in one transaction.
+
+    The rows and bot links go in with one INSERT each (a 300-file folder cost ~10 ms of CPU per file
+    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES is
+    not stored: its document is created failed, saying so. When anything fails, the files already
+    stored are removed again, so an error leaves neither rows nor files behind.
     """
     bots = list(bots)
     if conversation_id and bots:
         raise ValidationError("A document belongs either to bots or to one conversation session, not both.")
     if any(bot.workspace_id != workspace.pk for bot in bots):
         raise ValidationError("Every bot must belong to the document's workspace.")
-    name = PurePath(filename or file.name or "document").name
+    documents: list[Document] = []
+    try:
+        with transaction.atomic():
+            for new in files:
+                with _file_open(new.file) as file:
+                    document = _document_new(workspace=workspace, new=new, file=file, conversation_id=conversation_id,
+                                             external_user_id=external_user_id)  # fmt: skip
+                    documents.append(document)
+                    if document.status == Document.Status.PENDING:
+                        document.file.save(document.filename, file, save=False)
+            Document.objects.bulk_create(documents, batch_size=500)
+            links = [Document.bots.through(document_id=document.pk, bot_id=bot.pk) for document in documents
+                     for bot in bots]  # fmt: skip
+            Document.bots.through.objects.bulk_create(links, batch_size=1000)
+            _enqueue_many([document.pk for document in documents if document.status == Document.Status.PENDING])
+    except BaseException:
+        for document in documents:
+            _document_folder_clear(document)
+        raise
+    return documents
+
+
+def _document_folder_clear(document: Document) -> None:
+    """Remove what the storage holds for a document that was never created (a partly written file too)."""
+    folder = document_upload_to(document, "").rstrip("/")
+    if default_storage.exists(folder):
+        for name in default_storage.listdir(folder)[1]:
+            default_storage.delete(f"{folder}/{name}")
+
+
+@contextmanager
+def _file_open(source: File | Path) -> Iterator[File]:
+    if isinstance(source, Path):
+        with source.open("rb") as handle:
+            yield File(handle, name=source.name)
+    else:
+        yield source
+
+
+def _document_new(
+    *, workspace: Workspace, new: NewFile, file: File, conversation_id: uuid.UUID | str | None, external_user_id: str
+) -> Document:
+    name = PurePath(new.filename or file.name or "document").name
     size = file.size or 0
     limit = settings.PARLEY_UPLOAD_MAX_BYTES
+    now = timezone.now()
     document = Document(
         workspace=workspace,
         conversation_id=conversation_id,
         external_user_id=external_user_id,
-        title=(title or PurePath(name).stem.replace("_", " ").replace("-", " "))[:300],
-        source_url=source_url,
+        title=(new.title or PurePath(name).stem.replace("_", " ").replace("-", " "))[:300],
+        source_url=new.source_url,
         filename=name[:255],
         mime_type=mime_type_guess(name),
         size_bytes=size,
-        queued_at=timezone.now(),
+        queued_at=now,
     )
-    with transaction.atomic():
-        if size > limit:
-            document.status = Document.Status.FAILED
-            document.error_code = "file_too_large"
-            document.error = f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
-            document.finished_at = timezone.now()
-            document.save()
-        else:
-            document.file.save(name, file, save=False)
-            document.save()
-            _enqueue(document.pk)
-        if bots:  # a new document has no links yet: no query to read them back
-            document.bots.add(*bots)
+    if size > limit:
+        document.status = Document.Status.FAILED
+        document.error_code = "file_too_large"
+        document.error = f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
+        document.finished_at = now
     return document
 
 
@@ -181,12 +258,8 @@ def documents_create_from_paths(
     *, workspace: Workspace, paths: Iterable[Path], bots: Iterable[Bot] = ()
 ) -> list[Document]:
     """Add files, and folders read recursively (supported, non-hidden files only), as pending documents."""
-    bots = list(bots)
-    documents = []
-    for path in _files_under(paths):
-        with path.open("rb") as handle:
-            documents.append(document_create(workspace=workspace, file=File(handle, name=path.name), bots=bots))
-    return documents
+    files = [NewFile(file=path) for path in _files_under(paths)]
+    return documents_create(workspace=workspace, files=files, bots=bots)
 
 
 def _files_under(paths: Iterable[Path]) -> list[Path]:

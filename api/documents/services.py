@@ -24,7 +24,7 @@ from bots.models import Bot
 from core.models import Workspace
 from rag.models import Document
 from rag.parsing import SUPPORTED_EXTENSIONS
-from rag.services import document_create
+from rag.services import NewFile, documents_create
 
 _TEXT_SUFFIX = {"text": ".txt", "markdown": ".md"}
 
@@ -78,20 +78,10 @@ def documents_create_for_principal(
     bots = document_bots_resolve(principal=principal, bot_ids=bot_ids)
     session = _conversation_resolve(principal=principal, conversation_id=conversation_id)
     workspace = Workspace.objects.get(pk=principal.workspace_id)
-    documents = []
-    with transaction.atomic():
-        for index, file in enumerate(files):
-            documents.append(
-                document_create(
-                    workspace=workspace,
-                    file=file,
-                    title=titles[index] if index < len(titles) else "",
-                    bots=bots,
-                    conversation_id=session,
-                    external_user_id=principal.external_user_id or "",
-                )
-            )
-    return documents
+    titled = zip(files, [*titles, *[""] * len(files)], strict=False)
+    uploads = [NewFile(file=file, title=title) for file, title in titled]
+    return documents_create(workspace=workspace, files=uploads, bots=bots, conversation_id=session,
+                            external_user_id=principal.external_user_id or "")  # fmt: skip
 
 
 def document_text_file(*, title: str, text: str, text_format: str) -> ContentFile:

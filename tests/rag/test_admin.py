@@ -14,6 +14,7 @@ from core.models import Membership, Workspace
 from rag.ingestion import document_ingest
 from rag.models import Chunk, Document
 from rag.services import document_create
+from rag.tasks import document_ingest_task
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def admin_client_for(db: None):
 
 @pytest.mark.django_db
 def test_upload_several_files_to_a_workspace_and_its_bots(
-    admin_client_for, workspace, bot, django_capture_on_commit_callbacks
+    admin_client_for, workspace, bot, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
     client = admin_client_for()
     page = client.get("/admin/rag/document/add/")
@@ -47,7 +48,11 @@ def test_upload_several_files_to_a_workspace_and_its_bots(
     documents = Document.objects.filter(workspace=workspace)
     assert sorted(documents.values_list("filename", flat=True)) == ["a.txt", "b.md"]
     assert all(list(d.bots.all()) == [bot] for d in documents)
-    assert len(callbacks) == 2  # one ingestion queued per file, after commit
+    sent: list[str] = []
+    monkeypatch.setattr(document_ingest_task, "apply_async", lambda args, **options: sent.append(args[0]))
+    for callback in callbacks:  # after commit: one ingestion message per file
+        callback()
+    assert sorted(sent) == sorted(str(d.pk) for d in documents)
 
 
 @pytest.mark.django_db

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
+from django.contrib.postgres.search import SearchVector
 from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import connection
+from django.db.models import Value
 from django.test import override_settings
 
 from rag.ingestion import document_ingest
 from rag.models import Chunk, Document
-from rag.services import document_create, document_file_replace, document_rerun
+from rag.services import NewFile, document_create, document_file_replace, document_rerun, documents_create
+from rag.tasks import document_ingest_task
 from tests.rag import files
 
 FRENCH = "La batterie du vélo se recharge en quatre heures avec le chargeur fourni. Rangez-la à mi-charge en hiver."
@@ -39,6 +44,21 @@ def test_a_document_becomes_ready_with_embedded_searchable_chunks(make_document)
             [chunk.pk],
         )
         assert cursor.fetchone()[0] == 1
+
+
+@pytest.mark.django_db
+def test_stored_chunks_keep_every_field_and_the_full_text_vector_of_heading_and_text(make_document) -> None:
+    markdown = "# Entretien\n\n## Batterie\n\n" + FRENCH + "\n\n## Pneus « été »\n\nGonflez les pneus chaque mois.\n"
+    document = _ingest(make_document("guide.md", markdown))
+    chunks = list(Chunk.objects.filter(document=document).order_by("ordinal"))
+    assert [chunk.ordinal for chunk in chunks] == list(range(len(chunks))) and len(chunks) >= 2
+    assert chunks[-1].heading_path == ["Entretien", "Pneus « été »"]
+    assert all(chunk.token_count > 0 and chunk.bbox == [] and chunk.page_number is None for chunk in chunks)
+    # The INSERT's tsvector is the one Django's SearchVector(heading path) + SearchVector(text) computes.
+    expected = SearchVector(Value(json.dumps(chunks[-1].heading_path, ensure_ascii=False)), config="french",
+                            weight="A") + SearchVector(Value(chunks[-1].text), config="french", weight="B")  # fmt: skip
+    row = Chunk.objects.filter(pk=chunks[-1].pk).annotate(expected=expected).values("search_vector", "expected")[0]
+    assert row["search_vector"] == row["expected"] and "'pneus':" in row["search_vector"]
 
 
 @pytest.mark.django_db
@@ -73,6 +93,35 @@ BAD_INPUTS = [
     ("fake.docx", b"PK not really a zip", "corrupt_docx", "damaged"),
     ("scan.pdf", files.pdf_bytes(pages=[[]], heading=""), "no_text", "ocr"),
 ]
+
+
+class _BrokenFile(ContentFile):
+    def chunks(self, chunk_size=None):  # type: ignore[no-untyped-def]
+        raise OSError("the upload was cut")
+
+
+@pytest.mark.django_db
+def test_a_batch_of_files_lands_whole_or_not_at_all(
+    workspace, bot, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    good = [NewFile(file=ContentFile(f"Note {n}.".encode(), name=f"note-{n}.txt")) for n in range(3)]
+    with django_capture_on_commit_callbacks() as callbacks:
+        documents = documents_create(workspace=workspace, files=good, bots=[bot])
+    sent: list[str] = []
+    monkeypatch.setattr(document_ingest_task, "apply_async", lambda args, **options: sent.append(args[0]))
+    for callback in callbacks:  # after commit, through one broker connection: one message per document
+        callback()
+    assert sorted(sent) == sorted(str(d.pk) for d in documents)
+    assert {d.pk for d in bot.documents.all()} == {d.pk for d in documents}
+    assert all(default_storage.exists(d.file.name) for d in documents)
+    before = set(Document.objects.values_list("pk", flat=True))
+    with pytest.raises(OSError, match="cut"), django_capture_on_commit_callbacks() as callbacks:
+        documents_create(workspace=workspace, files=[*good, NewFile(file=_BrokenFile(b"x", name="cut.txt"))])
+    assert not callbacks and set(Document.objects.values_list("pk", flat=True)) == before
+    folder = f"documents/{workspace.pk}"
+    on_disk = {f"{folder}/{sub}/{name}" for sub in default_storage.listdir(folder)[0]
+               for name in default_storage.listdir(f"{folder}/{sub}")[1]}  # fmt: skip
+    assert on_disk == {d.file.name for d in documents}  # the files of the failed batch were removed again
 
 
 @pytest.mark.django_db
