@@ -34,7 +34,9 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     error_message: str = ""
-    # Seconds between streamed tokens, and before any byte is sent (a hang past the client's timeout).
+    # Seconds between streamed tokens, paced from the stream's start as a model's steady rate (a token
+    # sent late does not push back the ones after it); and before any byte is sent (a hang past the
+    # client's timeout).
     token_delay: float = 0.0
     hang: float = 0.0
     # Answer 400 when the request carries any of these fields (response_format, stream_options),
@@ -219,6 +221,7 @@ class _Handler(BaseHTTPRequestHandler):
         tokens = _TOKENS.findall(reply.content)
         try:
             self._event(_chunk(model, {"role": "assistant", "content": ""}, None))
+            paced_from = time.monotonic()
             for index, token in enumerate(tokens):
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self.close_connection = True
@@ -230,8 +233,9 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 if index == reply.pause_after and reply.resume is not None:
                     self.script.wait_for(reply.resume, PAUSE_LIMIT_SECONDS)
+                    paced_from = time.monotonic() - index * reply.token_delay
                 if reply.token_delay:
-                    self.script.wait(reply.token_delay)
+                    self.script.wait(max(0.0, paced_from + (index + 1) * reply.token_delay - time.monotonic()))
                 self._event(_chunk(model, {"content": token}, None))
             self._event(_chunk(model, {}, reply.finish_reason))
             if (body.get("stream_options") or {}).get("include_usage"):
