@@ -2,8 +2,8 @@
 
 Steps: expand the full-text query with the condensed keywords and the bot's lexicon synonyms;
 start the full-text statement (`rag.retrieval.concurrent`: on its own connection, while) the question
-is embedded with the workspace's current model; run the vector side and the fusion (`rag.retrieval.sql`)
-inside a transaction so the planner settings stay local; keep chunks whose cosine similarity reaches
+is embedded with the workspace's current model; run the vector side and the fusion (`rag.retrieval.sql`,
+its planner settings and statement in one round trip); keep chunks whose cosine similarity reaches
 the bot's threshold; optionally rerank over HTTP; cut to top k. Database work per question: the
 workspace model look-up, the full-text statement, then the planner settings and the hybrid statement.
 `mode` runs one side alone ("vector", "text") through the same statement, for bench/retrieval.
@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from django.conf import settings
-from django.db import transaction
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.language import language_detect
@@ -130,10 +129,9 @@ def chunks_retrieve(
     params = replace(params, query_embedding=embed_query(question, model_id=model_id))
     embedded = time.perf_counter()
     text = text_hits()
-    with transaction.atomic():
-        ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
-        rows = hybrid_rows(params=params, text=text, ef_search=max(ef_search, fusion.candidates),
-                           exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS)  # fmt: skip
+    ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
+    rows = hybrid_rows(params=params, text=text, ef_search=max(ef_search, fusion.candidates),
+                       exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS)  # fmt: skip
     searched = time.perf_counter()
     kept = [row for row in rows if row.vector_score >= score_threshold]
     ordered, rerank = _reranked(question, kept)

@@ -26,9 +26,6 @@ from django.db import connection
 from rag.language import ts_config_map
 
 # `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
-# `{vector_order}` is one of the two orders below: the HNSW index serves only the bare distance.
-_ORDER_WALK = "c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})"
-_ORDER_EXACT = "(c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) + 0"
 # The documents in scope; shared by the plan statement and the query, so both read the same boundary.
 _SCOPE_CTE = """
 scope AS (
@@ -44,21 +41,25 @@ scope AS (
       )
 )"""
 
-# The transaction's planner settings and the scope's size, in one round trip: ef_search and iterative scans
-# for the HNSW index, and `enable_sort = off` when the scope holds more chunks than an exact scan should
-# read. PostgreSQL's estimate of the scope (a CTE over a many-to-many) is far too low, so left alone it
+# The planner settings for the hybrid statement, chosen by the scope's size: ef_search and iterative scans
+# for the HNSW index, and when the scope holds more chunks than an exact scan should read, `enable_sort =
+# off`. PostgreSQL's estimate of the scope (a CTE over a many-to-many) is far too low, so left alone it
 # picks an exact scan of every chunk in scope (34 ms at 10k chunks, the vectors are TOASTed) over the HNSW
-# walk (1.4 ms, the same top-40 on bench/turn's queries). Under the limit the query orders by an expression
-# the index cannot serve: an exact scan, cheap there and complete (an index walk may stop short of a small
-# scope in a large table, at hnsw.max_scan_tuples).
+# walk (1.4 ms, the same top-40 on bench/turn's queries). Under the limit, `enable_indexscan = off` keeps
+# the index out: an exact scan (bitmap scans still find the scope's chunks), cheap there and complete (an
+# index walk may stop short of a small scope in a large table, at hnsw.max_scan_tuples).
+# It is sent with the hybrid statement in one round trip: PostgreSQL runs the statements of one message
+# as one transaction, so the settings (`set_config(..., true)`) last for exactly that message.
+_SETTINGS_RESET = "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan"
 _PLAN_SQL = (
     "WITH"  # noqa: S608 (module constants only)
     + _SCOPE_CTE
     + """
 SELECT set_config('hnsw.ef_search', %(ef_search)s, true),
        set_config('hnsw.iterative_scan', 'relaxed_order', true),
-       set_config('enable_sort', CASE WHEN n > %(exact_max)s THEN 'off' ELSE 'on' END, true), n
-FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted
+       set_config('enable_sort', CASE WHEN n > %(exact_max)s THEN 'off' ELSE 'on' END, true),
+       set_config('enable_indexscan', CASE WHEN n > %(exact_max)s THEN 'on' ELSE 'off' END, true), n
+FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted;
 """
 )
 
@@ -103,7 +104,7 @@ vector_hits AS (
     FROM rag_chunk AS c
     WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
       AND c.document_id IN (SELECT id FROM scope)
-    ORDER BY {vector_order}
+    ORDER BY c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})
     LIMIT %(vector_candidates)s
 ),
 vector_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM vector_hits),
@@ -175,11 +176,9 @@ def text_rows(*, params: HybridParams) -> list[TextHit]:
 
 
 def hybrid_rows(*, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int) -> list[HybridRow]:
-    """The vector side fused with the full-text hits; the caller's transaction scopes the planner settings.
-
-    Two statements: the planner settings and the scope's size (`_PLAN_SQL`), then the query (exact
-    vector scan or HNSW walk, by that size against `exact_max`).
-    """
+    """The vector side fused with the full-text hits, in one round trip: the planner settings chosen by the
+    scope's size (`_PLAN_SQL`: exact vector scan or HNSW walk, by that size against `exact_max`), then the
+    query. Outside a transaction the settings last for this round trip only; inside one, to its end."""
     with connection.cursor() as cursor:
         rows = _run(cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max, prefix="")
     return [
@@ -189,8 +188,7 @@ def hybrid_rows(*, params: HybridParams, text: Sequence[TextHit], ef_search: int
 
 
 def hybrid_plan(*, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int) -> str:
-    """The plan PostgreSQL runs for these parameters (EXPLAIN ANALYZE text), for tests and diagnosis.
-    Call it inside a transaction, as `chunks_retrieve` calls `hybrid_rows`."""
+    """The plan PostgreSQL runs for these parameters (EXPLAIN ANALYZE text), for tests and diagnosis."""
     with connection.cursor() as cursor:
         rows = _run(cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max,
                     prefix="EXPLAIN ANALYZE ")  # fmt: skip
@@ -199,11 +197,11 @@ def hybrid_plan(*, params: HybridParams, text: Sequence[TextHit], ef_search: int
 
 def _run(cursor, *, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int, prefix: str):  # type: ignore[no-untyped-def]
     values = {**_values(params), "text_ids": [hit.chunk_id for hit in text], "text_scores": [hit.score for hit in text]}
-    cursor.execute(_PLAN_SQL, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)})
-    scope_chunks = cursor.fetchone()[3]
-    dims = len(params.query_embedding)
-    order = (_ORDER_WALK if scope_chunks > exact_max else _ORDER_EXACT).format(dims=dims)
-    cursor.execute(prefix + _HYBRID_SQL.format(dims=dims, vector_order=order), values)
+    statements = _PLAN_SQL + prefix + _HYBRID_SQL.format(dims=len(params.query_embedding))
+    if connection.in_atomic_block:  # inside a caller's transaction the settings would outlive this search
+        statements += ";\n" + _SETTINGS_RESET
+    cursor.execute(statements, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)})
+    cursor.nextset()  # past the settings' row
     return cursor.fetchall()
 
 

@@ -211,10 +211,10 @@ def test_rag_search_answer_has_the_spec_shape_with_citation_markers(shop, llm, e
 def test_a_turn_runs_a_bounded_number_of_queries(shop, django_assert_max_num_queries) -> None:  # type: ignore[no-untyped-def]
     _, conversation, _ = shop
     _ask(conversation, "When are the shop's opening hours?", None, cid="warm-up")
-    # the conversation; the bot's settings (one query); the turn's INSERT; the history (turns, then handoff
-    # messages); the workspace's model; the full-text statement; the planner settings and the hybrid
-    # statement; the audit UPDATE. Here each write and the hybrid statement sit in a savepoint (two
-    # statements each); outside a test they are transactions (BEGIN, COMMIT).
-    with django_assert_max_num_queries(16):
+    # the conversation; the bot's settings (one query); the turn's INSERT (here in a savepoint: two more
+    # statements; outside a transaction it is one); the history (turns, then handoff messages); the
+    # workspace's model; the full-text statement; the planner settings and the hybrid statement (one
+    # round trip); the audit UPDATE.
+    with django_assert_max_num_queries(11):
         result = _ask(conversation, "How much does a day rental cost?", None, cid="m2")
     assert result.created and result.payload["status"] == "found_in_context"

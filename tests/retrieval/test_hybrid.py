@@ -98,9 +98,9 @@ def test_retrieval_uses_a_bounded_number_of_queries(django_assert_max_num_querie
         document_ingested(workspace=workspace, text=BIKES + f"\n\nEdition {n}.", bots=[bot], filename=f"b{n}.md")
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     chunks_retrieve(scope=scope, question="warm-up")
-    # the workspace's model, the full-text statement (inline inside the test's transaction); then a
-    # transaction (here a savepoint) around the planner settings and the hybrid statement
-    with django_assert_max_num_queries(6):
+    # the workspace's model, the full-text statement (inline inside the test's transaction), then the
+    # planner settings and the hybrid statement in one round trip
+    with django_assert_max_num_queries(3):
         result = chunks_retrieve(scope=scope, question="How much is a day rental?", top_k=6)
     assert len(result.hits) >= 3
 
@@ -137,6 +137,10 @@ def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_r
         rankings[exact_max] = [hit.chunk_id for hit in chunks_retrieve(scope=scope, question=question).hits]
     assert "chunk_embedding_hnsw_384" not in plans[2000] and "chunk_embedding_hnsw_384" in plans[0]
     assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
+    with transaction.atomic(), connection.cursor() as cursor:  # the planner settings end with the search
+        chunks_retrieve(scope=scope, question=question)
+        cursor.execute("SELECT current_setting('enable_sort'), current_setting('enable_indexscan')")
+        assert cursor.fetchone() == ("on", "on")
 
 
 @pytest.mark.django_db(transaction=True)
