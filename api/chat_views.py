@@ -27,7 +27,7 @@ from api.contracts import (
 )
 from api.models import Scope
 from api.principal import Principal
-from api.runners import stream_runner_start
+from api.runners import stream_runner_open
 from api.schema import SSE_RESPONSE
 from api.sse import EventStreamRenderer, sse_response, wants_event_stream
 from conversations.models import Turn
@@ -73,9 +73,9 @@ class ChatTurnView(APIView):
             "external_user_id": principal.external_user_id,
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
-            stream_id = stream_runner_start(principal=principal, runner="chat_turn", kwargs=kwargs,
-                                            bot_id=conversation.bot_id, conversation_id=conversation.pk)  # fmt: skip
-            return sse_response(stream_id=stream_id, last_event_id=None)
+            run = stream_runner_open(principal=principal, runner="chat_turn", kwargs=kwargs,
+                                     bot_id=conversation.bot_id, conversation_id=conversation.pk)  # fmt: skip
+            return sse_response(stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue)
         kwargs["conversation_id"] = conversation.pk
         result = turn_answer(**kwargs)
         return Response(result.payload, status=202 if result.muted else 200)
@@ -106,8 +106,8 @@ class RagSearchView(APIView):
             "api_key_id": str(principal.key_id),
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
-            stream_id = stream_runner_start(principal=principal, runner="rag_search", kwargs=kwargs)
-            return sse_response(stream_id=stream_id, last_event_id=None)
+            run = stream_runner_open(principal=principal, runner="rag_search", kwargs=kwargs)
+            return sse_response(stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue)
         return Response(RagSearchResultSerializer(rag_search_answer(**kwargs)).data)
 
 

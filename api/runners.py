@@ -1,10 +1,12 @@
 """Streamed work run by a Celery worker: a registry of runners and the call that starts one.
 
 A runner is a function ``run(*, emit: StreamEmitter, **kwargs)`` taking JSON-able kwargs; it
-reports progress and its result through ``emit``. A streamed endpoint calls
-``stream_runner_start`` and answers ``sse_response(stream_id=...)`` at once; the worker runs
-the runner inside ``stream_producing``, so the stream always ends, with an ``error`` event on
-failure.
+reports progress and its result through ``emit``. A streamed endpoint calls ``stream_runner_open``
+and answers ``sse_response(stream_id=run.stream_id, on_first_event=run.enqueue)``: the response
+sends the announced first event, then enqueues the run, so the client's first event waits for
+neither the broker nor a worker. (``stream_runner_start`` opens and enqueues after commit at once,
+for callers without a response.) The worker runs the runner inside ``stream_producing``, so the
+stream always ends, with an ``error`` event on failure.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
 from django.utils.module_loading import import_string
 
 from api.principal import Principal
@@ -35,6 +39,39 @@ def runner_resolve(*, name: str) -> Callable[..., None]:
     return import_string(RUNNERS[name])
 
 
+@dataclass(frozen=True)
+class PendingRun:
+    """An opened stream whose runner is not queued yet."""
+
+    stream_id: str
+    runner: str
+    kwargs: dict[str, Any]
+
+    def enqueue(self) -> None:
+        """Queue the runner on the streams queue (see config.celery)."""
+        from api.tasks import stream_runner_execute
+
+        stream_runner_execute.delay(self.stream_id, self.runner, self.kwargs, True)
+
+
+def stream_runner_open(
+    *,
+    principal: Principal,
+    runner: str,
+    kwargs: dict[str, Any],
+    bot_id: uuid.UUID | None = None,
+    conversation_id: uuid.UUID | None = None,
+) -> PendingRun:
+    """Opens a stream owned by the caller, announcing SEARCH_PREPARATION at once; the caller enqueues the run.
+
+    The first event leaves from the web process, so its latency includes neither the broker nor the
+    worker's pick-up.
+    """
+    runner_resolve(name=runner)  # an unknown name fails here, in the request, not later in the worker
+    owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
+    return PendingRun(stream_id=stream_open(owner=owner, announce=True), runner=runner, kwargs=kwargs)
+
+
 def stream_runner_start(
     *,
     principal: Principal,
@@ -43,18 +80,11 @@ def stream_runner_start(
     bot_id: uuid.UUID | None = None,
     conversation_id: uuid.UUID | None = None,
 ) -> str:
-    """Opens a stream owned by the caller, announcing SEARCH_PREPARATION at once, and enqueues its runner
-    after commit (on the streams queue, see config.celery); returns the stream id.
-
-    The first event leaves from the web process, so its latency does not include the worker's pick-up.
-    """
-    from api.tasks import stream_runner_execute
-
-    runner_resolve(name=runner)  # an unknown name fails here, in the request, not later in the worker
-    owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
-    stream_id = stream_open(owner=owner, announce=True)
-    stream_runner_execute.delay_on_commit(stream_id, runner, kwargs, True)
-    return stream_id
+    """`stream_runner_open`, then the run queued after commit; returns the stream id."""
+    run = stream_runner_open(principal=principal, runner=runner, kwargs=kwargs, bot_id=bot_id,
+                             conversation_id=conversation_id)  # fmt: skip
+    transaction.on_commit(run.enqueue)
+    return run.stream_id
 
 
 def demo_run(*, emit: StreamEmitter, interval: float = 0.3, padding: int = 0) -> None:

@@ -3,14 +3,21 @@
 It reads with ``redis.asyncio`` XREAD BLOCK, so the process serving a client holds no
 state: any web process can serve a reconnect with ``Last-Event-ID``. While the buffer is
 idle it sends a heartbeat comment every ``API_SSE_HEARTBEAT_SECONDS``.
+
+A new stream's response may carry ``on_first_event`` (queueing the stream's run, see
+``api.runners``): it runs once the first events are on their way to the client, so neither the
+broker nor the worker delays them. When it fails, the stream ends with an ``error`` event; when the
+client leaves before, it still runs, so a reconnect finds the answer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
@@ -18,11 +25,12 @@ from rest_framework.renderers import BaseRenderer
 
 from api.errors import ApiError, ErrorCode, error_body
 from api.redis_gateway import redis_async
-from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
+from api.sse.buffer import CLOSE_MARKER, stream_close, stream_key, stream_owner_key, stream_publish
 from api.sse.events import EventType
 from api.sse.framing import HEARTBEAT, EventCursor, SseFrame, event_cursor_parse, frames_for_entry
 
 _BATCH = 100
+logger = logging.getLogger(__name__)
 
 
 class EventStreamRenderer(BaseRenderer):
@@ -42,7 +50,9 @@ def wants_event_stream(request: HttpRequest, *, stream_flag: bool = False) -> bo
     return stream_flag or ("text/event-stream" in accept and "application/json" not in accept)
 
 
-def sse_response(*, stream_id: str, last_event_id: str | None) -> StreamingHttpResponse:
+def sse_response(
+    *, stream_id: str, last_event_id: str | None, on_first_event: Callable[[], None] | None = None
+) -> StreamingHttpResponse:
     """The response for a stream the caller was already allowed to read (see api.access)."""
     cursor = None
     if last_event_id:
@@ -51,7 +61,8 @@ def sse_response(*, stream_id: str, last_event_id: str | None) -> StreamingHttpR
         except ValueError:
             raise ApiError(ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream.") from None
     database_connections_release()
-    response = StreamingHttpResponse(sse_events(stream_id=stream_id, cursor=cursor), content_type="text/event-stream")
+    events = sse_events(stream_id=stream_id, cursor=cursor, on_first_event=on_first_event)
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["X-Parley-Stream-Id"] = stream_id  # where to reconnect: GET /api/v1/streams/<id>/events
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not hold events back
@@ -71,32 +82,57 @@ def database_connections_release() -> None:
             connection.close()
 
 
-async def sse_events(*, stream_id: str, cursor: EventCursor | None) -> AsyncIterator[str]:
+async def sse_events(
+    *, stream_id: str, cursor: EventCursor | None, on_first_event: Callable[[], None] | None = None
+) -> AsyncIterator[str]:
     key = stream_key(stream_id)
     max_bytes = settings.API_SSE_MAX_EVENT_BYTES
     block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
     client = redis_async()  # shared by the process's relays: not closed here
-    yield ": connected\n"  # flushes the headers at once
-    position = cursor.entry_id if cursor else "0-0"
-    if cursor is not None and cursor.seq is not None:
-        for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
-            frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
-            for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
-                yield frame.encode()
-    while True:
-        batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
-        if not batch:
-            if not await client.exists(stream_owner_key(stream_id)):
-                yield _expired(position)
-                return
-            yield HEARTBEAT
-            continue
-        for entry_id, fields in batch[0][1]:
-            position = entry_id
-            if fields["e"] == CLOSE_MARKER:
-                return
-            for frame in frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes):
-                yield frame.encode()
+    pending = on_first_event
+    try:
+        yield ": connected\n"  # flushes the headers at once
+        position = cursor.entry_id if cursor else "0-0"
+        if cursor is not None and cursor.seq is not None:
+            for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
+                frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
+                for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
+                    yield frame.encode()
+        while True:
+            batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
+            if not batch:
+                if not await client.exists(stream_owner_key(stream_id)):
+                    yield _expired(position)
+                    return
+                yield HEARTBEAT
+                continue
+            for entry_id, fields in batch[0][1]:
+                position = entry_id
+                if fields["e"] == CLOSE_MARKER:
+                    return
+                for frame in frames_for_entry(
+                    entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
+                ):
+                    yield frame.encode()
+            if pending is not None:  # the first events are on their way: start the run
+                start, pending = pending, None
+                await sync_to_async(_run_started, thread_sensitive=False)(stream_id, start)
+    finally:
+        if pending is not None:  # the client left before its first event: the run still starts
+            _run_started(stream_id, pending)
+
+
+def _run_started(stream_id: str, start: Callable[[], None]) -> None:
+    """Start a stream's run; if that fails (the broker is unreachable), end the stream with an error event."""
+    try:
+        start()
+    except Exception:
+        logger.exception("the run of stream %s could not be started", stream_id)
+        try:
+            stream_publish(stream_id=stream_id, event=EventType.ERROR, data=error_body(ErrorCode.INTERNAL_ERROR))
+            stream_close(stream_id=stream_id)
+        except Exception:  # Redis is gone too: the relay's heartbeat finds the stream expired in the end
+            logger.exception("stream %s could not be closed", stream_id)
 
 
 def _expired(position: str) -> str:
