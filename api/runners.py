@@ -4,8 +4,7 @@ A runner is a function ``run(*, emit: StreamEmitter, **kwargs)`` taking JSON-abl
 reports progress and its result through ``emit``. A streamed endpoint calls ``stream_runner_open``
 and answers ``sse_response(stream_id=run.stream_id, on_first_event=run.enqueue)``: the response
 sends the announced first event, then enqueues the run, so the client's first event waits for
-neither the broker nor a worker. (``stream_runner_start`` opens and enqueues after commit at once,
-for callers without a response.) The worker runs the runner inside ``stream_producing``, so the
+neither the broker nor a worker. The worker runs the runner inside ``stream_producing``, so the
 stream always ends, with an ``error`` event on failure.
 """
 
@@ -17,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
 from django.utils.module_loading import import_string
 
 from api.principal import Principal
@@ -70,21 +68,6 @@ def stream_runner_open(
     runner_resolve(name=runner)  # an unknown name fails here, in the request, not later in the worker
     owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
     return PendingRun(stream_id=stream_open(owner=owner, announce=True), runner=runner, kwargs=kwargs)
-
-
-def stream_runner_start(
-    *,
-    principal: Principal,
-    runner: str,
-    kwargs: dict[str, Any],
-    bot_id: uuid.UUID | None = None,
-    conversation_id: uuid.UUID | None = None,
-) -> str:
-    """`stream_runner_open`, then the run queued after commit; returns the stream id."""
-    run = stream_runner_open(principal=principal, runner=runner, kwargs=kwargs, bot_id=bot_id,
-                             conversation_id=conversation_id)  # fmt: skip
-    transaction.on_commit(run.enqueue)
-    return run.stream_id
 
 
 def demo_run(*, emit: StreamEmitter, interval: float = 0.3, padding: int = 0) -> None:

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from api.redis_gateway import redis_sync
-from api.runners import stream_runner_start
+from api.runners import stream_runner_open
 from api.sse import StreamOwner, StreamWriter, stream_open, stream_producing
 from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
 from api.sse.events import StreamEmitter
@@ -139,8 +139,8 @@ def test_a_streamed_request_announces_search_preparation_before_any_worker_runs(
     from api.authentication import server_key_principal
 
     raw, _ = server_key_make(workspace_make())
-    # In this test's transaction nothing commits, so the runner is never even enqueued.
-    stream_id = stream_runner_start(principal=server_key_principal(raw_key=raw), runner="demo", kwargs={})
+    # Opened, not enqueued: the buffer holds the web process's own first event.
+    stream_id = stream_runner_open(principal=server_key_principal(raw_key=raw), runner="demo", kwargs={}).stream_id
     assert [(event, data) for _, event, data in _entries(stream_id)] == [
         ("tool_update", {"phase": "SEARCH_PREPARATION", "status": "started"})
     ]

@@ -9,7 +9,7 @@ import pytest
 from httpx_sse import connect_sse
 
 from api.authentication import server_key_principal
-from api.runners import stream_runner_start
+from api.runners import stream_runner_open
 from tests.api.factories import server_key_make, workspace_make
 from tests.api.test_sse_live import _join_deltas
 
@@ -19,7 +19,9 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True), pytes
 def test_a_worker_streams_a_run_that_the_web_process_relays(live_api: str, celery_worker: str) -> None:
     raw, _ = server_key_make(workspace_make())
     principal = server_key_principal(raw_key=raw)
-    stream_id = stream_runner_start(principal=principal, runner="demo", kwargs={"interval": 0.05, "padding": 6000})
+    run = stream_runner_open(principal=principal, runner="demo", kwargs={"interval": 0.05, "padding": 6000})
+    run.enqueue()
+    stream_id = run.stream_id
     url = f"{live_api}/api/v1/streams/{stream_id}/events"
     with (
         httpx.Client(timeout=30) as client,

@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from api.errors import ApiError, ErrorCode
 from api.redis_gateway import redis_sync
-from api.runners import stream_runner_start
+from api.runners import stream_runner_open
 from api.sse import StreamOwner, stream_open, stream_producing
 from api.sse.buffer import CLOSE_MARKER, stream_key
 from tests.api.factories import workspace_make
@@ -53,7 +53,7 @@ def test_an_api_error_keeps_its_code_in_the_stream() -> None:
 
 def test_an_unknown_runner_fails_in_the_request_not_in_the_worker() -> None:
     with pytest.raises(KeyError):
-        stream_runner_start(principal=None, runner="nope", kwargs={})  # type: ignore[arg-type]
+        stream_runner_open(principal=None, runner="nope", kwargs={})  # type: ignore[arg-type]
 
 
 def test_two_streams_cannot_share_an_id() -> None:
