@@ -1,6 +1,6 @@
 """Write-side knowledge operations: add, re-run, replace and delete documents; reclaim stuck ones; switch models.
 
-Every path that queues work does so with `delay_on_commit`, after the row it names exists.
+Every path that queues work does so with `_enqueue`: after commit, once the rows it names exist.
 """
 
 from __future__ import annotations
@@ -27,14 +27,8 @@ from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
 from rag.selectors import workspace_embedding_model
 
 
-def _enqueue(document_id: object) -> None:
-    from rag.tasks import document_ingest_task
-
-    document_ingest_task.delay_on_commit(str(document_id))
-
-
-def _enqueue_many(document_ids: list[uuid.UUID]) -> None:
-    """One message per document, sent after commit through one broker connection."""
+def _enqueue(document_ids: list[uuid.UUID | str]) -> None:
+    """One ingestion message per document, sent after commit through one broker connection."""
     from rag.tasks import document_ingest_task
 
     def publish() -> None:
@@ -107,7 +101,7 @@ def documents_create(
             links = [Document.bots.through(document_id=document.pk, bot_id=bot.pk) for document in documents
                      for bot in bots]  # fmt: skip
             Document.bots.through.objects.bulk_create(links, batch_size=1000)
-            _enqueue_many([document.pk for document in documents if document.status == Document.Status.PENDING])
+            _enqueue([document.pk for document in documents if document.status == Document.Status.PENDING])
     except BaseException:
         for document in documents:
             _document_folder_clear(document)
@@ -180,7 +174,7 @@ def _requeue(documents: QuerySet[Document], *, document_id: uuid.UUID | str, for
             queued_at=timezone.now(),
         )
         if updated:
-            _enqueue(document_id)
+            _enqueue([document_id])
     return bool(updated)
 
 
@@ -225,12 +219,12 @@ def documents_reclaim_stuck() -> int:
         for document_id in stuck.values_list("pk", flat=True):
             still_stuck = stuck.filter(pk=document_id)
             if still_stuck.update(status=Document.Status.PENDING, claim_id="", progress=0, queued_at=timezone.now()):
-                _enqueue(document_id)
+                _enqueue([document_id])
                 reclaimed += 1
         forgotten = Document.objects.filter(status=Document.Status.PENDING, queued_at__lt=stale)
         for document_id in forgotten.values_list("pk", flat=True):
             Document.objects.filter(pk=document_id).update(queued_at=timezone.now())
-            _enqueue(document_id)
+            _enqueue([document_id])
             reclaimed += 1
     return reclaimed
 
