@@ -10,3 +10,6 @@ class ApiConfig(AppConfig):
         from handoff.live import live_sink_set
 
         live_sink_set(live_sink)  # handoff publishes its live events through the API's streams
+        from api import key_cache
+
+        key_cache.signals_connect()

@@ -8,8 +8,10 @@ keys, ``X-Parley-External-User-Signature``.
 from __future__ import annotations
 
 import hmac
+import uuid
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.contrib.auth.models import AnonymousUser
@@ -21,6 +23,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from api.errors import ApiError, ErrorCode
+from api.key_cache import api_key_cache_get, api_key_cache_put
 from api.models import BotSigningSecret, Scope, ServerApiKey, WidgetKey
 from api.principal import (
     WIDGET_SCOPES,
@@ -63,55 +66,96 @@ def _browser_origin(request: Request) -> str | None:
 
 def server_key_principal(*, raw_key: str) -> Principal:
     """Unknown, malformed, revoked and expired keys all fail the same way."""
+    digest = key_hash(raw_key)
+    cached = api_key_cache_get(digest=digest)
+    entry = cached.entry
+    if entry is None:
+        entry = _server_key_read(raw_key=raw_key, digest=digest)
+        api_key_cache_put(digest=digest, entry=entry, generation=cached.generation)
+    expires_at = entry["expires_at"]
+    if expires_at is not None and datetime.fromisoformat(expires_at) <= timezone.now():
+        raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
+    return Principal(
+        kind=PrincipalKind.SERVER,
+        key_id=uuid.UUID(entry["key_id"]),
+        workspace_id=uuid.UUID(entry["workspace_id"]),
+        bot_id=None,
+        scopes=frozenset(entry["scopes"] or Scope.values),
+    )
+
+
+def _server_key_read(*, raw_key: str, digest: str) -> dict[str, Any]:
+    """The key's cache entry, from the database (see api.key_cache); a missing or revoked key fails."""
     prefix = raw_key.removeprefix(SERVER_KEY_PREFIX).partition("_")[0]
     now = timezone.now()
     key = (
         ServerApiKey.objects.filter(prefix=prefix, revoked_at__isnull=True)
         .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .only("id", "workspace_id", "secret_hash", "scopes", "last_used_at")
+        .only("id", "workspace_id", "secret_hash", "scopes", "expires_at", "last_used_at")
         .first()
     )
-    if key is None or not hmac.compare_digest(key.secret_hash, key_hash(raw_key)):
+    if key is None or not hmac.compare_digest(key.secret_hash, digest):
         raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
     if key.last_used_at is None or key.last_used_at < now - _LAST_USED_PRECISION:
-        # Coarse on purpose: one write per key every few minutes, not one per request.
+        # Coarse on purpose: one write per key every few minutes, not one per request (the cache's
+        # TTL is shorter than this precision, so a key in use is read, and marked, often enough).
         ServerApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-    return Principal(
-        kind=PrincipalKind.SERVER,
-        key_id=key.pk,
-        workspace_id=key.workspace_id,
-        bot_id=None,
-        scopes=frozenset(key.scopes or Scope.values),
-    )
+    return {
+        "kind": PrincipalKind.SERVER,
+        "key_id": str(key.pk),
+        "workspace_id": str(key.workspace_id),
+        "scopes": list(key.scopes),
+        "expires_at": key.expires_at.isoformat() if key.expires_at else None,
+    }
 
 
 def widget_key_principal(*, raw_key: str, origin: str | None) -> tuple[Principal, str | None]:
     """A widget key is valid only from one of its allowed origins; returns the bot's signing secret too."""
+    digest = key_hash(raw_key)
+    cached = api_key_cache_get(digest=digest)
+    entry = cached.entry
+    if entry is None:
+        entry = _widget_key_read(raw_key=raw_key)
+        api_key_cache_put(digest=digest, entry=entry, generation=cached.generation)
+    try:
+        normalized = origin_normalize(origin) if origin else None
+    except ValidationError:
+        normalized = None
+    if normalized is None or normalized not in entry["allowed_origins"]:
+        raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
+    principal = Principal(
+        kind=PrincipalKind.WIDGET,
+        key_id=uuid.UUID(entry["key_id"]),
+        workspace_id=uuid.UUID(entry["workspace_id"]),
+        bot_id=uuid.UUID(entry["bot_id"]),
+        scopes=WIDGET_SCOPES,
+        origin=normalized,
+    )
+    return principal, entry["signing_secret"]
+
+
+def _widget_key_read(*, raw_key: str) -> dict[str, Any]:
+    """The key's cache entry, from the database (see api.key_cache); a missing or revoked key fails."""
     key = (
         WidgetKey.objects.filter(key=raw_key, revoked_at__isnull=True)
         .select_related("bot__signing_secret")
         .only("id", "allowed_origins", "bot__id", "bot__workspace_id", "bot__signing_secret__secret")
         .first()
     )
-    try:
-        normalized = origin_normalize(origin) if origin else None
-    except ValidationError:
-        normalized = None
-    if key is None or normalized is None or normalized not in key.allowed_origins:
+    if key is None:
         raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
     try:
         secret: str | None = key.bot.signing_secret.secret
     except BotSigningSecret.DoesNotExist:
         secret = None
-    principal = Principal(
-        kind=PrincipalKind.WIDGET,
-        key_id=key.pk,
-        workspace_id=key.bot.workspace_id,
-        bot_id=key.bot.pk,
-        scopes=WIDGET_SCOPES,
-        origin=normalized,
-    )
-    return principal, secret
+    return {
+        "kind": PrincipalKind.WIDGET,
+        "key_id": str(key.pk),
+        "workspace_id": str(key.bot.workspace_id),
+        "bot_id": str(key.bot.pk),
+        "allowed_origins": list(key.allowed_origins),
+        "signing_secret": secret,
+    }
 
 
 class ApiKeyAuthentication(BaseAuthentication):

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from api.key_cache import api_key_cache_clear
 from api.models import BotSigningSecret, ServerApiKey, WidgetKey
 from api.principal import Principal, PrincipalKind, VisitorSession, visitor_session_issue
 from bots.models import Bot
@@ -63,7 +64,9 @@ def server_api_key_create(
 
 def server_api_key_revoke(*, key_id: uuid.UUID) -> bool:
     """True when this call revoked the key; False when it was already revoked (or is unknown)."""
-    return bool(ServerApiKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(revoked_at=timezone.now()))
+    revoked = ServerApiKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    api_key_cache_clear()
+    return bool(revoked)
 
 
 def widget_key_create(*, bot: Bot, name: str, allowed_origins: Iterable[str]) -> WidgetKey:
@@ -76,7 +79,9 @@ def widget_key_create(*, bot: Bot, name: str, allowed_origins: Iterable[str]) ->
 
 
 def widget_key_revoke(*, key_id: uuid.UUID) -> bool:
-    return bool(WidgetKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(revoked_at=timezone.now()))
+    revoked = WidgetKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    api_key_cache_clear()
+    return bool(revoked)
 
 
 def bot_signing_secret_create(*, bot: Bot) -> BotSigningSecret:
@@ -86,6 +91,7 @@ def bot_signing_secret_create(*, bot: Bot) -> BotSigningSecret:
 def bot_signing_secret_rotate(*, bot_id: uuid.UUID) -> None:
     """Signatures made with the old secret stop working at once."""
     BotSigningSecret.objects.filter(pk=bot_id).update(secret=secrets.token_urlsafe(32), rotated_at=timezone.now())
+    api_key_cache_clear()
 
 
 def visitor_session_start(

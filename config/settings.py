@@ -299,6 +299,9 @@ API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum
 # one, so no text is lost; 0: one event per token).
 API_SSE_PARTIAL_INTERVAL_MS = env_int("API_SSE_PARTIAL_INTERVAL_MS", 50, minimum=0, maximum=5000)
 API_VISITOR_SESSION_MAX_AGE = env_int("API_VISITOR_SESSION_MAX_AGE", 30 * 24 * 3600, minimum=60)
+# Verified API keys are cached in Redis (api.key_cache): a change made through Parley drops the cache
+# at once; one made behind its back (raw SQL) is seen within this many seconds. 0 turns it off.
+API_KEY_CACHE_SECONDS = env_int("API_KEY_CACHE_SECONDS", 60, minimum=0, maximum=3600)
 # Sliding-window rate limits in Redis; 0 requests disables a limit.
 API_RATE_LIMIT_KEY_REQUESTS = env_int("API_RATE_LIMIT_KEY_REQUESTS", 600, minimum=0)
 API_RATE_LIMIT_KEY_WINDOW_SECONDS = env_int("API_RATE_LIMIT_KEY_WINDOW_SECONDS", 60, minimum=1)

@@ -114,9 +114,11 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     sequential = _requests(stack, args.endpoint, questions, 20)
     warm = asyncio.run(level_run(requests=sequential, headers=stack.headers, concurrency=1, rounds=20))
     first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
+    totals = [turn.total for turn in warm.ok if turn.total is not None]
     partials = sum(turn.partials for turn in warm.ok) / max(1, len(warm.ok))
     print(f"sequential, 20 turns: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
-          f"p95 {percentile(first, 95) * 1000:.1f} ms; errors {len(warm.errors)}; "
+          f"p95 {percentile(first, 95) * 1000:.1f} ms; turn p50 {percentile(totals, 50):.2f} s; "
+          f"errors {len(warm.errors)}; "
           f"{partials:.1f} tool_partial_update events per answer")  # fmt: skip
     floor = asyncio.run(plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20))
     print(f"baseline, 20 sequential GET /api/v1/me (any request's floor): p50 {percentile(floor, 50) * 1000:.1f} ms, "

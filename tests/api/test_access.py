@@ -95,10 +95,13 @@ def test_conversations_of_an_external_user_are_theirs_alone() -> None:
         )
 
 
-def test_authenticating_a_server_key_costs_one_query(django_assert_num_queries) -> None:  # type: ignore[no-untyped-def]
+def test_a_cached_server_key_authenticates_without_a_query(django_assert_num_queries, settings) -> None:  # type: ignore[no-untyped-def]
     raw, _ = server_key_make(workspace_make())
     client = Client()
-    client.get("/api/v1/me", **bearer(raw))  # the first use records last_used_at
+    client.get("/api/v1/me", **bearer(raw))  # the first use reads the key, records last_used_at, caches it
+    with django_assert_num_queries(0):
+        assert client.get("/api/v1/me", **bearer(raw)).status_code == 200
+    settings.API_KEY_CACHE_SECONDS = 0  # without the cache: one indexed SELECT
     with django_assert_num_queries(1):
         assert client.get("/api/v1/me", **bearer(raw)).status_code == 200
 
