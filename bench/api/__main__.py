@@ -1,7 +1,7 @@
 """Streaming through the real stack: time to first SSE event and turns per second at 8/32/128 clients.
 
     .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--endpoint rag_search|chat]
-        [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS]
+        [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS] [--client wire|httpx]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
 (core.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
@@ -14,6 +14,10 @@ Endpoint: the product's ``POST /api/v1/rag_search`` with ``stream: true``, or (`
 a streamed chat turn ``POST /api/v1/conversations/{id}/turns``, each turn in a conversation of its
 own (created before the level starts), so no condensing call. Beside each measured rate it prints
 the rate the LLM alone allows (clients / seconds per answer), the baseline Parley should approach.
+
+Clients: the load levels read their streams with ``bench.api.wire``, a lean HTTP/1.1 SSE client, so the
+load generator's own parsing neither inflates the latencies nor takes the cores Parley needs
+(``--client httpx`` uses httpx-sse instead). The sequential first event is printed for both.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ def main() -> int:
     parser.add_argument("--stream-threads", type=int, help="PARLEY_STREAM_WORKER_THREADS (default: the setting's)")
     parser.add_argument("--partial-interval-ms", type=int, help="API_SSE_PARTIAL_INTERVAL_MS (default: the setting's)")
     parser.add_argument("--pool-size", type=int, default=20, help="DATABASE_POOL_MAX_SIZE of the bench processes")
+    parser.add_argument("--client", choices=["wire", "httpx"], default="wire",
+                        help="the load levels' client: the lean bench.api.wire (default) or httpx-sse")  # fmt: skip
     args = parser.parse_args()
 
     # Queues of their own, so a developer's running ./parley run never takes the bench's tasks.
@@ -111,27 +117,30 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     print()
     warm_up = _requests(stack, args.endpoint, questions, 8)
     asyncio.run(level_run(requests=warm_up, headers=stack.headers, concurrency=4, rounds=2))
-    sequential = _requests(stack, args.endpoint, questions, 20)
-    warm = asyncio.run(level_run(requests=sequential, headers=stack.headers, concurrency=1, rounds=20))
-    first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
-    totals = [turn.total for turn in warm.ok if turn.total is not None]
-    partials = sum(turn.partials for turn in warm.ok) / max(1, len(warm.ok))
-    print(f"sequential, 20 turns: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
-          f"p95 {percentile(first, 95) * 1000:.1f} ms; turn p50 {percentile(totals, 50):.2f} s; "
-          f"errors {len(warm.errors)}; "
-          f"{partials:.1f} tool_partial_update events per answer")  # fmt: skip
+    failures = 0
+    for client in ("wire", "httpx"):
+        sequential = _requests(stack, args.endpoint, questions, 20)
+        warm = asyncio.run(level_run(requests=sequential, headers=stack.headers, concurrency=1, rounds=20,
+                                     client=client))  # fmt: skip
+        first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
+        totals = [turn.total for turn in warm.ok if turn.total is not None]
+        partials = sum(turn.partials for turn in warm.ok) / max(1, len(warm.ok))
+        print(f"sequential, 20 turns, {_CLIENTS[client]}: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
+              f"p95 {percentile(first, 95) * 1000:.1f} ms; turn p50 {percentile(totals, 50):.2f} s; "
+              f"errors {len(warm.errors)}; {partials:.1f} tool_partial_update events per answer")  # fmt: skip
+        failures += len(warm.errors)
     floor = asyncio.run(plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20))
     print(f"baseline, 20 sequential GET /api/v1/me (any request's floor): p50 {percentile(floor, 50) * 1000:.1f} ms, "
           f"p95 {percentile(floor, 95) * 1000:.1f} ms")  # fmt: skip
     print()
     header = f"{'clients':>7} {'turns':>6} {'errors':>6} {'turns/s':>8} {'LLM-bound':>9} {'first p50':>10} " \
              f"{'first p95':>10} {'turn p50':>9} {'turn p95':>9}"  # fmt: skip
-    print(header)
-    failures = len(warm.errors)
+    print(f"{header}   (client: {_CLIENTS[args.client]})")
     for level in levels:
         requests = _requests(stack, args.endpoint, questions, level * args.rounds)
         cpu_before = stack.cpu_seconds()
-        result = asyncio.run(level_run(requests=requests, headers=stack.headers, concurrency=level, rounds=args.rounds))
+        result = asyncio.run(level_run(requests=requests, headers=stack.headers, concurrency=level, rounds=args.rounds,
+                                       client=args.client))  # fmt: skip
         cpu = {name: used - cpu_before[name] for name, used in stack.cpu_seconds().items()}
         firsts = [turn.first_event for turn in result.ok if turn.first_event is not None]
         totals = [turn.total for turn in result.ok if turn.total is not None]
@@ -149,6 +158,9 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
         print(f"        CPU ms per turn: {per_turn}; these processes kept {busy:.0f}% of {cores} cores busy "
               f"(all cores for them alone: at most {ceiling:.0f} turns/s)")  # fmt: skip
     return 1 if failures else 0
+
+
+_CLIENTS = {"wire": "lean client", "httpx": "httpx-sse"}
 
 
 def _label(endpoint: str) -> str:

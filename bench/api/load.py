@@ -1,4 +1,4 @@
-"""The load generator: concurrent streaming clients over httpx, timing each turn's first event and end."""
+"""The load generator: concurrent streaming clients (bench.api.wire or httpx-sse), each turn's first event and end."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ import asyncio
 import json
 import statistics
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from httpx_sse import aconnect_sse
+
+from bench.api.wire import WireClient, WireError
 
 
 @dataclass
@@ -48,26 +52,46 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
 
 
-async def turn_once(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> Turn:
+Events = AsyncIterator[tuple[str, str]]  # (event name, data) of one SSE response, to its end
+
+
+async def turn_read(events: Events, started: float) -> Turn:
+    """Times one streamed turn from its events (read to the end, so a keep-alive connection can be reused)."""
     turn = Turn()
+    async for event, data in events:
+        now = time.perf_counter()
+        if turn.first_event is None:
+            turn.first_event = now - started
+        if event == "tool_partial_update":
+            turn.partials += 1
+        elif event == "error":
+            turn.error = turn.error or f"error event: {data[:120]}"
+        elif turn.total is None and (event == "tool_end" or (event == "tool_end_delta_sse" and _last_piece(data))):
+            turn.total = now - started
+    if turn.error is None and turn.total is None:
+        turn.error = "the stream ended without tool_end"
+    return turn
+
+
+async def turn_once_httpx(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> Turn:
+    """A turn read with httpx and httpx-sse, as a program would."""
     started = time.perf_counter()
     try:
         async with aconnect_sse(client, "POST", url, json=body, headers=dict(headers)) as source:  # it sets Accept
             if source.response.status_code != 200:
                 await source.response.aread()
                 return Turn(error=f"HTTP {source.response.status_code}: {source.response.text[:120]}")
-            async for event in source.aiter_sse():
-                if turn.first_event is None:
-                    turn.first_event = time.perf_counter() - started
-                if event.event == "tool_partial_update":
-                    turn.partials += 1
-                if event.event == "error":
-                    return Turn(error=f"error event: {event.data[:120]}")
-                if event.event == "tool_end" or (event.event == "tool_end_delta_sse" and _last_piece(event.data)):
-                    turn.total = time.perf_counter() - started
-                    return turn
-        return Turn(error="the stream ended without tool_end")
+            return await turn_read(((e.event, e.data) async for e in source.aiter_sse()), started)
     except (httpx.HTTPError, OSError) as exc:
+        return Turn(error=f"{type(exc).__name__}: {exc}")
+
+
+async def turn_once_wire(client: WireClient, url: str, body: dict[str, Any]) -> Turn:
+    """A turn read with the lean client (bench.api.wire)."""
+    started = time.perf_counter()
+    try:
+        return await turn_read(((e.event, e.data) async for e in client.post_events(urlsplit(url).path, body)), started)
+    except (WireError, OSError, asyncio.IncompleteReadError) as exc:
         return Turn(error=f"{type(exc).__name__}: {exc}")
 
 
@@ -77,18 +101,33 @@ def _last_piece(data: str) -> bool:
 
 
 async def level_run(
-    *, requests: list[tuple[str, dict[str, Any]]], headers: dict[str, str], concurrency: int, rounds: int
+    *,
+    requests: list[tuple[str, dict[str, Any]]],
+    headers: dict[str, str],
+    concurrency: int,
+    rounds: int,
+    client: str = "wire",
 ) -> Level:
-    """`concurrency` clients, each running `rounds` turns back to back; turn n of client i sends request i*rounds+n."""
+    """`concurrency` clients, each running `rounds` turns back to back; turn n of client i sends request i*rounds+n.
+
+    client "wire": each client holds one connection of the lean client; "httpx": they share an httpx pool."""
     limits = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
     timeout = httpx.Timeout(120.0, connect=10.0)
-    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
+    base_url = "{0.scheme}://{0.netloc}".format(urlsplit(requests[0][0]))
+    async with httpx.AsyncClient(limits=limits, timeout=timeout) as shared:
 
         async def client_loop(index: int) -> list[Turn]:
             turns = []
-            for n in range(rounds):
-                url, body = requests[(index * rounds + n) % len(requests)]
-                turns.append(await turn_once(client, url, headers, body))
+            wire = WireClient(base_url, headers)
+            try:
+                for n in range(rounds):
+                    url, body = requests[(index * rounds + n) % len(requests)]
+                    if client == "wire":
+                        turns.append(await turn_once_wire(wire, url, body))
+                    else:
+                        turns.append(await turn_once_httpx(shared, url, headers, body))
+            finally:
+                await wire.close()
             return turns
 
         started = time.perf_counter()
