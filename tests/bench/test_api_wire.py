@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 from bench.api.load import turn_once_wire
 from bench.api.wire import SseEvent, SseParser, WireClient
@@ -61,7 +62,8 @@ def test_turns_reuse_one_connection_and_an_error_status_is_reported() -> None:
         server.close()
         return turns
 
-    first, second, refused = asyncio.run(scenario())
+    with ThreadPoolExecutor(max_workers=1) as executor:  # a loop of its own: the browser tests leave one running
+        first, second, refused = executor.submit(asyncio.run, scenario()).result()
     assert first.error is None and first.partials == 1 and 0 < first.first_event <= first.total
     assert second.error is None and second.total is not None
     assert refused.error is not None and refused.error.startswith("WireError: HTTP 400")
