@@ -8,7 +8,7 @@ trip, which every API request makes anyway (rate limits, streams).
   whose value is what authentication needs (the key's ids and scopes, its expiry; for a widget key
   its allowed origins and its bot's signing secret). Expiry and origins are checked on every hit.
 - **Any change to a key drops the whole cache**: a revocation, an admin edit, a deletion (cascades
-  included: ``post_delete`` fires for them), a signing secret's rotation. The drop runs at once and
+  included: ``post_delete`` fires for them), a signing secret's rotation, a bot's save. The drop runs at once and
   again after the change commits, and bumps a generation: a miss stores its entry only if the
   generation is unchanged since before it read the database, so a revocation racing a miss can
   never leave the revoked key cached.
@@ -91,13 +91,16 @@ def api_key_cache_clear() -> None:
 
 
 def signals_connect() -> None:
-    """Saving or deleting a key or a signing secret (the admin, cascades) drops the cache; queryset
-    updates send no signal, so the services that update keys call ``api_key_cache_clear`` themselves."""
+    """Saving or deleting a key or a signing secret (the admin, cascades) drops the cache, and so does
+    saving a bot (the admin may move it to another workspace, which a widget key's entry names).
+    Queryset updates send no signal, so the services that update keys call ``api_key_cache_clear``."""
     from api.models import BotSigningSecret, ServerApiKey, WidgetKey
+    from bots.models import Bot
 
     for model in (ServerApiKey, WidgetKey, BotSigningSecret):
         post_save.connect(_on_key_change, sender=model, dispatch_uid=f"api-key-cache-{model.__name__}-save")
         post_delete.connect(_on_key_change, sender=model, dispatch_uid=f"api-key-cache-{model.__name__}-delete")
+    post_save.connect(_on_key_change, sender=Bot, dispatch_uid="api-key-cache-Bot-save")
 
 
 def _on_key_change(**_: object) -> None:

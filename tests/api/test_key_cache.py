@@ -80,6 +80,16 @@ def test_a_cached_widget_key_follows_revocation_origins_and_secret_rotation() ->
     assert _me(key.key, ORIGIN) == 401
 
 
+def test_a_widget_key_follows_its_bot_to_another_workspace() -> None:
+    bot = bot_make()
+    key = widget_key_make(bot, origins=(ORIGIN,))
+    assert _me(key.key, ORIGIN) == 200 and _cached(key.key)
+    bot.workspace = workspace_make()
+    bot.save()  # the admin moves the bot
+    response = Client().get("/api/v1/me", HTTP_ORIGIN=ORIGIN, **bearer(key.key))
+    assert response.json()["workspace_id"] == str(bot.workspace_id)
+
+
 def test_a_miss_racing_a_change_never_stores_the_stale_key() -> None:
     raw, _ = server_key_make(workspace_make())
     digest = key_hash(raw)
