@@ -23,7 +23,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from api.errors import ApiError, ErrorCode
-from api.key_cache import api_key_cache_get, api_key_cache_put
+from api.key_cache import api_key_entry
 from api.models import BotSigningSecret, Scope, ServerApiKey, WidgetKey
 from api.principal import (
     WIDGET_SCOPES,
@@ -67,11 +67,7 @@ def _browser_origin(request: Request) -> str | None:
 def server_key_principal(*, raw_key: str) -> Principal:
     """Unknown, malformed, revoked and expired keys all fail the same way."""
     digest = key_hash(raw_key)
-    cached = api_key_cache_get(digest=digest)
-    entry = cached.entry
-    if entry is None:
-        entry = _server_key_read(raw_key=raw_key, digest=digest)
-        api_key_cache_put(digest=digest, entry=entry, generation=cached.generation)
+    entry = api_key_entry(digest=digest, read=lambda: _server_key_read(raw_key=raw_key, digest=digest))
     expires_at = entry["expires_at"]
     if expires_at is not None and datetime.fromisoformat(expires_at) <= timezone.now():
         raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
@@ -111,12 +107,7 @@ def _server_key_read(*, raw_key: str, digest: str) -> dict[str, Any]:
 
 def widget_key_principal(*, raw_key: str, origin: str | None) -> tuple[Principal, str | None]:
     """A widget key is valid only from one of its allowed origins; returns the bot's signing secret too."""
-    digest = key_hash(raw_key)
-    cached = api_key_cache_get(digest=digest)
-    entry = cached.entry
-    if entry is None:
-        entry = _widget_key_read(raw_key=raw_key)
-        api_key_cache_put(digest=digest, entry=entry, generation=cached.generation)
+    entry = api_key_entry(digest=key_hash(raw_key), read=lambda: _widget_key_read(raw_key=raw_key))
     try:
         normalized = origin_normalize(origin) if origin else None
     except ValidationError:

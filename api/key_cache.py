@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -46,14 +48,22 @@ return 1
 """
 
 
+@dataclass(frozen=True, slots=True)
 class CachedKey:
     """A cache look-up's outcome: ``entry`` on a hit; on a miss, the ``generation`` to store with."""
 
-    __slots__ = ("entry", "generation")
+    entry: dict[str, Any] | None
+    generation: str | None
 
-    def __init__(self, entry: dict[str, Any] | None, generation: str | None) -> None:
-        self.entry = entry
-        self.generation = generation
+
+def api_key_entry(*, digest: str, read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A key's entry: cached, else ``read()`` from the database (which raises for a bad key) and cached."""
+    cached = api_key_cache_get(digest=digest)
+    if cached.entry is not None:
+        return cached.entry
+    entry = read()
+    api_key_cache_put(digest=digest, entry=entry, generation=cached.generation)
+    return entry
 
 
 def api_key_cache_get(*, digest: str) -> CachedKey:
@@ -85,9 +95,10 @@ def api_key_cache_put(*, digest: str, entry: dict[str, Any], generation: str | N
 
 
 def api_key_cache_clear() -> None:
-    """Drop every cached key now and once the current transaction commits (see the module's docstring)."""
+    """Drop every cached key now and, inside a transaction, again once it commits (see the module's docstring)."""
     _clear()
-    transaction.on_commit(_clear, robust=True)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(_clear, robust=True)
 
 
 def signals_connect() -> None:
