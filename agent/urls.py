@@ -11,7 +11,11 @@ urlpatterns = [
     path("api/queue", views.queue, name="queue"),
     path("api/queue/events", views.queue_events, name="queue-events"),
     path("api/conversations/<uuid:conversation_id>", views.conversation, name="conversation"),
-    path("api/conversations/<uuid:conversation_id>/events", views.conversation_events, name="conversation-events"),
+    path(
+        "api/conversations/<uuid:conversation_id>/events",
+        views.conversation_events,
+        name="conversation-events",
+    ),
     path("api/conversations/<uuid:conversation_id>/claim", views.claim, name="claim"),
     path("api/conversations/<uuid:conversation_id>/messages", views.message, name="message"),
     path("api/conversations/<uuid:conversation_id>/typing", views.typing, name="typing"),

@@ -21,7 +21,13 @@ from api.live import live_stream_ensure
 from api.sse import sse_response
 from api.sse.merged import sse_merged_response
 from handoff.live import conversation_channel, queue_channel
-from handoff.selectors import agent_conversation_get, agent_queue, agent_workspace_ids, context_pack, user_is_agent
+from handoff.selectors import (
+    agent_conversation_get,
+    agent_queue,
+    agent_workspace_ids,
+    context_pack,
+    user_is_agent,
+)
 from handoff.services import (
     HandoffError,
     agent_message_post,
@@ -47,11 +53,15 @@ def agent_view(view: View) -> View:
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not request.user.is_authenticated:
             if request.path.startswith("/agent/api/"):
-                response: HttpResponse = JsonResponse({"code": "authentication_required"}, status=401)
+                response: HttpResponse = JsonResponse(
+                    {"code": "authentication_required"}, status=401
+                )
             else:
                 response = redirect_to_login(request.get_full_path(), "/admin/login/")
         elif not user_is_agent(user=request.user):
-            response = JsonResponse({"code": "not_an_agent", "message": "Join the Agents group."}, status=403)
+            response = JsonResponse(
+                {"code": "not_an_agent", "message": "Join the Agents group."}, status=403
+            )
         else:
             response = view(request, *args, **kwargs)
         response["Content-Security-Policy"] = CSP
@@ -75,7 +85,11 @@ def _conflict(error: HandoffError) -> JsonResponse:
 @require_GET
 @agent_view
 def console(request: HttpRequest) -> HttpResponse:
-    return render(request, "agent/console.html", {"agent_name": request.user.get_full_name() or request.user.username})
+    return render(
+        request,
+        "agent/console.html",
+        {"agent_name": request.user.get_full_name() or request.user.username},
+    )
 
 
 @require_GET
@@ -91,8 +105,13 @@ def queue_events(request: HttpRequest) -> HttpResponse:
     workspaces = agent_workspace_ids(user=request.user)
     if not workspaces:
         return _not_found()
-    stream_ids = [live_stream_ensure(channel=queue_channel(workspace_id=workspace)) for workspace in workspaces]
-    return sse_merged_response(stream_ids=stream_ids, last_event_id=request.headers.get("Last-Event-ID"))
+    stream_ids = [
+        live_stream_ensure(channel=queue_channel(workspace_id=workspace))
+        for workspace in workspaces
+    ]
+    return sse_merged_response(
+        stream_ids=stream_ids, last_event_id=request.headers.get("Last-Event-ID")
+    )
 
 
 @require_GET
@@ -121,7 +140,9 @@ def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
         result = handoff_claim(conversation_id=conversation_id, agent=request.user)
     except HandoffError as error:
         return _conflict(error)
-    return JsonResponse({"won": result.won, "claimed_by": result.claimed_by_name}, status=200 if result.won else 409)
+    return JsonResponse(
+        {"won": result.won, "claimed_by": result.claimed_by_name}, status=200 if result.won else 409
+    )
 
 
 @require_POST
@@ -139,7 +160,10 @@ def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
         return JsonResponse({"code": "invalid_request", "message": "text is required"}, status=400)
     try:
         posted = agent_message_post(
-            conversation_id=conversation_id, agent=request.user, text=text, client_message_id=client_message_id
+            conversation_id=conversation_id,
+            agent=request.user,
+            text=text,
+            client_message_id=client_message_id,
         )
     except HandoffError as error:
         return _conflict(error)
@@ -157,7 +181,9 @@ def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
     return HttpResponse(status=204)
 
 
-def _close(request: HttpRequest, conversation_id: uuid.UUID, close: Callable[..., Any]) -> HttpResponse:
+def _close(
+    request: HttpRequest, conversation_id: uuid.UUID, close: Callable[..., Any]
+) -> HttpResponse:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
     try:

@@ -37,10 +37,14 @@ def bot_get_for_principal(*, principal: Principal, bot_id: uuid.UUID) -> Bot:
     return bot
 
 
-def conversation_get_for_principal(*, principal: Principal, conversation_id: uuid.UUID) -> Conversation:
+def conversation_get_for_principal(
+    *, principal: Principal, conversation_id: uuid.UUID
+) -> Conversation:
     """Widget callers reach only the conversation their visitor session names; an external user only theirs."""
     conversation = (
-        Conversation.objects.filter(pk=conversation_id, bot__in=bots_for_principal(principal=principal))
+        Conversation.objects.filter(
+            pk=conversation_id, bot__in=bots_for_principal(principal=principal)
+        )
         .select_related("bot")
         .first()
     )
@@ -50,7 +54,9 @@ def conversation_get_for_principal(*, principal: Principal, conversation_id: uui
         principal.visitor is None or principal.visitor.conversation_id != conversation.pk
     ):
         raise ApiError(ErrorCode.NOT_FOUND)
-    if conversation.external_user_id and conversation.external_user_id != (principal.external_user_id or ""):
+    if conversation.external_user_id and conversation.external_user_id != (
+        principal.external_user_id or ""
+    ):
         raise ApiError(ErrorCode.NOT_FOUND)
     return conversation
 
@@ -84,14 +90,22 @@ def documents_for_principal(*, principal: Principal) -> QuerySet[Document]:
     shared = Q(conversation__isnull=True)
     if principal.bot_id is not None:
         shared &= Q(bots=principal.bot_id)
-    session = Q(conversation_id=principal.visitor.conversation_id) if principal.visitor else Q(pk__in=[])
+    session = (
+        Q(conversation_id=principal.visitor.conversation_id) if principal.visitor else Q(pk__in=[])
+    )
     documents = documents.filter(shared | session)
     return documents.filter(external_user_id__in=["", principal.external_user_id or ""]).distinct()
 
 
-def document_ids_readable(*, principal: Principal, document_ids: list[uuid.UUID]) -> list[uuid.UUID]:
+def document_ids_readable(
+    *, principal: Principal, document_ids: list[uuid.UUID]
+) -> list[uuid.UUID]:
     """The ids as given when the caller may read every one of them; else the same 404 as a missing document."""
-    found = set(documents_for_principal(principal=principal).filter(pk__in=document_ids).values_list("pk", flat=True))
+    found = set(
+        documents_for_principal(principal=principal)
+        .filter(pk__in=document_ids)
+        .values_list("pk", flat=True)
+    )
     if len(found) != len(set(document_ids)):
         raise ApiError(ErrorCode.NOT_FOUND)
     return document_ids
@@ -100,7 +114,9 @@ def document_ids_readable(*, principal: Principal, document_ids: list[uuid.UUID]
 def chunk_get_for_principal(*, principal: Principal, chunk_id: uuid.UUID) -> Chunk:
     chunk = (
         Chunk.objects.filter(pk=chunk_id, document__in=documents_for_principal(principal=principal))
-        .only("id", "document_id", "text", "page_number", "bbox", "start_time", "end_time", "metadata")
+        .only(
+            "id", "document_id", "text", "page_number", "bbox", "start_time", "end_time", "metadata"
+        )
         .first()
     )
     if chunk is None:
@@ -124,13 +140,17 @@ def documents_manageable_for_principal(*, principal: Principal) -> QuerySet[Docu
         Q(external_user_id="") | Q(external_user_id=principal.external_user_id or "")
     )
     if principal.bot_id is not None:
-        bound = Document.objects.filter(Q(bots=principal.bot_id) | Q(conversation__bot_id=principal.bot_id))
+        bound = Document.objects.filter(
+            Q(bots=principal.bot_id) | Q(conversation__bot_id=principal.bot_id)
+        )
         documents = documents.filter(pk__in=bound.values("pk"))
     return documents
 
 
 def document_get_for_principal(*, principal: Principal, document_id: uuid.UUID) -> Document:
-    document = documents_manageable_for_principal(principal=principal).filter(pk=document_id).first()
+    document = (
+        documents_manageable_for_principal(principal=principal).filter(pk=document_id).first()
+    )
     if document is None:
         raise ApiError(ErrorCode.NOT_FOUND)
     return document

@@ -31,16 +31,28 @@ def _adopt(obj: Any, created: Any) -> None:
 
 @admin.register(ServerApiKey)
 class ServerApiKeyAdmin(WorkspaceScopedAdmin):
-    list_display = ["name", "workspace", "prefix", "scopes", "expires_at", "revoked_at", "last_used_at"]
+    list_display = [
+        "name",
+        "workspace",
+        "prefix",
+        "scopes",
+        "expires_at",
+        "revoked_at",
+        "last_used_at",
+    ]
     list_filter = [WorkspaceListFilter]
     search_fields = ["name", "prefix"]
     readonly_fields = ["prefix", "revoked_at", "last_used_at", "created_at"]
     actions = ["revoke"]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: ServerApiKey | None = None) -> list[str]:
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: ServerApiKey | None = None
+    ) -> list[str]:
         return [*self.readonly_fields, "workspace"] if obj else self.readonly_fields
 
-    def save_model(self, request: HttpRequest, obj: ServerApiKey, form: forms.ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: ServerApiKey, form: forms.ModelForm, change: bool
+    ) -> None:
         if change:
             obj.save(update_fields=["name", "scopes", "expires_at"])
             return
@@ -49,12 +61,15 @@ class ServerApiKeyAdmin(WorkspaceScopedAdmin):
         )
         _adopt(obj, key)
         messages.warning(
-            request, f"Copy this API key now; it is stored only as a hash and will not be shown again: {raw_key}"
+            request,
+            f"Copy this API key now; it is stored only as a hash and will not be shown again: {raw_key}",
         )
 
     @admin.action(description="Revoke selected keys", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[ServerApiKey]) -> None:
-        revoked = sum(server_api_key_revoke(key_id=key_id) for key_id in queryset.values_list("pk", flat=True))
+        revoked = sum(
+            server_api_key_revoke(key_id=key_id) for key_id in queryset.values_list("pk", flat=True)
+        )
         messages.success(request, f"Revoked {revoked} key(s).")
 
 
@@ -65,7 +80,9 @@ class WidgetKeyForm(forms.ModelForm):
 
     def clean_allowed_origins(self) -> list[str]:
         try:
-            return sorted({origin_normalize(origin) for origin in self.cleaned_data["allowed_origins"]})
+            return sorted(
+                {origin_normalize(origin) for origin in self.cleaned_data["allowed_origins"]}
+            )
         except ValidationError as error:
             raise forms.ValidationError(error.messages) from None
 
@@ -83,15 +100,21 @@ class WidgetKeyAdmin(WorkspaceScopedAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: WidgetKey | None = None) -> list[str]:
         return [*self.readonly_fields, "bot"] if obj else self.readonly_fields
 
-    def save_model(self, request: HttpRequest, obj: WidgetKey, form: forms.ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: WidgetKey, form: forms.ModelForm, change: bool
+    ) -> None:
         if change:
             obj.save(update_fields=["name", "allowed_origins"])
             return
-        _adopt(obj, widget_key_create(bot=obj.bot, name=obj.name, allowed_origins=obj.allowed_origins))
+        _adopt(
+            obj, widget_key_create(bot=obj.bot, name=obj.name, allowed_origins=obj.allowed_origins)
+        )
 
     @admin.action(description="Revoke selected keys", permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: QuerySet[WidgetKey]) -> None:
-        revoked = sum(widget_key_revoke(key_id=key_id) for key_id in queryset.values_list("pk", flat=True))
+        revoked = sum(
+            widget_key_revoke(key_id=key_id) for key_id in queryset.values_list("pk", flat=True)
+        )
         messages.success(request, f"Revoked {revoked} key(s).")
 
 
@@ -102,14 +125,20 @@ class BotSigningSecretAdmin(WorkspaceScopedAdmin):
     readonly_fields = ["secret", "created_at", "rotated_at"]
     actions = ["rotate"]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: BotSigningSecret | None = None) -> list[str]:
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: BotSigningSecret | None = None
+    ) -> list[str]:
         return [*self.readonly_fields, "bot"] if obj else self.readonly_fields
 
-    def save_model(self, request: HttpRequest, obj: BotSigningSecret, form: forms.ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: BotSigningSecret, form: forms.ModelForm, change: bool
+    ) -> None:
         if not change:
             _adopt(obj, bot_signing_secret_create(bot=obj.bot))
 
-    @admin.action(description="Rotate selected secrets (old signatures stop working)", permissions=["change"])
+    @admin.action(
+        description="Rotate selected secrets (old signatures stop working)", permissions=["change"]
+    )
     def rotate(self, request: HttpRequest, queryset: QuerySet[BotSigningSecret]) -> None:
         for bot_id in queryset.values_list("pk", flat=True):
             bot_signing_secret_rotate(bot_id=bot_id)

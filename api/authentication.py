@@ -67,7 +67,9 @@ def _browser_origin(request: Request) -> str | None:
 def server_key_principal(*, raw_key: str) -> Principal:
     """Unknown, malformed, revoked and expired keys all fail the same way."""
     digest = key_hash(raw_key)
-    entry = api_key_entry(digest=digest, read=lambda: _server_key_read(raw_key=raw_key, digest=digest))
+    entry = api_key_entry(
+        digest=digest, read=lambda: _server_key_read(raw_key=raw_key, digest=digest)
+    )
     expires_at = entry["expires_at"]
     if expires_at is not None and datetime.fromisoformat(expires_at) <= timezone.now():
         raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
@@ -130,7 +132,9 @@ def _widget_key_read(*, raw_key: str) -> dict[str, Any]:
     key = (
         WidgetKey.objects.filter(key=raw_key, revoked_at__isnull=True)
         .select_related("bot__signing_secret")
-        .only("id", "allowed_origins", "bot__id", "bot__workspace_id", "bot__signing_secret__secret")
+        .only(
+            "id", "allowed_origins", "bot__id", "bot__workspace_id", "bot__signing_secret__secret"
+        )
         .first()
     )
     if key is None:
@@ -158,21 +162,29 @@ class ApiKeyAuthentication(BaseAuthentication):
         if raw_key.startswith(SERVER_KEY_PREFIX):
             principal = server_key_principal(raw_key=raw_key)
         elif raw_key.startswith(WIDGET_KEY_PREFIX):
-            principal, signing_secret = widget_key_principal(raw_key=raw_key, origin=_browser_origin(request))
+            principal, signing_secret = widget_key_principal(
+                raw_key=raw_key, origin=_browser_origin(request)
+            )
         else:
             raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
         principal = self._with_external_user(request, principal, signing_secret)
         token = request.headers.get(SESSION_HEADER)
         if token:
-            principal = principal.with_visitor(visitor_session_read(token=token, principal=principal))
+            principal = principal.with_visitor(
+                visitor_session_read(token=token, principal=principal)
+            )
         return AnonymousUser(), principal
 
-    def _with_external_user(self, request: Request, principal: Principal, secret: str | None) -> Principal:
+    def _with_external_user(
+        self, request: Request, principal: Principal, secret: str | None
+    ) -> Principal:
         external_user_id = (request.headers.get(EXTERNAL_USER_HEADER) or "").strip()
         if not external_user_id:
             return principal
         if len(external_user_id) > _MAX_EXTERNAL_USER_ID:
-            raise ApiError(ErrorCode.INVALID_REQUEST, f"{EXTERNAL_USER_HEADER} is longer than 255 characters.")
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, f"{EXTERNAL_USER_HEADER} is longer than 255 characters."
+            )
         if principal.kind == PrincipalKind.WIDGET:
             external_user_signature_check(
                 secret=secret,

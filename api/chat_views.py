@@ -18,7 +18,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.access import chunk_get_for_principal, conversation_get_for_principal, document_ids_readable
+from api.access import (
+    chunk_get_for_principal,
+    conversation_get_for_principal,
+    document_ids_readable,
+)
 from api.contracts import (
     ChatTurnRequestSerializer,
     ChunkSerializer,
@@ -46,25 +50,40 @@ class ChatTurnView(APIView):
     @extend_schema(
         request=ChatTurnRequestSerializer,
         summary="Send a visitor message and get the bot's turn",
-        responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, (200, "text/event-stream"): _SSE},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            202: OpenApiTypes.OBJECT,
+            (200, "text/event-stream"): _SSE,
+        },
     )
     def post(self, request: Request, conversation_id: uuid.UUID) -> HttpResponse:
         principal: Principal = request.auth
-        conversation = conversation_get_for_principal(principal=principal, conversation_id=conversation_id)
+        conversation = conversation_get_for_principal(
+            principal=principal, conversation_id=conversation_id
+        )
         payload = ChatTurnRequestSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
         client_message_id = data.get("client_message_id") or f"auto-{uuid.uuid4().hex}"
-        answered = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).exists()
+        answered = Turn.objects.filter(
+            conversation=conversation, client_message_id=client_message_id
+        ).exists()
         if conversation.owner in MUTED_OWNERS and not answered:
             try:  # the bot is muted: no LLM call, the message goes to the agent
                 forwarded = visitor_message_post(
-                    conversation_id=conversation.pk, text=data["message"], client_message_id=client_message_id
+                    conversation_id=conversation.pk,
+                    text=data["message"],
+                    client_message_id=client_message_id,
                 )
             except HandoffError:  # the owner moved back to the bot meanwhile
                 forwarded = None
-            if forwarded is not None:  # JSON even to a client that asked for a stream: there is nothing to stream
-                body = {**muted_result_json(owner=forwarded["owner"]), "message": forwarded["message"]}
+            if (
+                forwarded is not None
+            ):  # JSON even to a client that asked for a stream: there is nothing to stream
+                body = {
+                    **muted_result_json(owner=forwarded["owner"]),
+                    "message": forwarded["message"],
+                }
                 return JsonResponse(body, status=202)
         kwargs: dict[str, Any] = {
             "conversation_id": str(conversation.pk),
@@ -73,9 +92,16 @@ class ChatTurnView(APIView):
             "external_user_id": principal.external_user_id,
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
-            run = stream_runner_open(principal=principal, runner="chat_turn", kwargs=kwargs,
-                                     bot_id=conversation.bot_id, conversation_id=conversation.pk)  # fmt: skip
-            return sse_response(stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue)
+            run = stream_runner_open(
+                principal=principal,
+                runner="chat_turn",
+                kwargs=kwargs,
+                bot_id=conversation.bot_id,
+                conversation_id=conversation.pk,
+            )
+            return sse_response(
+                stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue
+            )
         kwargs["conversation_id"] = conversation.pk
         result = turn_answer(**kwargs)
         return Response(result.payload, status=202 if result.muted else 200)
@@ -85,8 +111,11 @@ class RagSearchView(APIView):
     required_scope = Scope.RAG_SEARCH
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
-    @extend_schema(request=RagSearchRequestSerializer, summary="Answer a question from the caller's documents",
-                   responses={200: RagSearchResultSerializer, (200, "text/event-stream"): _SSE})  # fmt: skip
+    @extend_schema(
+        request=RagSearchRequestSerializer,
+        summary="Answer a question from the caller's documents",
+        responses={200: RagSearchResultSerializer, (200, "text/event-stream"): _SSE},
+    )
     def post(self, request: Request) -> HttpResponse:
         principal: Principal = request.auth
         payload = RagSearchRequestSerializer(data=request.data)
@@ -99,7 +128,9 @@ class RagSearchView(APIView):
             "workspace_id": str(principal.workspace_id),
             "query": data["query"],
             "bot_id": str(principal.bot_id) if principal.bot_id else None,
-            "conversation_id": str(principal.visitor.conversation_id) if principal.visitor else None,
+            "conversation_id": str(principal.visitor.conversation_id)
+            if principal.visitor
+            else None,
             "external_user_id": principal.external_user_id,
             "document_ids": [str(d) for d in document_ids] if document_ids is not None else None,
             "caller_kind": str(principal.kind),
@@ -107,7 +138,9 @@ class RagSearchView(APIView):
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
             run = stream_runner_open(principal=principal, runner="rag_search", kwargs=kwargs)
-            return sse_response(stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue)
+            return sse_response(
+                stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue
+            )
         return Response(RagSearchResultSerializer(rag_search_answer(**kwargs)).data)
 
 

@@ -23,7 +23,9 @@ class RagSearchRequestSerializer(serializers.Serializer):
         max_length=MAX_DOCUMENT_IDS,
         help_text="Search only these documents; omitted: every document the caller may read.",
     )
-    stream = serializers.BooleanField(default=False, help_text="Answer as SSE (same as Accept: text/event-stream).")
+    stream = serializers.BooleanField(
+        default=False, help_text="Answer as SSE (same as Accept: text/event-stream)."
+    )
 
     def validate_document_ids(self, value: list[object]) -> list[object]:
         return list(dict.fromkeys(value))  # duplicates are harmless; keep the caller's order
@@ -38,9 +40,13 @@ class RagSearchContextSerializer(serializers.Serializer):
 
 
 class RagSearchResultSerializer(serializers.Serializer):
-    response = serializers.CharField(help_text='Markdown with inline <citation id="CHUNK_ID">[n]</citation>.')
+    response = serializers.CharField(
+        help_text='Markdown with inline <citation id="CHUNK_ID">[n]</citation>.'
+    )
     contexts = RagSearchContextSerializer(many=True)
-    sources_used = serializers.ListField(child=serializers.IntegerField(min_value=1), help_text="Ranks cited.")
+    sources_used = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), help_text="Ranks cited."
+    )
     model = serializers.CharField()
     execution_id = serializers.CharField()
 
@@ -62,8 +68,12 @@ class ChunkSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     document_id = serializers.UUIDField()
     text = serializers.CharField()
-    page_number = serializers.IntegerField(allow_null=True, min_value=1, help_text="Null for audio and video.")
-    bbox = ChunkBoxSerializer(many=True, help_text="Empty for formats without coordinates (plain text, Markdown).")
+    page_number = serializers.IntegerField(
+        allow_null=True, min_value=1, help_text="Null for audio and video."
+    )
+    bbox = ChunkBoxSerializer(
+        many=True, help_text="Empty for formats without coordinates (plain text, Markdown)."
+    )
     start_time = serializers.FloatField(allow_null=True, help_text="Seconds, for audio and video.")
     end_time = serializers.FloatField(allow_null=True)
     metadata = ChunkMetadataSerializer()
@@ -76,4 +86,6 @@ class ChatTurnRequestSerializer(serializers.Serializer):
         required=False,
         help_text="Makes the turn idempotent: a retry returns the same turn.",
     )
-    stream = serializers.BooleanField(default=False, help_text="Answer as SSE (same as Accept: text/event-stream).")
+    stream = serializers.BooleanField(
+        default=False, help_text="Answer as SSE (same as Accept: text/event-stream)."
+    )

@@ -35,7 +35,9 @@ def widget_origin_known(*, origin: str) -> bool:
         normalized = origin_normalize(origin)
     except ValidationError:
         return False
-    return WidgetKey.objects.filter(revoked_at__isnull=True, allowed_origins__contains=[normalized]).exists()
+    return WidgetKey.objects.filter(
+        revoked_at__isnull=True, allowed_origins__contains=[normalized]
+    ).exists()
 
 
 def cors_is_preflight(request: HttpRequest) -> bool:
@@ -64,7 +66,11 @@ def cors_decorate(request: HttpRequest, response: HttpResponse) -> None:
     origin = request.headers.get("Origin")
     if origin:
         response["Vary"] = "Origin"
-    if not (isinstance(principal, Principal) and principal.kind == PrincipalKind.WIDGET and principal.origin):
+    if not (
+        isinstance(principal, Principal)
+        and principal.kind == PrincipalKind.WIDGET
+        and principal.origin
+    ):
         return
     if origin and origin_normalize_safe(origin) == principal.origin:
         response["Access-Control-Allow-Origin"] = origin

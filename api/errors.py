@@ -46,10 +46,14 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     ErrorCode.AUTHENTICATION_REQUIRED: ErrorSpec(401, "An API key is required."),
     # One message for unknown, revoked, expired keys and disallowed origins: nothing leaks.
     ErrorCode.AUTHENTICATION_FAILED: ErrorSpec(401, "Invalid API key."),
-    ErrorCode.INVALID_EXTERNAL_USER_SIGNATURE: ErrorSpec(401, "The external user signature is invalid."),
+    ErrorCode.INVALID_EXTERNAL_USER_SIGNATURE: ErrorSpec(
+        401, "The external user signature is invalid."
+    ),
     ErrorCode.INVALID_SESSION: ErrorSpec(401, "The visitor session is invalid or expired."),
     ErrorCode.PERMISSION_DENIED: ErrorSpec(403, "You may not do this."),
-    ErrorCode.INSUFFICIENT_SCOPE: ErrorSpec(403, "This API key lacks the scope for this operation."),
+    ErrorCode.INSUFFICIENT_SCOPE: ErrorSpec(
+        403, "This API key lacks the scope for this operation."
+    ),
     ErrorCode.NOT_FOUND: ErrorSpec(404, "Not found."),
     ErrorCode.METHOD_NOT_ALLOWED: ErrorSpec(405, "This method is not allowed here."),
     ErrorCode.NOT_ACCEPTABLE: ErrorSpec(406, "The requested response format is not available."),
@@ -73,12 +77,16 @@ STATUS_CODES: dict[int, ErrorCode] = {
 }
 
 
-def error_body(code: ErrorCode, message: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def error_body(
+    code: ErrorCode, message: str | None = None, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return {"code": str(code), "message": message or REGISTRY[code].message, "extra": extra or {}}
 
 
 def error_code_for_status(status: int) -> ErrorCode:
-    return STATUS_CODES.get(status, ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.INVALID_REQUEST)
+    return STATUS_CODES.get(
+        status, ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.INVALID_REQUEST
+    )
 
 
 class ApiError(APIException):

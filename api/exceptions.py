@@ -42,7 +42,9 @@ def error_response(
     extra: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
 ) -> JsonResponse:
-    response = JsonResponse(error_body(code, message, extra), status=status or REGISTRY[code].status)
+    response = JsonResponse(
+        error_body(code, message, extra), status=status or REGISTRY[code].status
+    )
     for name, value in (headers or {}).items():
         response[name] = value
     if response.status_code == 401:

@@ -76,7 +76,9 @@ def api_key_cache_get(*, digest: str) -> CachedKey:
         pipe.get(_GENERATION)
         raw, generation = pipe.execute()
     except redis.RedisError:
-        logger.warning("the API key cache is unreachable: reading keys from the database", exc_info=True)
+        logger.warning(
+            "the API key cache is unreachable: reading keys from the database", exc_info=True
+        )
         return CachedKey(None, None)
     if raw is not None:
         return CachedKey(json.loads(raw), None)
@@ -88,8 +90,16 @@ def api_key_cache_put(*, digest: str, entry: dict[str, Any], generation: str | N
     if generation is None or not settings.API_KEY_CACHE_SECONDS:
         return
     try:
-        redis_sync().eval(_STORE_IF_UNCHANGED, 2, _GENERATION, _HASH, generation, digest,
-                          json.dumps(entry, separators=(",", ":")), settings.API_KEY_CACHE_SECONDS)  # fmt: skip
+        redis_sync().eval(
+            _STORE_IF_UNCHANGED,
+            2,
+            _GENERATION,
+            _HASH,
+            generation,
+            digest,
+            json.dumps(entry, separators=(",", ":")),
+            settings.API_KEY_CACHE_SECONDS,
+        )
     except redis.RedisError:
         logger.warning("could not cache an API key", exc_info=True)
 
@@ -109,8 +119,12 @@ def signals_connect() -> None:
     from bots.models import Bot
 
     for model in (ServerApiKey, WidgetKey, BotSigningSecret):
-        post_save.connect(_on_key_change, sender=model, dispatch_uid=f"api-key-cache-{model.__name__}-save")
-        post_delete.connect(_on_key_change, sender=model, dispatch_uid=f"api-key-cache-{model.__name__}-delete")
+        post_save.connect(
+            _on_key_change, sender=model, dispatch_uid=f"api-key-cache-{model.__name__}-save"
+        )
+        post_delete.connect(
+            _on_key_change, sender=model, dispatch_uid=f"api-key-cache-{model.__name__}-delete"
+        )
     post_save.connect(_on_key_change, sender=Bot, dispatch_uid="api-key-cache-Bot-save")
 
 
@@ -126,5 +140,8 @@ def _clear() -> None:
         pipe.execute()
     except redis.RedisError:
         # Cached keys then live out their TTL; say so loudly, since a revocation waits for it.
-        logger.error("could not drop the API key cache: changed keys keep working for up to %s s",
-                     settings.API_KEY_CACHE_SECONDS, exc_info=True)  # fmt: skip
+        logger.error(
+            "could not drop the API key cache: changed keys keep working for up to %s s",
+            settings.API_KEY_CACHE_SECONDS,
+            exc_info=True,
+        )

@@ -33,7 +33,11 @@ class ApiEdgeMiddleware(MiddlewareMixin):
         return None
 
     def process_view(
-        self, request: HttpRequest, view_func: Callable[..., HttpResponse], view_args: object, view_kwargs: object
+        self,
+        request: HttpRequest,
+        view_func: Callable[..., HttpResponse],
+        view_args: object,
+        view_kwargs: object,
     ) -> HttpResponse | None:
         """The body cap, checked once the view is known, before anything reads the body."""
         if not is_api_path(request.path):
@@ -57,7 +61,9 @@ class ApiEdgeMiddleware(MiddlewareMixin):
             return response
         if response.status_code >= 400 and not response.streaming and not _is_json(response):
             # A Django 404/405/500 page, or a DEBUG technical page: the API never answers HTML.
-            replacement = error_response(error_code_for_status(response.status_code), status=response.status_code)
+            replacement = error_response(
+                error_code_for_status(response.status_code), status=response.status_code
+            )
             for name in _KEPT_HEADERS:
                 if response.has_header(name):
                     replacement[name] = response[name]

@@ -45,7 +45,9 @@ class ServerApiKey(models.Model):
         ordering = ["-created_at"]
         verbose_name = "server API key"
         constraints = [
-            models.CheckConstraint(condition=Q(scopes__contained_by=Scope.values), name="server_key_known_scopes"),
+            models.CheckConstraint(
+                condition=Q(scopes__contained_by=Scope.values), name="server_key_known_scopes"
+            ),
             models.CheckConstraint(
                 condition=Q(secret_hash__regex=r"^[0-9a-f]{64}$"),  # noqa: S106 (a pattern, not a password)
                 name="server_key_hash_is_sha256",
@@ -73,9 +75,15 @@ class WidgetKey(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(condition=Q(allowed_origins__len__gte=1), name="widget_key_has_origins"),
+            models.CheckConstraint(
+                condition=Q(allowed_origins__len__gte=1), name="widget_key_has_origins"
+            ),
         ]
-        indexes = [models.Index(fields=["key"], name="widget_key_active", condition=Q(revoked_at__isnull=True))]
+        indexes = [
+            models.Index(
+                fields=["key"], name="widget_key_active", condition=Q(revoked_at__isnull=True)
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.key})"
@@ -84,7 +92,9 @@ class WidgetKey(models.Model):
 class BotSigningSecret(models.Model):
     """The secret a bot owner's backend uses to sign external_user_id for the widget (HMAC-SHA256)."""
 
-    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, primary_key=True, related_name="signing_secret")
+    bot = models.OneToOneField(
+        Bot, on_delete=models.CASCADE, primary_key=True, related_name="signing_secret"
+    )
     secret = models.CharField(max_length=128, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     rotated_at = models.DateTimeField(null=True, blank=True, editable=False)

@@ -10,10 +10,20 @@ from conversations.pipeline import rag_search_answer, turn_answer
 
 
 def chat_turn_run(
-    *, emit: StreamEmitter, conversation_id: str, client_message_id: str, message: str, external_user_id: str | None
+    *,
+    emit: StreamEmitter,
+    conversation_id: str,
+    client_message_id: str,
+    message: str,
+    external_user_id: str | None,
 ) -> None:
-    result = turn_answer(conversation_id=uuid.UUID(conversation_id), client_message_id=client_message_id,
-                         message=message, external_user_id=external_user_id, emitter=emit)  # fmt: skip
+    result = turn_answer(
+        conversation_id=uuid.UUID(conversation_id),
+        client_message_id=client_message_id,
+        message=message,
+        external_user_id=external_user_id,
+        emitter=emit,
+    )
     emit.end(result=result.payload)
 
 
@@ -29,7 +39,15 @@ def rag_search_run(
     caller_kind: str = "",
     api_key_id: str | None = None,
 ) -> None:
-    result = rag_search_answer(workspace_id=workspace_id, query=query, bot_id=bot_id, conversation_id=conversation_id,
-                               external_user_id=external_user_id, document_ids=document_ids, emitter=emit,
-                               caller_kind=caller_kind, api_key_id=api_key_id)  # fmt: skip
+    result = rag_search_answer(
+        workspace_id=workspace_id,
+        query=query,
+        bot_id=bot_id,
+        conversation_id=conversation_id,
+        external_user_id=external_user_id,
+        document_ids=document_ids,
+        emitter=emit,
+        caller_kind=caller_kind,
+        api_key_id=api_key_id,
+    )
     emit.end(result=result)

@@ -69,7 +69,11 @@ class Principal:
         return None
 
     def with_visitor(self, session: VisitorSession) -> Principal:
-        return replace(self, visitor=session, external_user_id=self.external_user_id or session.external_user_id)
+        return replace(
+            self,
+            visitor=session,
+            external_user_id=self.external_user_id or session.external_user_id,
+        )
 
 
 def external_user_signature(*, secret: str, external_user_id: str) -> str:
@@ -77,7 +81,9 @@ def external_user_signature(*, secret: str, external_user_id: str) -> str:
     return hmac.new(secret.encode(), external_user_id.encode(), hashlib.sha256).hexdigest()
 
 
-def external_user_signature_check(*, secret: str | None, external_user_id: str, signature: str | None) -> None:
+def external_user_signature_check(
+    *, secret: str | None, external_user_id: str, signature: str | None
+) -> None:
     if not secret or not signature:
         raise ApiError(ErrorCode.INVALID_EXTERNAL_USER_SIGNATURE)
     expected = external_user_signature(secret=secret, external_user_id=external_user_id)
@@ -99,7 +105,9 @@ def visitor_session_issue(*, session: VisitorSession) -> str:
 def visitor_session_read(*, token: str, principal: Principal) -> VisitorSession:
     """The session a token proves, if it was issued by us, is fresh and fits this principal."""
     try:
-        payload = signing.loads(token, salt=_SESSION_SALT, max_age=settings.API_VISITOR_SESSION_MAX_AGE)
+        payload = signing.loads(
+            token, salt=_SESSION_SALT, max_age=settings.API_VISITOR_SESSION_MAX_AGE
+        )
         session = VisitorSession(
             conversation_id=uuid.UUID(payload["c"]),
             bot_id=uuid.UUID(payload["b"]),

@@ -47,7 +47,9 @@ def _script() -> Script:
 
 
 def rate_limit_hit(*, bucket: str, limit: int, window_seconds: int) -> RateDecision:
-    allowed, wait_ms = _script()(keys=[f"parley:rl:{bucket}"], args=[limit, window_seconds * 1000, uuid.uuid4().hex])
+    allowed, wait_ms = _script()(
+        keys=[f"parley:rl:{bucket}"], args=[limit, window_seconds * 1000, uuid.uuid4().hex]
+    )
     return RateDecision(allowed=bool(allowed), retry_after_seconds=max(0.0, int(wait_ms) / 1000))
 
 
@@ -96,4 +98,7 @@ class VisitorRateThrottle(_PrincipalThrottle):
         return f"visitor:{principal.key_id}:{identity}" if identity else None
 
     def limit(self) -> tuple[int, int]:
-        return settings.API_RATE_LIMIT_VISITOR_REQUESTS, settings.API_RATE_LIMIT_VISITOR_WINDOW_SECONDS
+        return (
+            settings.API_RATE_LIMIT_VISITOR_REQUESTS,
+            settings.API_RATE_LIMIT_VISITOR_WINDOW_SECONDS,
+        )

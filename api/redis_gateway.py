@@ -18,8 +18,13 @@ MAX_CONNECTIONS = 10_000
 
 @lru_cache(maxsize=1)
 def redis_sync() -> redis.Redis:
-    return redis.Redis.from_url(settings.REDIS_URL, decode_responses=True, socket_timeout=5, health_check_interval=30,
-                                max_connections=MAX_CONNECTIONS)  # fmt: skip
+    return redis.Redis.from_url(
+        settings.REDIS_URL,
+        decode_responses=True,
+        socket_timeout=5,
+        health_check_interval=30,
+        max_connections=MAX_CONNECTIONS,
+    )
 
 
 def redis_async() -> aioredis.Redis:
@@ -53,4 +58,6 @@ def _async_client_new() -> aioredis.Redis:
     )
 
 
-_ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = weakref.WeakKeyDictionary()
+_ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
+    weakref.WeakKeyDictionary()
+)

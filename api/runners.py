@@ -28,7 +28,9 @@ RUNNERS: dict[str, str] = {
     "rag_search": "api.pipeline_runners.rag_search_run",
 }
 
-_DEMO_ANSWER = "Parley streams each answer word by word, then sends the whole result in one final event."
+_DEMO_ANSWER = (
+    "Parley streams each answer word by word, then sends the whole result in one final event."
+)
 
 
 def runner_resolve(*, name: str) -> Callable[..., None]:
@@ -65,9 +67,13 @@ def stream_runner_open(
     The first event leaves from the web process, so its latency includes neither the broker nor the
     worker's pick-up.
     """
-    runner_resolve(name=runner)  # an unknown name fails here, in the request, not later in the worker
+    runner_resolve(
+        name=runner
+    )  # an unknown name fails here, in the request, not later in the worker
     owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
-    return PendingRun(stream_id=stream_open(owner=owner, announce=True), runner=runner, kwargs=kwargs)
+    return PendingRun(
+        stream_id=stream_open(owner=owner, announce=True), runner=runner, kwargs=kwargs
+    )
 
 
 def demo_run(*, emit: StreamEmitter, interval: float = 0.3, padding: int = 0) -> None:
@@ -84,5 +90,12 @@ def demo_run(*, emit: StreamEmitter, interval: float = 0.3, padding: int = 0) ->
     for index, word in enumerate(_DEMO_ANSWER.split(" ")):
         time.sleep(interval / 3)
         emit.partial(content=word if index == 0 else f" {word}")
-    result = {"response": _DEMO_ANSWER, "contexts": [], "sources_used": [], "model": "scripted-demo"}
-    emit.end(result={**result, "execution_id": f"demo_{uuid.uuid4().hex[:12]}", "padding": "." * padding})
+    result = {
+        "response": _DEMO_ANSWER,
+        "contexts": [],
+        "sources_used": [],
+        "model": "scripted-demo",
+    }
+    emit.end(
+        result={**result, "execution_id": f"demo_{uuid.uuid4().hex[:12]}", "padding": "." * padding}
+    )

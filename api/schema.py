@@ -11,7 +11,9 @@ from drf_spectacular.utils import OpenApiResponse
 from api.serializers import ErrorSerializer, SseEventSerializer
 
 # The text/event-stream body of streamed operations: a sequence of these events (schemathesis checks each).
-SSE_RESPONSE = OpenApiResponse(response=SseEventSerializer, description="SSE events (README, API section).")
+SSE_RESPONSE = OpenApiResponse(
+    response=SseEventSerializer, description="SSE events (README, API section)."
+)
 
 ERROR_STATUSES = ("400", "401", "403", "404", "405", "413", "415", "429", "500")
 

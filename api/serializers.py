@@ -28,7 +28,9 @@ class StrictUUIDField(serializers.UUIDField):
 class ErrorSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=[code.value for code in ErrorCode])
     message = serializers.CharField()
-    extra = serializers.DictField(help_text="Details; validation errors carry extra.fields {field: [messages]}.")
+    extra = serializers.DictField(
+        help_text="Details; validation errors carry extra.fields {field: [messages]}."
+    )
 
 
 class PrincipalSerializer(serializers.Serializer):
@@ -41,7 +43,9 @@ class PrincipalSerializer(serializers.Serializer):
 
 
 class SessionCreateSerializer(serializers.Serializer):
-    bot_id = StrictUUIDField(required=False, help_text="Required with a server key; a widget key uses its bot.")
+    bot_id = StrictUUIDField(
+        required=False, help_text="Required with a server key; a widget key uses its bot."
+    )
     visitor_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False)
 
 
@@ -56,7 +60,9 @@ class QueryParamsSerializer(serializers.Serializer):
     """Query parameters, where DRF would read ``?name=`` as "not given": here an empty value is an error."""
 
     def to_internal_value(self, data: object) -> object:
-        blank = {name: ["This value may not be blank."] for name in self.fields if _is_blank(data, name)}
+        blank = {
+            name: ["This value may not be blank."] for name in self.fields if _is_blank(data, name)
+        }
         if blank:
             raise serializers.ValidationError(blank)
         return super().to_internal_value(data)
@@ -70,6 +76,10 @@ def _is_blank(data: object, name: str) -> bool:
 class SseEventSerializer(serializers.Serializer):
     """One event of a text/event-stream response, as the schema describes it (README: framing)."""
 
-    event = serializers.CharField(help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse.")
-    data = serializers.CharField(help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}.")
+    event = serializers.CharField(
+        help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse."
+    )
+    data = serializers.CharField(
+        help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}."
+    )
     id = serializers.CharField(help_text="Send the last one back as Last-Event-ID to resume.")

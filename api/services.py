@@ -46,7 +46,11 @@ def origin_normalize(origin: str) -> str:
 
 
 def server_api_key_create(
-    *, workspace: Workspace, name: str, scopes: Iterable[str] = (), expires_at: datetime | None = None
+    *,
+    workspace: Workspace,
+    name: str,
+    scopes: Iterable[str] = (),
+    expires_at: datetime | None = None,
 ) -> tuple[ServerApiKey, str]:
     """Returns the row and the plain key, which is never stored and must be shown once."""
     prefix = secrets.token_hex(6)
@@ -64,7 +68,9 @@ def server_api_key_create(
 
 def server_api_key_revoke(*, key_id: uuid.UUID) -> bool:
     """True when this call revoked the key; False when it was already revoked (or is unknown)."""
-    revoked = ServerApiKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    revoked = ServerApiKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
     api_key_cache_clear()
     return bool(revoked)
 
@@ -74,12 +80,17 @@ def widget_key_create(*, bot: Bot, name: str, allowed_origins: Iterable[str]) ->
     if not origins:
         raise ValidationError("A widget key needs at least one allowed origin.")
     return WidgetKey.objects.create(
-        bot=bot, name=name, key=f"{WIDGET_KEY_PREFIX}{secrets.token_urlsafe(24)}", allowed_origins=origins
+        bot=bot,
+        name=name,
+        key=f"{WIDGET_KEY_PREFIX}{secrets.token_urlsafe(24)}",
+        allowed_origins=origins,
     )
 
 
 def widget_key_revoke(*, key_id: uuid.UUID) -> bool:
-    revoked = WidgetKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    revoked = WidgetKey.objects.filter(pk=key_id, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
     api_key_cache_clear()
     return bool(revoked)
 
@@ -90,7 +101,9 @@ def bot_signing_secret_create(*, bot: Bot) -> BotSigningSecret:
 
 def bot_signing_secret_rotate(*, bot_id: uuid.UUID) -> None:
     """Signatures made with the old secret stop working at once."""
-    BotSigningSecret.objects.filter(pk=bot_id).update(secret=secrets.token_urlsafe(32), rotated_at=timezone.now())
+    BotSigningSecret.objects.filter(pk=bot_id).update(
+        secret=secrets.token_urlsafe(32), rotated_at=timezone.now()
+    )
     api_key_cache_clear()
 
 

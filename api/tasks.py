@@ -11,7 +11,9 @@ from api.sse import stream_producing
 
 
 @shared_task(name="api.stream_runner_execute", acks_late=False)
-def stream_runner_execute(stream_id: str, runner: str, kwargs: dict[str, Any], announced: bool = False) -> None:
+def stream_runner_execute(
+    stream_id: str, runner: str, kwargs: dict[str, Any], announced: bool = False
+) -> None:
     # acks_late is off on purpose: re-running a half-streamed answer would duplicate its events.
     # announced: the web process already sent SEARCH_PREPARATION started (api.runners).
     with stream_producing(stream_id=stream_id, announced=announced) as emit:

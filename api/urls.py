@@ -36,14 +36,32 @@ urlpatterns = [
     path("v1/rag_search", RagSearchView.as_view(), name="rag-search"),
     path("v1/chunks/<uuid:chunk_id>", ChunkView.as_view(), name="chunk"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
-    path("v1/conversations/<uuid:conversation_id>/messages", ConversationMessagesView.as_view(), name="messages"),
-    path("v1/conversations/<uuid:conversation_id>/events", ConversationEventsView.as_view(), name="events"),
-    path("v1/conversations/<uuid:conversation_id>/handoff", ConversationHandoffView.as_view(), name="handoff"),
-    path("v1/conversations/<uuid:conversation_id>/typing", ConversationTypingView.as_view(), name="typing"),
+    path(
+        "v1/conversations/<uuid:conversation_id>/messages",
+        ConversationMessagesView.as_view(),
+        name="messages",
+    ),
+    path(
+        "v1/conversations/<uuid:conversation_id>/events",
+        ConversationEventsView.as_view(),
+        name="events",
+    ),
+    path(
+        "v1/conversations/<uuid:conversation_id>/handoff",
+        ConversationHandoffView.as_view(),
+        name="handoff",
+    ),
+    path(
+        "v1/conversations/<uuid:conversation_id>/typing",
+        ConversationTypingView.as_view(),
+        name="typing",
+    ),
     path("v1/turns/<uuid:turn_id>/feedback", TurnFeedbackView.as_view(), name="turn-feedback"),
     path("v1/documents", DocumentCollectionView.as_view(), name="document-list"),
     path("v1/documents/<uuid:document_id>", DocumentDetailView.as_view(), name="document-detail"),
-    path("v1/documents/<uuid:document_id>/rerun", DocumentRerunView.as_view(), name="document-rerun"),
+    path(
+        "v1/documents/<uuid:document_id>/rerun", DocumentRerunView.as_view(), name="document-rerun"
+    ),
     path("schema/", PublicSchemaView.as_view(), name="schema"),
     path("docs/", PublicDocsView.as_view(url_name="api:schema"), name="docs"),
 ]

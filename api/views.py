@@ -42,7 +42,11 @@ class MeView(APIView):
 class SessionCreateView(APIView):
     required_scope = Scope.CHAT
 
-    @extend_schema(request=SessionCreateSerializer, responses={201: SessionSerializer}, summary="Start a conversation")
+    @extend_schema(
+        request=SessionCreateSerializer,
+        responses={201: SessionSerializer},
+        summary="Start a conversation",
+    )
     def post(self, request: Request) -> Response:
         principal: Principal = request.auth
         payload = SessionCreateSerializer(data=request.data)
@@ -68,7 +72,9 @@ class StreamEventsView(APIView):
 
     @extend_schema(
         summary="Read (or resume) an event stream as SSE",
-        parameters=[OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)],
+        parameters=[
+            OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)
+        ],
         responses={(200, "text/event-stream"): SSE_RESPONSE},
     )
     def get(self, request: Request, stream_id: str) -> HttpResponse:

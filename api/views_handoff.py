@@ -51,7 +51,10 @@ class HandoffResponseSerializer(serializers.Serializer):
 class FeedbackSerializer(serializers.Serializer):
     rating = serializers.ChoiceField(choices=TurnFeedback.Rating.values)
     reasons = serializers.ListField(
-        child=serializers.ChoiceField(choices=FeedbackReason.values), required=False, default=list, max_length=4
+        child=serializers.ChoiceField(choices=FeedbackReason.values),
+        required=False,
+        default=list,
+        max_length=4,
     )
     comment = serializers.CharField(required=False, allow_blank=True, max_length=1000, default="")
 
@@ -61,7 +64,9 @@ class ConversationMessagesView(APIView):
 
     @extend_schema(responses=HistoryItemSerializer(many=True), summary="A conversation's history")
     def get(self, request: Request, conversation_id: uuid.UUID) -> Response:
-        conversation = conversation_get_for_principal(principal=request.auth, conversation_id=conversation_id)
+        conversation = conversation_get_for_principal(
+            principal=request.auth, conversation_id=conversation_id
+        )
         return Response(conversation_history(conversation=conversation))
 
 
@@ -71,11 +76,15 @@ class ConversationEventsView(APIView):
 
     @extend_schema(
         summary="Live events of a conversation (agent_message, owner_changed, agent_typing, system_message) as SSE",
-        parameters=[OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)],
+        parameters=[
+            OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)
+        ],
         responses={(200, "text/event-stream"): OpenApiResponse(response=OpenApiTypes.STR)},
     )
     def get(self, request: Request, conversation_id: uuid.UUID) -> HttpResponse:
-        conversation = conversation_get_for_principal(principal=request.auth, conversation_id=conversation_id)
+        conversation = conversation_get_for_principal(
+            principal=request.auth, conversation_id=conversation_id
+        )
         stream_id = live_stream_ensure(channel=conversation_channel(conversation=conversation))
         return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
 
@@ -84,14 +93,20 @@ class ConversationHandoffView(APIView):
     required_scope = Scope.CHAT
 
     @extend_schema(
-        request=HandoffRequestSerializer, responses={202: HandoffResponseSerializer}, summary="Ask for a human"
+        request=HandoffRequestSerializer,
+        responses={202: HandoffResponseSerializer},
+        summary="Ask for a human",
     )
     def post(self, request: Request, conversation_id: uuid.UUID) -> Response:
-        conversation = conversation_get_for_principal(principal=request.auth, conversation_id=conversation_id)
+        conversation = conversation_get_for_principal(
+            principal=request.auth, conversation_id=conversation_id
+        )
         payload = HandoffRequestSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         if not conversation.bot.escalation_allowed:
-            raise ApiError(ErrorCode.PERMISSION_DENIED, "This bot does not hand conversations to humans.")
+            raise ApiError(
+                ErrorCode.PERMISSION_DENIED, "This bot does not hand conversations to humans."
+            )
         try:
             handoff = handoff_open(
                 conversation_id=conversation.pk,
@@ -99,16 +114,22 @@ class ConversationHandoffView(APIView):
                 detail=payload.validated_data["reason"],
             )
         except HandoffError as error:
-            raise ApiError(ErrorCode.PERMISSION_DENIED, str(error), extra={"reason": error.code}) from None
+            raise ApiError(
+                ErrorCode.PERMISSION_DENIED, str(error), extra={"reason": error.code}
+            ) from None
         return Response({"owner": "waiting_agent", "handoff_id": handoff.pk}, status=202)
 
 
 class ConversationTypingView(APIView):
     required_scope = Scope.CHAT
 
-    @extend_schema(request=None, responses={204: None}, summary="The visitor is typing (relayed to the agent)")
+    @extend_schema(
+        request=None, responses={204: None}, summary="The visitor is typing (relayed to the agent)"
+    )
     def post(self, request: Request, conversation_id: uuid.UUID) -> Response:
-        conversation = conversation_get_for_principal(principal=request.auth, conversation_id=conversation_id)
+        conversation = conversation_get_for_principal(
+            principal=request.auth, conversation_id=conversation_id
+        )
         if conversation.owner == "agent":
             typing_signal(conversation=conversation, who="visitor")
         return Response(status=204)
@@ -117,7 +138,9 @@ class ConversationTypingView(APIView):
 class TurnFeedbackView(APIView):
     required_scope = Scope.CHAT
 
-    @extend_schema(request=FeedbackSerializer, responses={200: FeedbackSerializer}, summary="Rate an answer")
+    @extend_schema(
+        request=FeedbackSerializer, responses={200: FeedbackSerializer}, summary="Rate an answer"
+    )
     def post(self, request: Request, turn_id: uuid.UUID) -> Response:
         turn = Turn.objects.filter(pk=turn_id).only("id", "conversation_id").first()
         if turn is None:
@@ -126,4 +149,6 @@ class TurnFeedbackView(APIView):
         payload = FeedbackSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         feedback = turn_feedback_record(turn_id=turn.pk, **payload.validated_data)
-        return Response({"rating": feedback.rating, "reasons": feedback.reasons, "comment": feedback.comment})
+        return Response(
+            {"rating": feedback.rating, "reasons": feedback.reasons, "comment": feedback.comment}
+        )

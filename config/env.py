@@ -35,10 +35,14 @@ def env_bool(name: str, default: bool) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean: use one of true/false, 1/0, yes/no, on/off.")
+    raise ImproperlyConfigured(
+        f"{name}={value!r} is not a boolean: use one of true/false, 1/0, yes/no, on/off."
+    )
 
 
-def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def env_int(
+    name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
     value = _raw(name)
     if value is None:
         return default
@@ -50,7 +54,9 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
     return number
 
 
-def env_float(name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
+def env_float(
+    name: str, default: float, *, minimum: float | None = None, maximum: float | None = None
+) -> float:
     value = _raw(name)
     if value is None:
         return default

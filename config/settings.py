@@ -132,7 +132,9 @@ DATABASES["default"].setdefault("OPTIONS", {})
 if not DATABASES["default"]["HOST"]:
     # dj-database-url keeps a unix-socket ?host=/path in OPTIONS; HOST is where Django looks.
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host", "")
-DATABASES["default"]["OPTIONS"].setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1))
+DATABASES["default"]["OPTIONS"].setdefault(
+    "connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -183,7 +185,9 @@ CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for 
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)
+}
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 900, minimum=10)
 CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 30 if CELERY_TASK_TIME_LIMIT > 60 else None
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
@@ -221,14 +225,18 @@ PARLEY_UPLOAD_MAX_BYTES = env_int("PARLEY_UPLOAD_MAX_BYTES", 25 * 1024 * 1024, m
 PARLEY_CHUNK_TOKENS = env_int("PARLEY_CHUNK_TOKENS", 200, minimum=16, maximum=8192)
 PARLEY_CHUNK_OVERLAP_TOKENS = env_int("PARLEY_CHUNK_OVERLAP_TOKENS", 30, minimum=0, maximum=4096)
 PARLEY_EMBEDDING_PROVIDER = env_choice("PARLEY_EMBEDDING_PROVIDER", "local", ("local", "openai"))
-PARLEY_EMBEDDING_OPENAI_BASE_URL = env_str("PARLEY_EMBEDDING_OPENAI_BASE_URL", "https://api.openai.com/v1")
+PARLEY_EMBEDDING_OPENAI_BASE_URL = env_str(
+    "PARLEY_EMBEDDING_OPENAI_BASE_URL", "https://api.openai.com/v1"
+)
 PARLEY_EMBEDDING_OPENAI_API_KEY = env_str("PARLEY_EMBEDDING_OPENAI_API_KEY", "")
 PARLEY_EMBEDDING_OPENAI_MODEL = env_str("PARLEY_EMBEDDING_OPENAI_MODEL", "text-embedding-3-small")
 PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
 # CPU threads of the local model per process (0: torch's default, one per core); see bench/ingest.
 PARLEY_EMBEDDING_THREADS = env_int("PARLEY_EMBEDDING_THREADS", 0, minimum=0, maximum=256)
 # A document whose worker has not reported progress for this long is reclaimed.
-PARLEY_INGEST_STUCK_AFTER = env_int("PARLEY_INGEST_STUCK_AFTER", CELERY_TASK_TIME_LIMIT + 60, minimum=30)
+PARLEY_INGEST_STUCK_AFTER = env_int(
+    "PARLEY_INGEST_STUCK_AFTER", CELERY_TASK_TIME_LIMIT + 60, minimum=30
+)
 # Documents one worker task claims together, so small files fill the embedding batches (1: one at a time).
 PARLEY_INGEST_BATCH_DOCUMENTS = env_int("PARLEY_INGEST_BATCH_DOCUMENTS", 64, minimum=1, maximum=256)
 # Deliveries of one document (worker deaths included) before it fails for good.
@@ -267,7 +275,9 @@ RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 200
 RETRIEVAL_TEXT_THREADS = env_int("RETRIEVAL_TEXT_THREADS", 4, minimum=0, maximum=64)
 # maintenance_work_mem (MB) of the transaction that (re)builds an HNSW index (`manage.py chunks_reindex`):
 # with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs 2.3-3.5x slower.
-RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int("RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536)
+RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int(
+    "RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536
+)
 
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -275,7 +285,10 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.exceptions.api_exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": ["api.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["api.authentication.HasPrincipal"],
-    "DEFAULT_THROTTLE_CLASSES": ["api.ratelimit.KeyRateThrottle", "api.ratelimit.VisitorRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "api.ratelimit.KeyRateThrottle",
+        "api.ratelimit.VisitorRateThrottle",
+    ],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "UNAUTHENTICATED_USER": None,
@@ -306,12 +319,16 @@ API_KEY_CACHE_SECONDS = env_int("API_KEY_CACHE_SECONDS", 60, minimum=0, maximum=
 API_RATE_LIMIT_KEY_REQUESTS = env_int("API_RATE_LIMIT_KEY_REQUESTS", 600, minimum=0)
 API_RATE_LIMIT_KEY_WINDOW_SECONDS = env_int("API_RATE_LIMIT_KEY_WINDOW_SECONDS", 60, minimum=1)
 API_RATE_LIMIT_VISITOR_REQUESTS = env_int("API_RATE_LIMIT_VISITOR_REQUESTS", 30, minimum=0)
-API_RATE_LIMIT_VISITOR_WINDOW_SECONDS = env_int("API_RATE_LIMIT_VISITOR_WINDOW_SECONDS", 60, minimum=1)
+API_RATE_LIMIT_VISITOR_WINDOW_SECONDS = env_int(
+    "API_RATE_LIMIT_VISITOR_WINDOW_SECONDS", 60, minimum=1
+)
 
 # --- API: documents -----------------------------------------------------------------------
 # POST /api/v1/documents alone may exceed API_MAX_REQUEST_BODY_BYTES, up to this (all files of
 # one multipart request together); each file is still held to PARLEY_UPLOAD_MAX_BYTES.
-API_DOCUMENTS_MAX_REQUEST_BYTES = env_int("API_DOCUMENTS_MAX_REQUEST_BYTES", 64 * 1024 * 1024, minimum=1024)
+API_DOCUMENTS_MAX_REQUEST_BYTES = env_int(
+    "API_DOCUMENTS_MAX_REQUEST_BYTES", 64 * 1024 * 1024, minimum=1024
+)
 API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maximum=100)
 
 # --- API: database connections of the web process ------------------------------------------
@@ -324,7 +341,11 @@ API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maxi
 DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 20, minimum=0, maximum=1000)
 if DATABASE_POOL_MAX_SIZE:
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"]["OPTIONS"]["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_MAX_SIZE, "timeout": 30}
+    DATABASES["default"]["OPTIONS"]["pool"] = {
+        "min_size": 1,
+        "max_size": DATABASE_POOL_MAX_SIZE,
+        "timeout": 30,
+    }
 
 LOGGING = {
     "version": 1,

@@ -53,4 +53,6 @@ def llm_endpoint_for_bot(*, bot: BotSettings) -> LLMEndpoint | None:
 
 def prompt_chunks(*, chunks: Sequence[RetrievedChunk]) -> list[Chunk]:
     """Retrieved chunks as the prompt engine renders them into {{ context }}."""
-    return [Chunk(id=c.id, text=c.text, title=c.title, source=c.source, page=c.page) for c in chunks]
+    return [
+        Chunk(id=c.id, text=c.text, title=c.title, source=c.source, page=c.page) for c in chunks
+    ]

@@ -63,27 +63,87 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     workspace_lookup = "conversation__bot__workspace"
-    list_display = ["created_at", "bot_name", "short_text", "status", "topic", "confidence", "repair_count", "model"]
-    list_filter = ["status", "topic", ConfidenceBandFilter, HasRepairsFilter, "route_action", "model"]
+    list_display = [
+        "created_at",
+        "bot_name",
+        "short_text",
+        "status",
+        "topic",
+        "confidence",
+        "repair_count",
+        "model",
+    ]
+    list_filter = [
+        "status",
+        "topic",
+        ConfidenceBandFilter,
+        HasRepairsFilter,
+        "route_action",
+        "model",
+    ]
     list_select_related = ["conversation__bot"]
     search_fields = ["user_text", "answer", "client_message_id", "=execution_id"]
     date_hierarchy = "created_at"
     fieldsets = [
-        ("Message", {"fields": ["conversation", "client_message_id", "execution_id", "created_at", "completed_at",
-                                "user_text", "condensed_question"]}),
-        ("Answer", {"fields": ["status", "answer", "display_answer", "topic", "suggested_topics", "understanding",
-                               "confidence", "redirection_intent", "route_action", "route_reason",
-                               "reply_text"]}),
-        ("Audit", {"fields": ["retrieved_chunks", "context_usage", "repairs", "prompt_version", "prompt_hash",
-                              "raw_output", "attempts", "parsed_output", "llm_error_code"]}),
+        (
+            "Message",
+            {
+                "fields": [
+                    "conversation",
+                    "client_message_id",
+                    "execution_id",
+                    "created_at",
+                    "completed_at",
+                    "user_text",
+                    "condensed_question",
+                ]
+            },
+        ),
+        (
+            "Answer",
+            {
+                "fields": [
+                    "status",
+                    "answer",
+                    "display_answer",
+                    "topic",
+                    "suggested_topics",
+                    "understanding",
+                    "confidence",
+                    "redirection_intent",
+                    "route_action",
+                    "route_reason",
+                    "reply_text",
+                ]
+            },
+        ),
+        (
+            "Audit",
+            {
+                "fields": [
+                    "retrieved_chunks",
+                    "context_usage",
+                    "repairs",
+                    "prompt_version",
+                    "prompt_hash",
+                    "raw_output",
+                    "attempts",
+                    "parsed_output",
+                    "llm_error_code",
+                ]
+            },
+        ),
         ("Model", {"fields": ["model", "prompt_tokens", "completion_tokens", "latencies"]}),
-    ]  # fmt: skip
+    ]
 
     def get_urls(self) -> list[URLPattern]:
         from conversations.tryit import try_it_view
 
         console = self.admin_site.admin_view(try_it_view(self))
-        return [path("try/<uuid:bot_id>/", console, name="conversations_turn_try"), *super().get_urls()]
+        return [
+            path("try/<uuid:bot_id>/", console, name="conversations_turn_try"),
+            *super().get_urls(),
+        ]
 
     @admin.display(description="bot", ordering="conversation__bot__name")
     def bot_name(self, turn: Turn) -> str:
@@ -99,7 +159,9 @@ class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
 
 
 # The console is served here (above prompts), so the bot admin learns of it by registration.
-bot_admin_link_register(label="Try it", url_name="admin:conversations_turn_try", element_id="bot-try-it")
+bot_admin_link_register(
+    label="Try it", url_name="admin:conversations_turn_try", element_id="bot-try-it"
+)
 
 
 @admin.register(SecurityEvent)
@@ -122,23 +184,71 @@ class SecurityEventAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
 
 @admin.register(RagSearchExecution)
 class RagSearchExecutionAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
-    list_display = ["created_at", "execution_id", "workspace", "bot", "short_query", "status", "answer_status",
-                    "model", "sources_count", "total_ms"]  # fmt: skip
-    list_filter = [WorkspaceListFilter, "status", "answer_status", "model", "caller_kind", "created_at"]
+    list_display = [
+        "created_at",
+        "execution_id",
+        "workspace",
+        "bot",
+        "short_query",
+        "status",
+        "answer_status",
+        "model",
+        "sources_count",
+        "total_ms",
+    ]
+    list_filter = [
+        WorkspaceListFilter,
+        "status",
+        "answer_status",
+        "model",
+        "caller_kind",
+        "created_at",
+    ]
     list_select_related = ["workspace", "bot"]
     search_fields = ["query", "response", "=execution_id", "=external_user_id"]
     date_hierarchy = "created_at"
     show_full_result_count = False
     fieldsets = [
-        ("Call", {"fields": ["execution_id", "workspace", "bot", "conversation", "caller_kind", "api_key_id",
-                             "external_user_id", "created_at", "completed_at", "status", "error_code",
-                             "error_message"]}),
+        (
+            "Call",
+            {
+                "fields": [
+                    "execution_id",
+                    "workspace",
+                    "bot",
+                    "conversation",
+                    "caller_kind",
+                    "api_key_id",
+                    "external_user_id",
+                    "created_at",
+                    "completed_at",
+                    "status",
+                    "error_code",
+                    "error_message",
+                ]
+            },
+        ),
         ("Question", {"fields": ["query", "document_ids", "condensed_query", "expanded_query"]}),
         ("Answer", {"fields": ["answer_status", "response", "sources_used"]}),
-        ("Audit", {"fields": ["contexts_table", "contexts", "repairs", "prompt_version", "prompt_hash", "raw_output",
-                              "attempts", "parsed_output", "llm_error_code", "llm_error_message"]}),
+        (
+            "Audit",
+            {
+                "fields": [
+                    "contexts_table",
+                    "contexts",
+                    "repairs",
+                    "prompt_version",
+                    "prompt_hash",
+                    "raw_output",
+                    "attempts",
+                    "parsed_output",
+                    "llm_error_code",
+                    "llm_error_message",
+                ]
+            },
+        ),
         ("Model", {"fields": ["model", "prompt_tokens", "completion_tokens", "latencies"]}),
-    ]  # fmt: skip
+    ]
 
     @admin.display(description="query")
     def short_query(self, execution: RagSearchExecution) -> str:
@@ -150,12 +260,19 @@ class RagSearchExecutionAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
             "",
             "<tr><td>{}</td><td><code>{}</code><br>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
-                (c.get("rank"), c.get("chunk_id"), c.get("title", ""), _score(c, "vector"), _score(c, "text"),
-                 _score(c, "fused"), c.get("rerank_score") if c.get("rerank_score") is not None else "–",
-                 "yes" if c.get("used_in_response") else "no")
+                (
+                    c.get("rank"),
+                    c.get("chunk_id"),
+                    c.get("title", ""),
+                    _score(c, "vector"),
+                    _score(c, "text"),
+                    _score(c, "fused"),
+                    c.get("rerank_score") if c.get("rerank_score") is not None else "–",
+                    "yes" if c.get("used_in_response") else "no",
+                )
                 for c in execution.contexts
             ),
-        )  # fmt: skip
+        )
         return format_html(_CONTEXTS_TABLE, rows)
 
     @admin.display(description="sources")

@@ -15,7 +15,13 @@ from django.conf import settings
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
 from conversations.contract.parsing import answer_preview
 from conversations.guards import GuardKind, message_screen
-from conversations.llm.offline import OFFLINE_MODEL, Embed, guarded_answer, offline_fallback_model, offline_generate
+from conversations.llm.offline import (
+    OFFLINE_MODEL,
+    Embed,
+    guarded_answer,
+    offline_fallback_model,
+    offline_generate,
+)
 from conversations.types import BotRules, RetrievedChunk
 from core.llm.gateway import llm_stream
 from core.llm.types import LLMEndpoint
@@ -54,38 +60,71 @@ def llm_endpoint_configured() -> LLMEndpoint | None:
 
 
 def answer_generate(
-    *, request: AnswerRequest, endpoint: LLMEndpoint | None, embed: Embed, on_partial: OnPartial | None = None
+    *,
+    request: AnswerRequest,
+    endpoint: LLMEndpoint | None,
+    embed: Embed,
+    on_partial: OnPartial | None = None,
 ) -> GeneratedAnswer:
     started = time.monotonic()
 
     def offline() -> str:
-        return offline_generate(question=request.question, chunks=request.chunks, rules=request.rules, embed=embed)
+        return offline_generate(
+            question=request.question, chunks=request.chunks, rules=request.rules, embed=embed
+        )
 
     guard = message_screen(text=request.question)
     if guard is not None and guard.kind in GUARDED_KINDS:
-        answer = guarded_answer(guard=guard, question=request.question, chunks=request.chunks, rules=request.rules)
-        outcome = answer_obtain(generate=lambda _feedback: json.dumps(answer, ensure_ascii=False),
-                                chunks=request.chunks, rules=request.rules, question=request.question,
-                                max_attempts=1)  # fmt: skip
+        answer = guarded_answer(
+            guard=guard, question=request.question, chunks=request.chunks, rules=request.rules
+        )
+        outcome = answer_obtain(
+            generate=lambda _feedback: json.dumps(answer, ensure_ascii=False),
+            chunks=request.chunks,
+            rules=request.rules,
+            question=request.question,
+            max_attempts=1,
+        )
         return GeneratedAnswer(outcome, GUARD_MODEL, None, None, _elapsed_ms(started))
     if endpoint is None:
-        outcome = answer_obtain(generate=lambda _feedback: offline(), chunks=request.chunks, rules=request.rules,
-                                question=request.question, max_attempts=1)  # fmt: skip
+        outcome = answer_obtain(
+            generate=lambda _feedback: offline(),
+            chunks=request.chunks,
+            rules=request.rules,
+            question=request.question,
+            max_attempts=1,
+        )
         return GeneratedAnswer(outcome, OFFLINE_MODEL, None, None, _elapsed_ms(started))
     calls = _RemoteCalls(endpoint, request.messages, on_partial)
-    outcome = answer_obtain(generate=calls.generate, chunks=request.chunks, rules=request.rules,
-                            question=request.question, fallback_generate=offline)  # fmt: skip
+    outcome = answer_obtain(
+        generate=calls.generate,
+        chunks=request.chunks,
+        rules=request.rules,
+        question=request.question,
+        fallback_generate=offline,
+    )
     model = calls.model or endpoint.model
     if outcome.source == SOURCE_FALLBACK_GENERATOR:
         model = offline_fallback_model(model)
-    return GeneratedAnswer(outcome, model, calls.prompt_tokens, calls.completion_tokens, _elapsed_ms(started),
-                           calls.json_mode)  # fmt: skip
+    return GeneratedAnswer(
+        outcome,
+        model,
+        calls.prompt_tokens,
+        calls.completion_tokens,
+        _elapsed_ms(started),
+        calls.json_mode,
+    )
 
 
 class _RemoteCalls:
     """The `generate` callable for the remote LLM: streams, feeds errors back, sums usage over attempts."""
 
-    def __init__(self, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], on_partial: OnPartial | None) -> None:
+    def __init__(
+        self,
+        endpoint: LLMEndpoint,
+        messages: Sequence[dict[str, str]],
+        on_partial: OnPartial | None,
+    ) -> None:
         self.endpoint = endpoint
         self.messages = list(messages)
         self.on_partial = on_partial
@@ -101,7 +140,10 @@ class _RemoteCalls:
         messages = list(self.messages)
         if feedback is not None:
             # The rejected output goes back as the assistant's turn, the error as the user's.
-            messages += [{"role": "assistant", "content": self.previous_output}, {"role": "user", "content": feedback}]
+            messages += [
+                {"role": "assistant", "content": self.previous_output},
+                {"role": "user", "content": feedback},
+            ]
         stream = llm_stream(endpoint=self.endpoint, messages=messages)
         text, shown = "", ""
         for delta in stream:

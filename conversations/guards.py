@@ -29,62 +29,150 @@ class GuardMatch:
 
 _I = re.IGNORECASE
 _INJECTION: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    ("override_instructions", "en", re.compile(
-        r"\b(ignore|disregard|forget|override|bypass)\b[^.?!]{0,40}\b(instructions?|rules|prompts?|guidelines|"
-        r"directives|polic(y|ies))\b", _I)),
-    ("reveal_prompt", "en", re.compile(
-        r"\b(reveal|show|print|repeat|display|leak|tell me)\b[^.?!]{0,30}\b(system prompt|hidden (instructions|prompt)"
-        r"|your (initial |original |system )?(prompt|instructions)"
-        r"|the (initial|original|system) (prompt|instructions))\b",
-        _I)),
-    ("role_override", "en", re.compile(
-        r"\b(you are now|from now on,? you|act as (an? )?(unrestricted|unfiltered|jailbroken)|developer mode|"
-        r"jailbreak|do anything now)\b", _I)),
-    ("override_instructions", "fr", re.compile(
-        r"\b(ignore[rsz]?|oublie[rsz]?|contourne[rsz]?)\b[^.?!]{0,40}\b(instructions?|consignes?|r[eè]gles|"
-        r"directives|prompts?)\b", _I)),
-    ("reveal_prompt", "fr", re.compile(
-        r"\b(r[ée]v[èe]le[rsz]?|affiche[rsz]?|montre[rsz]?|r[ée]p[èe]te[rsz]?|donne[rsz]?)(-moi)?\b[^.?!]{0,30}"
-        r"\b(prompt( syst[èe]me)?|instructions (cach[ée]es|syst[èe]me|initiales))\b", _I)),
-    ("role_override", "fr", re.compile(
-        r"(\btu es d[ée]sormais\b|\bà partir de maintenant,? tu\b|\bmode d[ée]veloppeur\b)", _I)),
-)  # fmt: skip
+    (
+        "override_instructions",
+        "en",
+        re.compile(
+            r"\b(ignore|disregard|forget|override|bypass)\b[^.?!]{0,40}\b(instructions?|rules|prompts?|guidelines|"
+            r"directives|polic(y|ies))\b",
+            _I,
+        ),
+    ),
+    (
+        "reveal_prompt",
+        "en",
+        re.compile(
+            r"\b(reveal|show|print|repeat|display|leak|tell me)\b[^.?!]{0,30}"
+            r"\b(system prompt|hidden (instructions|prompt)"
+            r"|your (initial |original |system )?(prompt|instructions)"
+            r"|the (initial|original|system) (prompt|instructions))\b",
+            _I,
+        ),
+    ),
+    (
+        "role_override",
+        "en",
+        re.compile(
+            r"\b(you are now|from now on,? you|act as (an? )?(unrestricted|unfiltered|jailbroken)|developer mode|"
+            r"jailbreak|do anything now)\b",
+            _I,
+        ),
+    ),
+    (
+        "override_instructions",
+        "fr",
+        re.compile(
+            r"\b(ignore[rsz]?|oublie[rsz]?|contourne[rsz]?)\b[^.?!]{0,40}\b(instructions?|consignes?|r[eè]gles|"
+            r"directives|prompts?)\b",
+            _I,
+        ),
+    ),
+    (
+        "reveal_prompt",
+        "fr",
+        re.compile(
+            r"\b(r[ée]v[èe]le[rsz]?|affiche[rsz]?|montre[rsz]?|r[ée]p[èe]te[rsz]?|donne[rsz]?)(-moi)?\b[^.?!]{0,30}"
+            r"\b(prompt( syst[èe]me)?|instructions (cach[ée]es|syst[èe]me|initiales))\b",
+            _I,
+        ),
+    ),
+    (
+        "role_override",
+        "fr",
+        re.compile(
+            r"(\btu es d[ée]sormais\b|\bà partir de maintenant,? tu\b|\bmode d[ée]veloppeur\b)", _I
+        ),
+    ),
+)
 
 _HUMAN: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("en", re.compile(
-        r"\b(talk|speak|chat)\s+(to|with)\s+(a|an|some|the)?\s*(real\s+|live\s+)?(human|person|agent|someone|"
-        r"somebody|representative|operator|advisor|adviser)\b", _I)),
-    ("en", re.compile(
-        r"\b((human|live|real)\s+(agent|person|being|support)|transfer me|connect me (to|with) (an? )?"
-        r"(agent|human|person)|i want an? (human|agent|person))\b", _I)),
-    ("fr", re.compile(
-        r"\b(parler|discuter|[ée]changer)\s+(à|a|avec)\s+(un|une|quelqu'un|quelqu’un|un vrai|une vraie)?\s*"
-        r"(vrai\s+|vraie\s+)?(humain|humaine|conseill[eè]re?|personne|agent|op[ée]rat(eur|rice)|quelqu'un|"
-        r"quelqu’un)\b", _I)),
-    ("fr", re.compile(
-        r"\b(mettez[- ]moi en (relation|contact)|un (vrai )?(humain|conseiller)|une vraie personne|"
-        r"passez[- ]moi un)\b", _I)),
-)  # fmt: skip
+    (
+        "en",
+        re.compile(
+            r"\b(talk|speak|chat)\s+(to|with)\s+(a|an|some|the)?\s*(real\s+|live\s+)?(human|person|agent|someone|"
+            r"somebody|representative|operator|advisor|adviser)\b",
+            _I,
+        ),
+    ),
+    (
+        "en",
+        re.compile(
+            r"\b((human|live|real)\s+(agent|person|being|support)|transfer me|connect me (to|with) (an? )?"
+            r"(agent|human|person)|i want an? (human|agent|person))\b",
+            _I,
+        ),
+    ),
+    (
+        "fr",
+        re.compile(
+            r"\b(parler|discuter|[ée]changer)\s+(à|a|avec)\s+(un|une|quelqu'un|quelqu’un|un vrai|une vraie)?\s*"
+            r"(vrai\s+|vraie\s+)?(humain|humaine|conseill[eè]re?|personne|agent|op[ée]rat(eur|rice)|quelqu'un|"
+            r"quelqu’un)\b",
+            _I,
+        ),
+    ),
+    (
+        "fr",
+        re.compile(
+            r"\b(mettez[- ]moi en (relation|contact)|un (vrai )?(humain|conseiller)|une vraie personne|"
+            r"passez[- ]moi un)\b",
+            _I,
+        ),
+    ),
+)
 
 # Whole messages made only of these phrases are small talk; longest phrases are tried first.
 # The category of the last meaningful phrase ("Hi, thanks!" → thanks) names the reply.
 _SMALL_TALK: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
-        "greeting": ("hi", "hello", "hey", "hiya", "good morning", "good afternoon", "good evening"),
-        "thanks": ("thanks", "thank you", "thanks a lot", "thank you very much", "many thanks", "ok", "okay",
-                   "great", "cool", "nice", "perfect"),
+        "greeting": (
+            "hi",
+            "hello",
+            "hey",
+            "hiya",
+            "good morning",
+            "good afternoon",
+            "good evening",
+        ),
+        "thanks": (
+            "thanks",
+            "thank you",
+            "thanks a lot",
+            "thank you very much",
+            "many thanks",
+            "ok",
+            "okay",
+            "great",
+            "cool",
+            "nice",
+            "perfect",
+        ),
         "farewell": ("bye", "goodbye", "see you", "have a nice day"),
         "how_are_you": ("how are you", "how are you doing"),
         "filler": ("there", "you", "so much", "all"),
     },
     "fr": {
         "greeting": ("bonjour", "bonsoir", "salut", "coucou"),
-        "thanks": ("merci", "merci beaucoup", "merci bien", "d'accord", "super", "parfait", "génial"),
+        "thanks": (
+            "merci",
+            "merci beaucoup",
+            "merci bien",
+            "d'accord",
+            "super",
+            "parfait",
+            "génial",
+        ),
         "farewell": ("au revoir", "à bientôt", "a bientot", "bonne journée", "bonne soirée"),
-        "how_are_you": ("ça va", "ca va", "comment ça va", "comment allez-vous", "comment allez vous"),
+        "how_are_you": (
+            "ça va",
+            "ca va",
+            "comment ça va",
+            "comment allez-vous",
+            "comment allez vous",
+        ),
         "filler": ("à vous", "madame", "monsieur"),
     },
-}  # fmt: skip
+}
 _PUNCTUATION = re.compile(r"[^\w\s'’-]+")
 
 
@@ -108,10 +196,16 @@ def _small_talk(text: str) -> tuple[str, str] | None:
     if not normalized or len(normalized) > 80:
         return None
     for language, categories in _SMALL_TALK.items():
-        phrases = sorted(((p, c) for c, ps in categories.items() for p in ps), key=lambda pc: len(pc[0]), reverse=True)
+        phrases = sorted(
+            ((p, c) for c, ps in categories.items() for p in ps),
+            key=lambda pc: len(pc[0]),
+            reverse=True,
+        )
         rest, category = normalized, None
         while rest:
-            found = next(((p, c) for p, c in phrases if rest == p or rest.startswith(p + " ")), None)
+            found = next(
+                ((p, c) for p, c in phrases if rest == p or rest.startswith(p + " ")), None
+            )
             if found is None:
                 break
             category = category if found[1] == "filler" else found[1]

@@ -107,11 +107,16 @@ class Turn(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["conversation", "created_at"], name="turn_conversation_created")]
+        indexes = [
+            models.Index(fields=["conversation", "created_at"], name="turn_conversation_created")
+        ]
         constraints = [
-            models.UniqueConstraint(fields=["conversation", "client_message_id"], name="turn_unique_client_message"),
+            models.UniqueConstraint(
+                fields=["conversation", "client_message_id"], name="turn_unique_client_message"
+            ),
             models.CheckConstraint(
-                condition=models.Q(confidence__isnull=True) | models.Q(confidence__gte=0, confidence__lte=1),
+                condition=models.Q(confidence__isnull=True)
+                | models.Q(confidence__gte=0, confidence__lte=1),
                 name="turn_confidence_in_unit_range",
             ),
             models.CheckConstraint(
@@ -135,7 +140,9 @@ class SecurityEvent(models.Model):
         INJECTION_ATTEMPT = "injection_attempt", "Injection attempt"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="security_events")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="security_events"
+    )
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="security_events")
     kind = models.CharField(max_length=30, choices=Kind.choices)
     # The offending input, and the explanation of the attack (the answer's `understanding`).
@@ -146,7 +153,9 @@ class SecurityEvent(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        constraints = [models.UniqueConstraint(fields=["turn", "kind"], name="security_event_unique_per_turn")]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "kind"], name="security_event_unique_per_turn")
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} · {self.created_at:%Y-%m-%d %H:%M}"
@@ -166,11 +175,17 @@ class RagSearchExecution(models.Model):
         FAILED = "failed", "Failed"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    execution_id = models.CharField(max_length=40, unique=True, default=execution_id_new, editable=False)
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="rag_search_executions")
+    execution_id = models.CharField(
+        max_length=40, unique=True, default=execution_id_new, editable=False
+    )
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="rag_search_executions"
+    )
     # The audit outlives a deleted bot or conversation.
     bot = models.ForeignKey(Bot, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    conversation = models.ForeignKey(Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     # The API key that called ("server" or "widget"), by id: the api app sits above this one.
     caller_kind = models.CharField(max_length=20, blank=True)
     api_key_id = models.UUIDField(null=True, blank=True)
@@ -180,7 +195,9 @@ class RagSearchExecution(models.Model):
     # Null: every document in scope; otherwise the ids the caller named.
     document_ids = ArrayField(models.UUIDField(), null=True, blank=True)
     condensed_query = models.TextField(blank=True)
-    expanded_query = models.TextField(blank=True)  # what full-text search ran: query, keywords, synonyms
+    expanded_query = models.TextField(
+        blank=True
+    )  # what full-text search ran: query, keywords, synonyms
     # [{rank, chunk_id, document_id, title, vector_score, vector_rank, text_score, text_rank, fused_score,
     #   rerank_score, text_preview, used_in_response, ...}], in rank order.
     contexts = models.JSONField(default=list, blank=True)
@@ -210,22 +227,33 @@ class RagSearchExecution(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["workspace", "-created_at"], name="rag_search_workspace_created")]
+        indexes = [
+            models.Index(fields=["workspace", "-created_at"], name="rag_search_workspace_created")
+        ]
         constraints = [
-            models.CheckConstraint(condition=models.Q(execution_id__regex=EXECUTION_ID_PATTERN),
-                                   name="rag_search_execution_id_format"),
-            models.CheckConstraint(condition=models.Q(status__in=["running", "completed", "failed"]),
-                                   name="rag_search_status_valid"),
-            models.CheckConstraint(condition=models.Q(answer_status="") | models.Q(answer_status__in=TurnStatus.values),
-                                   name="rag_search_answer_status_valid"),
+            models.CheckConstraint(
+                condition=models.Q(execution_id__regex=EXECUTION_ID_PATTERN),
+                name="rag_search_execution_id_format",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["running", "completed", "failed"]),
+                name="rag_search_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(answer_status="")
+                | models.Q(answer_status__in=TurnStatus.values),
+                name="rag_search_answer_status_valid",
+            ),
             # Running until finished; a finished call has its end time, a failed one its error, a completed one
             # its answer.
-            models.CheckConstraint(condition=models.Q(status="running", completed_at__isnull=True)
-                                   | models.Q(status="failed", completed_at__isnull=False) & ~models.Q(error_code="")
-                                   | models.Q(status="completed", completed_at__isnull=False)
-                                   & ~models.Q(answer_status=""),
-                                   name="rag_search_finished_consistently"),
-        ]  # fmt: skip
+            models.CheckConstraint(
+                condition=models.Q(status="running", completed_at__isnull=True)
+                | models.Q(status="failed", completed_at__isnull=False) & ~models.Q(error_code="")
+                | models.Q(status="completed", completed_at__isnull=False)
+                & ~models.Q(answer_status=""),
+                name="rag_search_finished_consistently",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.execution_id} · {self.status}"

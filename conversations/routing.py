@@ -44,11 +44,15 @@ class _Rule:
 
 
 _TABLE: dict[AnswerStatus, _Rule] = {
-    AnswerStatus.FOUND_IN_CONTEXT: _Rule(RouteAction.SHOW_ANSWER, "answer", "answer", show_citations=True),
+    AnswerStatus.FOUND_IN_CONTEXT: _Rule(
+        RouteAction.SHOW_ANSWER, "answer", "answer", show_citations=True
+    ),
     AnswerStatus.NOT_FOUND_IN_CONTEXT: _Rule(RouteAction.SHOW_ANSWER, "answer", "not_found"),
     AnswerStatus.SMALL_TALK: _Rule(RouteAction.SHOW_ANSWER, "answer", "small_talk"),
     AnswerStatus.OUT_OF_SCOPE: _Rule(RouteAction.SHOW_TEXT, "out_of_scope_text", "out_of_scope"),
-    AnswerStatus.INJECTION_ATTEMPT: _Rule(RouteAction.SHOW_TEXT, "refusal_text", "injection", security_event=True),
+    AnswerStatus.INJECTION_ATTEMPT: _Rule(
+        RouteAction.SHOW_TEXT, "refusal_text", "injection", security_event=True
+    ),
     AnswerStatus.HUMAN_ESCALATION: _Rule(RouteAction.OPEN_HANDOFF, "answer", "human_requested"),
 }
 
@@ -69,19 +73,33 @@ def answer_route(
     text = answer if rule.text == "answer" else getattr(rules, rule.text)
     if status is AnswerStatus.NOT_FOUND_IN_CONTEXT and not rules.not_found_shows_answer:
         action, text, reason = RouteAction.SHOW_TEXT, rules.no_answer_text, "no_answer_text"
-    wants_human = status is AnswerStatus.HUMAN_ESCALATION or redirection_intent == HUMAN_ESCALATION_INTENT
+    wants_human = (
+        status is AnswerStatus.HUMAN_ESCALATION or redirection_intent == HUMAN_ESCALATION_INTENT
+    )
     if status is AnswerStatus.INJECTION_ATTEMPT:
         wants_human = False
-    low_confidence = status is AnswerStatus.FOUND_IN_CONTEXT and confidence < rules.confidence_threshold
+    low_confidence = (
+        status is AnswerStatus.FOUND_IN_CONTEXT and confidence < rules.confidence_threshold
+    )
     if low_confidence and rules.escalate_below_threshold and rules.handoff_allowed:
         wants_human, reason, text = True, "low_confidence", rules.handoff_text
     if wants_human:
         if rules.handoff_allowed:
             action = RouteAction.OPEN_HANDOFF
             text = text if display_answer and text else rules.handoff_text
-            reason = reason if reason in {"human_requested", "low_confidence"} else "intent_human_escalation"
-            return RouteDecision(action, text, reason, open_handoff=True, redirection_intent=HUMAN_ESCALATION_INTENT)
-        action, text, reason = RouteAction.SHOW_TEXT, rules.handoff_unavailable_text, "handoff_unavailable"
+            reason = (
+                reason
+                if reason in {"human_requested", "low_confidence"}
+                else "intent_human_escalation"
+            )
+            return RouteDecision(
+                action, text, reason, open_handoff=True, redirection_intent=HUMAN_ESCALATION_INTENT
+            )
+        action, text, reason = (
+            RouteAction.SHOW_TEXT,
+            rules.handoff_unavailable_text,
+            "handoff_unavailable",
+        )
     offer_human = (
         status is AnswerStatus.NOT_FOUND_IN_CONTEXT
         and rules.handoff_allowed

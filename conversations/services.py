@@ -51,18 +51,24 @@ class TurnRecord:
     latencies: Mapping[str, int] = field(default_factory=dict)
 
 
-def turn_start(*, conversation_id: uuid.UUID, client_message_id: str, user_text: str) -> TurnStarted:
+def turn_start(
+    *, conversation_id: uuid.UUID, client_message_id: str, user_text: str
+) -> TurnStarted:
     """The turn for this client message: created now, or the one an earlier delivery created.
 
     The INSERT comes first (the common case costs one statement); the unique constraint turns a
     repeated delivery into an IntegrityError, and only then is the stored turn read.
     """
-    turn = Turn(conversation_id=conversation_id, client_message_id=client_message_id, user_text=user_text)
+    turn = Turn(
+        conversation_id=conversation_id, client_message_id=client_message_id, user_text=user_text
+    )
     try:
         with _savepoint_when_nested():
             turn.save(force_insert=True)
     except IntegrityError:
-        stored = Turn.objects.filter(conversation_id=conversation_id, client_message_id=client_message_id).first()
+        stored = Turn.objects.filter(
+            conversation_id=conversation_id, client_message_id=client_message_id
+        ).first()
         if stored is None:  # another constraint failed (the conversation is gone)
             raise
         return TurnStarted(turn=stored, created=False)
@@ -82,7 +88,9 @@ def turn_complete(*, turn: Turn, record: TurnRecord) -> bool:
             for name, value in fields.items():
                 setattr(turn, name, value)
             if security_event:
-                security_event_record(turn=turn, explanation=answer.understanding, model=record.model)
+                security_event_record(
+                    turn=turn, explanation=answer.understanding, model=record.model
+                )
     return bool(updated)
 
 
@@ -239,8 +247,12 @@ def rag_search_execution_complete(*, execution_pk: uuid.UUID, record: RagSearchR
     """Record the answer and its audit; False when the execution had already finished."""
     outcome = record.outcome
     cited = set(record.sources_used)
-    contexts = [{**chunk.as_audit(), "used_in_response": chunk.rank in cited} for chunk in record.chunks]
-    updated = RagSearchExecution.objects.filter(pk=execution_pk, status=RagSearchExecution.Status.RUNNING).update(
+    contexts = [
+        {**chunk.as_audit(), "used_in_response": chunk.rank in cited} for chunk in record.chunks
+    ]
+    updated = RagSearchExecution.objects.filter(
+        pk=execution_pk, status=RagSearchExecution.Status.RUNNING
+    ).update(
         status=RagSearchExecution.Status.COMPLETED,
         completed_at=timezone.now(),
         condensed_query=record.condensed_query,
@@ -253,7 +265,9 @@ def rag_search_execution_complete(*, execution_pk: uuid.UUID, record: RagSearchR
         parsed_output=outcome.parsed,
         repairs=[repair.as_json() for repair in outcome.enforced.repairs],
         llm_error_code=outcome.llm_error.code if outcome.llm_error else "",
-        llm_error_message=outcome.llm_error.message[:ERROR_MESSAGE_LIMIT] if outcome.llm_error else "",
+        llm_error_message=outcome.llm_error.message[:ERROR_MESSAGE_LIMIT]
+        if outcome.llm_error
+        else "",
         answer_status=outcome.enforced.answer.status.value,
         response=record.response,
         sources_used=list(record.sources_used),
@@ -269,7 +283,9 @@ def rag_search_execution_fail(
     *, execution_pk: uuid.UUID, error_code: str, error_message: str, latencies: Mapping[str, int]
 ) -> bool:
     """Record why a rag_search failed; False when the execution had already finished."""
-    updated = RagSearchExecution.objects.filter(pk=execution_pk, status=RagSearchExecution.Status.RUNNING).update(
+    updated = RagSearchExecution.objects.filter(
+        pk=execution_pk, status=RagSearchExecution.Status.RUNNING
+    ).update(
         status=RagSearchExecution.Status.FAILED,
         completed_at=timezone.now(),
         error_code=error_code or "internal_error",

@@ -43,7 +43,9 @@ class TryItForm(forms.Form):
             if not line.strip():
                 continue
             if role.strip() not in ("user", "assistant") or not content.strip():
-                raise forms.ValidationError(f"Start each line with user: or assistant: — not {line[:40]!r}.")
+                raise forms.ValidationError(
+                    f"Start each line with user: or assistant: — not {line[:40]!r}."
+                )
             turns.append(HistoryTurn(role=role.strip(), content=content.strip()))  # type: ignore[arg-type]
         return turns
 
@@ -67,13 +69,25 @@ class TryItView(BotAdminView):
 def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
     settings = bot_settings_get(bot_id=bot.pk)
     endpoint = llm_endpoint_for_bot(bot=settings) if data["provider"] == "bot" else None
-    scope = scope_for(workspace_id=str(bot.workspace_id), bot_id=str(bot.pk), conversation_id=None,
-                      external_user_id="")  # fmt: skip
-    run = answer_run(bot=settings, question=data["question"], history=data["history"], scope=scope, endpoint=endpoint)
+    scope = scope_for(
+        workspace_id=str(bot.workspace_id),
+        bot_id=str(bot.pk),
+        conversation_id=None,
+        external_user_id="",
+    )
+    run = answer_run(
+        bot=settings,
+        question=data["question"],
+        history=data["history"],
+        scope=scope,
+        endpoint=endpoint,
+    )
     answer = run.generated.outcome.enforced.answer
     cited = run.route.text
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
-        cited, _ = cited_response(answer=run.route.text, chunks=run.chunks, usage=answer.context_usage)
+        cited, _ = cited_response(
+            answer=run.route.text, chunks=run.chunks, usage=answer.context_usage
+        )
     return {"run": run, "answer": answer, "cited_answer": cited, "outcome": run.generated.outcome}
 
 

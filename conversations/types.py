@@ -90,7 +90,9 @@ class BotRules:
     out_of_scope_text: str = "That question is outside what I can help with."
     no_answer_text: str = "I couldn't find the answer in my documents."
     handoff_text: str = "I'm passing you to a member of our team."
-    handoff_unavailable_text: str = "No one from our team is available in this chat; please contact us directly."
+    handoff_unavailable_text: str = (
+        "No one from our team is available in this chat; please contact us directly."
+    )
     # not_found_in_context shows the LLM's answer (True) or no_answer_text (False).
     not_found_shows_answer: bool = True
     # Answers below this confidence count as weak; see routing.

@@ -53,7 +53,9 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
     workspace_lookup = "workspace"
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
-        return workspace_scope(super().get_queryset(request), user=request.user, lookup=self.workspace_lookup)
+        return workspace_scope(
+            super().get_queryset(request), user=request.user, lookup=self.workspace_lookup
+        )
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         kwargs.setdefault("queryset", scoped_choices(db_field.related_model, request))

@@ -30,7 +30,9 @@ class WorkspaceMemberBackend(ModelBackend):
         if not hasattr(user_obj, "_group_perm_cache"):
             is_member = Exists(Membership.objects.filter(user_id=user_obj.pk))
             rows = (
-                Permission.objects.filter(Q(group__user=user_obj) | Q(is_member, group__name=WORKSPACE_ADMINS_GROUP))
+                Permission.objects.filter(
+                    Q(group__user=user_obj) | Q(is_member, group__name=WORKSPACE_ADMINS_GROUP)
+                )
                 .values_list("content_type__app_label", "codename")
                 .distinct()
             )

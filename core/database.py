@@ -36,7 +36,9 @@ def pgvector_status() -> PgvectorStatus:
             )
             available, installed = cursor.fetchone()
     except OperationalError as exc:
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+        first_line = (
+            str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+        )
         raise DatabaseSetupError(
             f"Cannot reach PostgreSQL at {_describe_server()}: {first_line}. "
             "Check DATABASE_URL, or unset it to use Parley's embedded PostgreSQL."

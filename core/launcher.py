@@ -81,7 +81,9 @@ def admin_ensure() -> None:
     )
     if result.created and result.password:
         _say(f"created admin user '{result.username}' with password: {result.password}")
-        _say("this password is shown once; change it in the admin, or set PARLEY_ADMIN_PASSWORD next time")
+        _say(
+            "this password is shown once; change it in the admin, or set PARLEY_ADMIN_PASSWORD next time"
+        )
     elif result.created:
         _say(f"created admin user '{result.username}' with the password from PARLEY_ADMIN_PASSWORD")
 
@@ -113,14 +115,39 @@ def worker_commands(
 
     common = ["--without-gossip", "--without-mingle", f"--loglevel={loglevel}"]
     default_queue, stream_queue = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE
-    worker = [python, "-m", "celery", "-A", "config", "worker", "-Q", default_queue, "-n", f"worker@{node}",
-              f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", *common]  # fmt: skip
+    worker = [
+        python,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "-Q",
+        default_queue,
+        "-n",
+        f"worker@{node}",
+        f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}",
+        *common,
+    ]
     if beat_schedule:
         worker += ["--beat", f"--schedule={beat_schedule}"]
     commands = [("celery worker", worker)]
     if stream_queue != default_queue:
-        streams = [python, "-m", "celery", "-A", "config", "worker", "-Q", stream_queue, "-n", f"streams@{node}",
-                   "--pool=threads", f"--concurrency={settings.PARLEY_STREAM_WORKER_THREADS}", *common]  # fmt: skip
+        streams = [
+            python,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            stream_queue,
+            "-n",
+            f"streams@{node}",
+            "--pool=threads",
+            f"--concurrency={settings.PARLEY_STREAM_WORKER_THREADS}",
+            *common,
+        ]
         commands.append(("celery streams worker", streams))
     return commands
 
@@ -194,13 +221,25 @@ def run() -> int:
         previous[sig] = signal.signal(sig, on_signal)
     try:
         python = sys.executable
-        for name, argv in worker_commands(python=python, beat_schedule=str(settings.VAR_DIR / "celerybeat-schedule")):
+        for name, argv in worker_commands(
+            python=python, beat_schedule=str(settings.VAR_DIR / "celerybeat-schedule")
+        ):
             supervisor.spawn(name, argv)
         supervisor.spawn(
             "web server",
-            [python, "-m", "uvicorn", "config.asgi:application", "--host", host, "--port", str(port),
-             "--timeout-graceful-shutdown", "10"],
-        )  # fmt: skip
+            [
+                python,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                host,
+                "--port",
+                str(port),
+                "--timeout-graceful-shutdown",
+                "10",
+            ],
+        )
         base = f"http://{host}:{port}"
         _wait_until_ready(f"{base}/healthz", supervisor)
         _say("Parley is running:")

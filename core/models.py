@@ -29,12 +29,16 @@ class Membership(models.Model):
         MEMBER = "member", "Member"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user")]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user")
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} in {self.workspace} ({self.role})"

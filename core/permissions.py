@@ -49,7 +49,9 @@ def workspace_admins_group_ensure(*, apps: Any = global_apps, app_label: str | N
         if app_label is not None and label != app_label:
             continue
         codenames = [f"{action}_{model}" for action in actions]
-        group.permissions.add(*permission_model.objects.filter(content_type__app_label=label, codename__in=codenames))
+        group.permissions.add(
+            *permission_model.objects.filter(content_type__app_label=label, codename__in=codenames)
+        )
 
 
 def grants_after_migrate(sender: AppConfig, apps: Any = global_apps, **kwargs: Any) -> None:

@@ -18,7 +18,12 @@ class HealthReport:
 
     @property
     def ok(self) -> bool:
-        return self.database_ok and self.pgvector_version is not None and self.broker_ok and self.workers > 0
+        return (
+            self.database_ok
+            and self.pgvector_version is not None
+            and self.broker_ok
+            and self.workers > 0
+        )
 
     def as_json(self) -> dict[str, Any]:
         payload = asdict(self)

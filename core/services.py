@@ -18,7 +18,9 @@ class BootstrapResult:
     password: str | None  # set only when Parley generated it; shown once
 
 
-def admin_bootstrap(*, username: str | None, email: str | None, password: str | None) -> BootstrapResult:
+def admin_bootstrap(
+    *, username: str | None, email: str | None, password: str | None
+) -> BootstrapResult:
     """Create a superuser when none exists; generate a password unless one is given."""
     user_model = get_user_model()
     existing = user_model.objects.filter(is_superuser=True).order_by("pk").first()

@@ -35,7 +35,16 @@ class MessageInline(_ReadOnlyInline):
 
 class HandoffInline(_ReadOnlyInline):
     model = Handoff
-    fields = ["opened_at", "reason", "detail", "claimed_by", "claimed_at", "timed_out_at", "closed_at", "outcome"]
+    fields = [
+        "opened_at",
+        "reason",
+        "detail",
+        "claimed_by",
+        "claimed_at",
+        "timed_out_at",
+        "closed_at",
+        "outcome",
+    ]
     readonly_fields = fields
 
 
@@ -47,10 +56,26 @@ if admin.site.is_registered(Conversation):  # this richer view replaces a plain 
 class ConversationAdmin(WorkspaceScopedAdmin):
     workspace_lookup = "bot__workspace"
     list_display = ["created_at", "bot", "channel", "owner", "visitor_id"]
-    list_filter = ["owner", "channel", "turns__status", "turns__feedback__rating", WorkspaceListFilter, "bot"]
+    list_filter = [
+        "owner",
+        "channel",
+        "turns__status",
+        "turns__feedback__rating",
+        WorkspaceListFilter,
+        "bot",
+    ]
     list_select_related = ["bot"]
     search_fields = ["=id", "visitor_id", "external_user_id"]
-    readonly_fields = ["id", "bot", "channel", "visitor_id", "external_user_id", "owner", "created_at", "updated_at"]
+    readonly_fields = [
+        "id",
+        "bot",
+        "channel",
+        "visitor_id",
+        "external_user_id",
+        "owner",
+        "created_at",
+        "updated_at",
+    ]
     inlines = [HandoffInline, OwnerEventInline, MessageInline]
 
     def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]

@@ -7,7 +7,10 @@ class HandoffConfig(AppConfig):
     verbose_name = "Human handoff"
 
     def ready(self) -> None:
-        from conversations.services import conversation_escalation_hook_set, conversation_history_source_set
+        from conversations.services import (
+            conversation_escalation_hook_set,
+            conversation_history_source_set,
+        )
         from handoff.selectors import handoff_history_messages
         from handoff.services import handoff_escalation_record
 

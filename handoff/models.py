@@ -28,7 +28,9 @@ class HandoffReason(models.TextChoices):
 class HandoffPolicy(models.Model):
     """Per bot: how long a visitor waits for an agent before the timeout message."""
 
-    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, primary_key=True, related_name="handoff_policy")
+    bot = models.OneToOneField(
+        Bot, on_delete=models.CASCADE, primary_key=True, related_name="handoff_policy"
+    )
     timeout_seconds = models.PositiveIntegerField(default=300)
     timeout_text = models.CharField(
         max_length=1000,
@@ -39,7 +41,8 @@ class HandoffPolicy(models.Model):
         verbose_name_plural = "handoff policies"
         constraints = [
             models.CheckConstraint(
-                condition=Q(timeout_seconds__gte=1, timeout_seconds__lte=86400), name="handoff_timeout_range"
+                condition=Q(timeout_seconds__gte=1, timeout_seconds__lte=86400),
+                name="handoff_timeout_range",
             )
         ]
 
@@ -55,13 +58,21 @@ class Handoff(models.Model):
         RESOLVED = "resolved", "Resolved"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="handoffs")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="handoffs"
+    )
     reason = models.CharField(max_length=30, choices=HandoffReason.choices)
     detail = models.CharField(max_length=1000, blank=True)
-    turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    turn = models.ForeignKey(
+        Turn, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     opened_at = models.DateTimeField(auto_now_add=True)
     claimed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="handoffs"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="handoffs",
     )
     claimed_at = models.DateTimeField(null=True, blank=True)
     timed_out_at = models.DateTimeField(null=True, blank=True)
@@ -72,10 +83,13 @@ class Handoff(models.Model):
         ordering = ["opened_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["conversation"], condition=Q(closed_at__isnull=True), name="handoff_one_open_per_conversation"
+                fields=["conversation"],
+                condition=Q(closed_at__isnull=True),
+                name="handoff_one_open_per_conversation",
             ),
             models.CheckConstraint(
-                condition=Q(closed_at__isnull=True, outcome="") | Q(closed_at__isnull=False) & ~Q(outcome=""),
+                condition=Q(closed_at__isnull=True, outcome="")
+                | Q(closed_at__isnull=False) & ~Q(outcome=""),
                 name="handoff_closed_has_outcome",
             ),
         ]
@@ -93,17 +107,25 @@ class OwnerEvent(models.Model):
         AGENT = "agent", "Agent"
         SYSTEM = "system", "System"
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="owner_events")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="owner_events"
+    )
     from_owner = models.CharField(max_length=20, choices=Conversation.Owner.choices)
     to_owner = models.CharField(max_length=20, choices=Conversation.Owner.choices)
     actor = models.CharField(max_length=10, choices=Actor.choices)
-    agent = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    agent = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
     reason = models.CharField(max_length=40, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["created_at", "id"]
-        constraints = [models.CheckConstraint(condition=~Q(from_owner=models.F("to_owner")), name="owner_event_moves")]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(from_owner=models.F("to_owner")), name="owner_event_moves"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.from_owner} → {self.to_owner} ({self.actor})"
@@ -118,23 +140,31 @@ class Message(models.Model):
         SYSTEM = "system", "System"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
     role = models.CharField(max_length=10, choices=Role.choices)
     text = models.TextField()
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
     client_message_id = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["created_at"]
-        indexes = [models.Index(fields=["conversation", "created_at"], name="message_conversation_created")]
+        indexes = [
+            models.Index(fields=["conversation", "created_at"], name="message_conversation_created")
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["conversation", "client_message_id"],
                 condition=~Q(client_message_id=""),
                 name="message_unique_client_message",
             ),
-            models.CheckConstraint(condition=~Q(role="agent") | Q(author__isnull=False), name="message_agent_author"),
+            models.CheckConstraint(
+                condition=~Q(role="agent") | Q(author__isnull=False), name="message_agent_author"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -153,9 +183,13 @@ class TurnFeedback(models.Model):
         UP = "up", "👍"
         DOWN = "down", "👎"
 
-    turn = models.OneToOneField(Turn, on_delete=models.CASCADE, primary_key=True, related_name="feedback")
+    turn = models.OneToOneField(
+        Turn, on_delete=models.CASCADE, primary_key=True, related_name="feedback"
+    )
     rating = models.CharField(max_length=4, choices=Rating.choices)
-    reasons = ArrayField(models.CharField(max_length=20, choices=FeedbackReason.choices), default=list, blank=True)
+    reasons = ArrayField(
+        models.CharField(max_length=20, choices=FeedbackReason.choices), default=list, blank=True
+    )
     comment = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -163,8 +197,12 @@ class TurnFeedback(models.Model):
     class Meta:
         verbose_name_plural = "turn feedback"
         constraints = [
-            models.CheckConstraint(condition=Q(reasons__contained_by=FeedbackReason.values), name="feedback_reasons"),
-            models.CheckConstraint(condition=Q(rating__in=["up", "down"]), name="feedback_rating_valid"),
+            models.CheckConstraint(
+                condition=Q(reasons__contained_by=FeedbackReason.values), name="feedback_reasons"
+            ),
+            models.CheckConstraint(
+                condition=Q(rating__in=["up", "down"]), name="feedback_rating_valid"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -19,7 +19,10 @@ AGENTS_GROUP = "Agents"
 
 def user_is_agent(*, user: Any) -> bool:
     return bool(
-        user.is_authenticated and user.is_active and user.is_staff and user.groups.filter(name=AGENTS_GROUP).exists()
+        user.is_authenticated
+        and user.is_active
+        and user.is_staff
+        and user.groups.filter(name=AGENTS_GROUP).exists()
     )
 
 
@@ -58,8 +61,21 @@ def conversation_history(*, conversation: Conversation) -> list[dict[str, Any]]:
     for turn in turns:
         items.append(_item(f"{turn.pk}:q", "visitor", turn.user_text, turn.created_at, turn.pk, []))
         if turn.completed_at and turn.display_answer and turn.answer:
-            items.append(_item(str(turn.pk), "bot", turn.answer, turn.completed_at, turn.pk, _turn_citations(turn)))
-    messages = Message.objects.filter(conversation=conversation).select_related("author").order_by("created_at")
+            items.append(
+                _item(
+                    str(turn.pk),
+                    "bot",
+                    turn.answer,
+                    turn.completed_at,
+                    turn.pk,
+                    _turn_citations(turn),
+                )
+            )
+    messages = (
+        Message.objects.filter(conversation=conversation)
+        .select_related("author")
+        .order_by("created_at")
+    )
     for message in messages:
         item = _item(str(message.pk), message.role, message.text, message.created_at, None, [])
         item["author"] = agent_display_name(message.author) if message.author_id else ""
@@ -68,7 +84,9 @@ def conversation_history(*, conversation: Conversation) -> list[dict[str, Any]]:
     return items
 
 
-def _item(id_: str, role: str, text: str, created_at: Any, turn_id: Any, citations: list[Any]) -> dict[str, Any]:
+def _item(
+    id_: str, role: str, text: str, created_at: Any, turn_id: Any, citations: list[Any]
+) -> dict[str, Any]:
     return {
         "id": id_,
         "role": role,
@@ -84,7 +102,8 @@ def agent_queue(*, user: Any) -> list[dict[str, Any]]:
     now = timezone.now()
     open_handoffs: QuerySet[Handoff] = (
         Handoff.objects.filter(
-            closed_at__isnull=True, conversation__bot__workspace_id__in=agent_workspace_ids(user=user)
+            closed_at__isnull=True,
+            conversation__bot__workspace_id__in=agent_workspace_ids(user=user),
         )
         .select_related("conversation__bot", "claimed_by")
         .order_by("opened_at")
@@ -112,10 +131,15 @@ def agent_queue(*, user: Any) -> list[dict[str, Any]]:
 def context_pack(*, conversation: Conversation) -> dict[str, Any]:
     """What an agent needs to take over: history, the bot's last understanding, topic, confidence, reason, sources."""
     last_turn = (
-        Turn.objects.filter(conversation=conversation, completed_at__isnull=False).order_by("-created_at").first()
+        Turn.objects.filter(conversation=conversation, completed_at__isnull=False)
+        .order_by("-created_at")
+        .first()
     )
     handoff = (
-        Handoff.objects.filter(conversation=conversation).select_related("claimed_by").order_by("-opened_at").first()
+        Handoff.objects.filter(conversation=conversation)
+        .select_related("claimed_by")
+        .order_by("-opened_at")
+        .first()
     )
     events = OwnerEvent.objects.filter(conversation=conversation).select_related("agent")
     return {
@@ -129,7 +153,9 @@ def context_pack(*, conversation: Conversation) -> dict[str, Any]:
         "sources": (last_turn.retrieved_chunks if last_turn else []) or [],
         "reason": handoff.get_reason_display() if handoff else "",
         "reason_detail": handoff.detail if handoff else "",
-        "claimed_by": agent_display_name(handoff.claimed_by) if handoff and handoff.claimed_by_id else "",
+        "claimed_by": agent_display_name(handoff.claimed_by)
+        if handoff and handoff.claimed_by_id
+        else "",
         "owner_events": [
             {
                 "from": event.from_owner,
@@ -145,17 +171,23 @@ def context_pack(*, conversation: Conversation) -> dict[str, Any]:
 
 def conversations_with_history() -> QuerySet[Conversation]:
     """For the admin: conversations with their owner events prefetched."""
-    return Conversation.objects.prefetch_related(Prefetch("owner_events", queryset=OwnerEvent.objects.all()))
+    return Conversation.objects.prefetch_related(
+        Prefetch("owner_events", queryset=OwnerEvent.objects.all())
+    )
 
 
 def handoff_history_messages(conversation_id: uuid.UUID) -> list[HistoryMessage]:
     """The agent's and the visitor's messages, for the bot's history once the conversation is returned to it."""
-    rows = Message.objects.filter(conversation_id=conversation_id, role__in=[Message.Role.AGENT, Message.Role.VISITOR])
+    rows = Message.objects.filter(
+        conversation_id=conversation_id, role__in=[Message.Role.AGENT, Message.Role.VISITOR]
+    )
     return [
         HistoryMessage(
             created_at=created_at,
             role="assistant" if role == Message.Role.AGENT else "user",
             content=f"(human agent) {text}" if role == Message.Role.AGENT else text,
         )
-        for created_at, role, text in rows.order_by("created_at").values_list("created_at", "role", "text")
+        for created_at, role, text in rows.order_by("created_at").values_list(
+            "created_at", "role", "text"
+        )
     ]

@@ -57,7 +57,13 @@ def _conversation(conversation_id: uuid.UUID) -> Conversation:
 
 
 def _move(
-    *, conversation: Conversation, from_owners: set[str], to_owner: str, actor: str, agent: Any = None, reason: str = ""
+    *,
+    conversation: Conversation,
+    from_owners: set[str],
+    to_owner: str,
+    actor: str,
+    agent: Any = None,
+    reason: str = "",
 ) -> str | None:
     """The conditional UPDATE; returns the previous owner when this call made the move, else None."""
     previous = (
@@ -68,15 +74,27 @@ def _move(
     )
     if previous is None:
         return None
-    Conversation.objects.filter(pk=conversation.pk, owner=previous).update(owner=to_owner, updated_at=timezone.now())
+    Conversation.objects.filter(pk=conversation.pk, owner=previous).update(
+        owner=to_owner, updated_at=timezone.now()
+    )
     OwnerEvent.objects.create(
-        conversation=conversation, from_owner=previous, to_owner=to_owner, actor=actor, agent=agent, reason=reason
+        conversation=conversation,
+        from_owner=previous,
+        to_owner=to_owner,
+        actor=actor,
+        agent=agent,
+        reason=reason,
     )
     conversation.owner = to_owner
     live_publish_on_commit(
         channel=conversation_channel(conversation=conversation),
         event="owner_changed",
-        data={"owner": to_owner, "previous": previous, "reason": reason, "agent": agent_display_name(agent)},
+        data={
+            "owner": to_owner,
+            "previous": previous,
+            "reason": reason,
+            "agent": agent_display_name(agent),
+        },
     )
     return previous
 
@@ -97,27 +115,47 @@ def handoff_open(
         raise ValueError(f"unknown handoff reason {reason!r}")
     conversation = _conversation(conversation_id)
     with transaction.atomic():
-        actor = OwnerEvent.Actor.VISITOR if reason == HandoffReason.VISITOR_REQUEST else OwnerEvent.Actor.BOT
+        actor = (
+            OwnerEvent.Actor.VISITOR
+            if reason == HandoffReason.VISITOR_REQUEST
+            else OwnerEvent.Actor.BOT
+        )
         moved = _move(
-            conversation=conversation, from_owners={Owner.BOT}, to_owner=Owner.WAITING_AGENT, actor=actor, reason=reason
+            conversation=conversation,
+            from_owners={Owner.BOT},
+            to_owner=Owner.WAITING_AGENT,
+            actor=actor,
+            reason=reason,
         )
         if moved is None:
-            existing = Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).first()
+            existing = Handoff.objects.filter(
+                conversation=conversation, closed_at__isnull=True
+            ).first()
             if existing is not None:
                 return existing
-            raise HandoffError("handoff_not_allowed", f"the conversation is owned by {conversation.owner}")
+            raise HandoffError(
+                "handoff_not_allowed", f"the conversation is owned by {conversation.owner}"
+            )
         return _handoff_create(conversation, reason=reason, detail=detail, turn_id=turn_id)
 
 
-def _handoff_create(conversation: Conversation, *, reason: str, detail: str, turn_id: uuid.UUID | None) -> Handoff:
+def _handoff_create(
+    conversation: Conversation, *, reason: str, detail: str, turn_id: uuid.UUID | None
+) -> Handoff:
     from handoff.tasks import handoff_timeout_check  # tasks import services
 
-    handoff = Handoff.objects.create(conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id)
+    handoff = Handoff.objects.create(
+        conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id
+    )
     _queue_changed(conversation, "waiting")
-    policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(bot=conversation.bot)
+    policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(
+        bot=conversation.bot
+    )
     handoff_id = str(handoff.pk)
     transaction.on_commit(
-        lambda: handoff_timeout_check.apply_async(args=[handoff_id], countdown=policy.timeout_seconds)
+        lambda: handoff_timeout_check.apply_async(
+            args=[handoff_id], countdown=policy.timeout_seconds
+        )
     )
     return handoff
 
@@ -129,17 +167,27 @@ def handoff_escalation_record(conversation_id: uuid.UUID, turn_id: uuid.UUID | N
     with transaction.atomic():
         if Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).exists():
             return
-        route_reason = Turn.objects.filter(pk=turn_id).values_list("route_reason", flat=True).first() or ""
+        route_reason = (
+            Turn.objects.filter(pk=turn_id).values_list("route_reason", flat=True).first() or ""
+        )
         low = route_reason == "low_confidence"
         reason = HandoffReason.LOW_CONFIDENCE if low else HandoffReason.HUMAN_ESCALATION
         OwnerEvent.objects.create(
-            conversation=conversation, from_owner=Owner.BOT, to_owner=Owner.WAITING_AGENT,
-            actor=OwnerEvent.Actor.BOT, reason=reason,
-        )  # fmt: skip
+            conversation=conversation,
+            from_owner=Owner.BOT,
+            to_owner=Owner.WAITING_AGENT,
+            actor=OwnerEvent.Actor.BOT,
+            reason=reason,
+        )
         live_publish_on_commit(
             channel=conversation_channel(conversation=conversation),
             event="owner_changed",
-            data={"owner": Owner.WAITING_AGENT, "previous": Owner.BOT, "reason": reason, "agent": ""},
+            data={
+                "owner": Owner.WAITING_AGENT,
+                "previous": Owner.BOT,
+                "reason": reason,
+                "agent": "",
+            },
         )
         _handoff_create(conversation, reason=reason, detail="", turn_id=turn_id)
 
@@ -156,12 +204,18 @@ def handoff_claim(*, conversation_id: uuid.UUID, agent: Any) -> ClaimResult:
             agent=agent,
             reason="claimed",
         )
-        handoff = Handoff.objects.select_related("claimed_by").filter(conversation=conversation).order_by("-opened_at")
+        handoff = (
+            Handoff.objects.select_related("claimed_by")
+            .filter(conversation=conversation)
+            .order_by("-opened_at")
+        )
         current = handoff.first()
         if current is None:
             raise HandoffError("no_handoff", "this conversation was never handed off")
         if moved is None:
-            return ClaimResult(won=False, handoff=current, claimed_by_name=agent_display_name(current.claimed_by))
+            return ClaimResult(
+                won=False, handoff=current, claimed_by_name=agent_display_name(current.claimed_by)
+            )
         Handoff.objects.filter(pk=current.pk, claimed_by__isnull=True).update(
             claimed_by=agent, claimed_at=timezone.now()
         )
@@ -173,7 +227,9 @@ def handoff_claim(*, conversation_id: uuid.UUID, agent: Any) -> ClaimResult:
 def _agent_owned_handoff(conversation: Conversation, agent: Any) -> Handoff:
     handoff = Handoff.objects.filter(conversation=conversation, closed_at__isnull=True).first()
     if conversation.owner != Owner.AGENT or handoff is None or handoff.claimed_by_id != agent.pk:
-        raise HandoffError("not_your_conversation", "another agent owns this conversation, or nobody does")
+        raise HandoffError(
+            "not_your_conversation", "another agent owns this conversation, or nobody does"
+        )
     return handoff
 
 
@@ -191,41 +247,64 @@ def _close(*, conversation_id: uuid.UUID, agent: Any, to_owner: str, outcome: st
         )
         if moved is None:
             raise HandoffError("not_your_conversation", "the conversation changed owner meanwhile")
-        Handoff.objects.filter(pk=handoff.pk, closed_at__isnull=True).update(closed_at=timezone.now(), outcome=outcome)
+        Handoff.objects.filter(pk=handoff.pk, closed_at__isnull=True).update(
+            closed_at=timezone.now(), outcome=outcome
+        )
         _queue_changed(conversation, outcome)
     return conversation
 
 
 def handoff_return_to_bot(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
     """agent → bot: the bot answers the next visitor message (its history includes the agent's messages)."""
-    return _close(conversation_id=conversation_id, agent=agent, to_owner=Owner.BOT, outcome=Handoff.Outcome.RETURNED)
+    return _close(
+        conversation_id=conversation_id,
+        agent=agent,
+        to_owner=Owner.BOT,
+        outcome=Handoff.Outcome.RETURNED,
+    )
 
 
 def handoff_resolve(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
     return _close(
-        conversation_id=conversation_id, agent=agent, to_owner=Owner.RESOLVED, outcome=Handoff.Outcome.RESOLVED
+        conversation_id=conversation_id,
+        agent=agent,
+        to_owner=Owner.RESOLVED,
+        outcome=Handoff.Outcome.RESOLVED,
     )
 
 
 def _message_create(
-    *, conversation: Conversation, role: str, text: str, author: Any = None, client_message_id: str = ""
+    *,
+    conversation: Conversation,
+    role: str,
+    text: str,
+    author: Any = None,
+    client_message_id: str = "",
 ) -> Message:
     try:
         with transaction.atomic():
             message = Message.objects.create(
-                conversation=conversation, role=role, text=text, author=author, client_message_id=client_message_id
+                conversation=conversation,
+                role=role,
+                text=text,
+                author=author,
+                client_message_id=client_message_id,
             )
     except IntegrityError:
         if not client_message_id:
             raise
         return Message.objects.get(conversation=conversation, client_message_id=client_message_id)
     live_publish_on_commit(
-        channel=conversation_channel(conversation=conversation), event=f"{role}_message", data=message_data(message)
+        channel=conversation_channel(conversation=conversation),
+        event=f"{role}_message",
+        data=message_data(message),
     )
     return message
 
 
-def visitor_message_post(*, conversation_id: uuid.UUID, text: str, client_message_id: str = "") -> dict[str, Any]:
+def visitor_message_post(
+    *, conversation_id: uuid.UUID, text: str, client_message_id: str = ""
+) -> dict[str, Any]:
     """What the chat endpoint does instead of answering while the bot is muted: store and relay to the agent.
 
     Idempotent on client_message_id. Returns ``{status, owner, message}`` for the API response (202).
@@ -234,16 +313,29 @@ def visitor_message_post(*, conversation_id: uuid.UUID, text: str, client_messag
     if conversation.owner not in MUTED_OWNERS:
         raise HandoffError("bot_owns_conversation", "the bot answers this conversation")
     message = _message_create(
-        conversation=conversation, role=Message.Role.VISITOR, text=text, client_message_id=client_message_id
+        conversation=conversation,
+        role=Message.Role.VISITOR,
+        text=text,
+        client_message_id=client_message_id,
     )
-    return {"status": "forwarded_to_agent", "owner": conversation.owner, "message": message_data(message)}
+    return {
+        "status": "forwarded_to_agent",
+        "owner": conversation.owner,
+        "message": message_data(message),
+    }
 
 
-def agent_message_post(*, conversation_id: uuid.UUID, agent: Any, text: str, client_message_id: str = "") -> Message:
+def agent_message_post(
+    *, conversation_id: uuid.UUID, agent: Any, text: str, client_message_id: str = ""
+) -> Message:
     conversation = _conversation(conversation_id)
     _agent_owned_handoff(conversation, agent)
     return _message_create(
-        conversation=conversation, role=Message.Role.AGENT, text=text, author=agent, client_message_id=client_message_id
+        conversation=conversation,
+        role=Message.Role.AGENT,
+        text=text,
+        author=agent,
+        client_message_id=client_message_id,
     )
 
 
@@ -251,14 +343,19 @@ def typing_signal(*, conversation: Conversation, who: str) -> None:
     """Ephemeral: not stored, only relayed (``agent_typing`` to the widget, ``visitor_typing`` to the agent)."""
     if who not in {"agent", "visitor"}:
         raise ValueError(who)
-    live_publish(channel=conversation_channel(conversation=conversation), event=f"{who}_typing", data={})
+    live_publish(
+        channel=conversation_channel(conversation=conversation), event=f"{who}_typing", data={}
+    )
 
 
 def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
     """When nobody claimed in time: the policy's message to the visitor, once. True when it fired."""
     with transaction.atomic():
         fired = Handoff.objects.filter(
-            pk=handoff_id, claimed_by__isnull=True, closed_at__isnull=True, timed_out_at__isnull=True
+            pk=handoff_id,
+            claimed_by__isnull=True,
+            closed_at__isnull=True,
+            timed_out_at__isnull=True,
         ).update(timed_out_at=timezone.now())
         if not fired:
             return False
@@ -266,7 +363,11 @@ def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
         conversation = handoff.conversation
         if conversation.owner != Owner.WAITING_AGENT:
             return False
-        policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(bot=conversation.bot)
-        _message_create(conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text)
+        policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(
+            bot=conversation.bot
+        )
+        _message_create(
+            conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text
+        )
         _queue_changed(conversation, "timed_out")
     return True

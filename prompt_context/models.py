@@ -12,7 +12,13 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 
 from bots.models import Bot
-from prompt_context.limits import DEFINITION_MAX, TERM_MAX, TERMS_PER_GROUP_MAX, TERMS_PER_GROUP_MIN, TOPIC_NAME_MAX
+from prompt_context.limits import (
+    DEFINITION_MAX,
+    TERM_MAX,
+    TERMS_PER_GROUP_MAX,
+    TERMS_PER_GROUP_MIN,
+    TOPIC_NAME_MAX,
+)
 
 SMALL_TALK = "Small talk"
 
@@ -36,7 +42,9 @@ class Topic(models.Model):
                 violation_error_message="A topic with this name already exists for this bot (covered or excluded).",
             ),
             models.CheckConstraint(
-                condition=~Q(name=""), name="topic_name_not_blank", violation_error_message="A topic needs a name."
+                condition=~Q(name=""),
+                name="topic_name_not_blank",
+                violation_error_message="A topic needs a name.",
             ),
         ]
 
@@ -56,7 +64,9 @@ class LexiconGroup(models.Model):
         verbose_name = "lexicon group"
         constraints = [
             models.CheckConstraint(
-                condition=Q(terms__len__gte=TERMS_PER_GROUP_MIN, terms__len__lte=TERMS_PER_GROUP_MAX),
+                condition=Q(
+                    terms__len__gte=TERMS_PER_GROUP_MIN, terms__len__lte=TERMS_PER_GROUP_MAX
+                ),
                 name="lexicon_group_term_count",
                 violation_error_message=(
                     f"A lexicon group holds between {TERMS_PER_GROUP_MIN} and {TERMS_PER_GROUP_MAX} terms."

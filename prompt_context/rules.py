@@ -31,7 +31,9 @@ def topic_problems(topics: Iterable[tuple[str, str]]) -> list[str]:
             problems.append("A topic name cannot be empty.")
             continue
         if len(clean) > TOPIC_NAME_MAX:
-            problems.append(f"The topic “{clean[:40]}…” is longer than {TOPIC_NAME_MAX} characters.")
+            problems.append(
+                f"The topic “{clean[:40]}…” is longer than {TOPIC_NAME_MAX} characters."
+            )
         key = clean.casefold()
         if key in seen:
             if seen[key] == kind:
@@ -47,9 +49,13 @@ def lexicon_group_problems(terms: list[str], definition: str = "") -> list[str]:
     problems: list[str] = []
     clean = [term.strip() for term in terms if term.strip()]
     if len(clean) < TERMS_PER_GROUP_MIN:
-        problems.append(f"A lexicon group needs at least {TERMS_PER_GROUP_MIN} terms (synonyms); it has {len(clean)}.")
+        problems.append(
+            f"A lexicon group needs at least {TERMS_PER_GROUP_MIN} terms (synonyms); it has {len(clean)}."
+        )
     if len(clean) > TERMS_PER_GROUP_MAX:
-        problems.append(f"A lexicon group holds at most {TERMS_PER_GROUP_MAX} terms; it has {len(clean)}.")
+        problems.append(
+            f"A lexicon group holds at most {TERMS_PER_GROUP_MAX} terms; it has {len(clean)}."
+        )
     for term in clean:
         if len(term) > TERM_MAX:
             problems.append(f"The term “{term[:40]}…” is longer than {TERM_MAX} characters.")
@@ -57,7 +63,9 @@ def lexicon_group_problems(terms: list[str], definition: str = "") -> list[str]:
     if len(set(lowered)) != len(lowered):
         problems.append("A lexicon group lists the same term twice.")
     if len(definition) > DEFINITION_MAX:
-        problems.append(f"A definition is at most {DEFINITION_MAX} characters; it has {len(definition)}.")
+        problems.append(
+            f"A definition is at most {DEFINITION_MAX} characters; it has {len(definition)}."
+        )
     return problems
 
 

@@ -23,11 +23,15 @@ def prompt_context_get(*, bot_id: Any) -> PromptContextData:
     """Topics (covered first, then excluded, by name) and lexicon groups of one bot: two queries."""
     covered: list[str] = []
     excluded: list[str] = []
-    for name, kind in Topic.objects.filter(bot_id=bot_id).order_by("name").values_list("name", "kind"):
+    for name, kind in (
+        Topic.objects.filter(bot_id=bot_id).order_by("name").values_list("name", "kind")
+    ):
         (covered if kind == Topic.Kind.COVERED else excluded).append(name)
     lexicon = tuple(
         (tuple(terms), definition)
-        for terms, definition in LexiconGroup.objects.filter(bot_id=bot_id).values_list("terms", "definition")
+        for terms, definition in LexiconGroup.objects.filter(bot_id=bot_id).values_list(
+            "terms", "definition"
+        )
     )
     return PromptContextData(tuple(covered), tuple(excluded), lexicon)
 
@@ -59,5 +63,7 @@ def prompt_context_export(*, bot_id: Any) -> dict[str, Any]:
         "version": EXPORT_VERSION,
         "covered_topics": list(data.covered_topics),
         "excluded_topics": list(data.excluded_topics),
-        "lexicon_groups": [{"terms": list(terms), "definition": definition} for terms, definition in data.lexicon],
+        "lexicon_groups": [
+            {"terms": list(terms), "definition": definition} for terms, definition in data.lexicon
+        ],
     }

@@ -35,9 +35,12 @@ def prompt_context_import(*, bot_id: Any, raw: bytes) -> dict[str, int]:
     with transaction.atomic():
         Topic.objects.filter(bot_id=bot_id).delete()
         LexiconGroup.objects.filter(bot_id=bot_id).delete()
-        Topic.objects.bulk_create(Topic(bot_id=bot_id, name=name, kind=kind) for name, kind in topics)
+        Topic.objects.bulk_create(
+            Topic(bot_id=bot_id, name=name, kind=kind) for name, kind in topics
+        )
         LexiconGroup.objects.bulk_create(
-            LexiconGroup(bot_id=bot_id, terms=terms, definition=definition) for terms, definition in groups
+            LexiconGroup(bot_id=bot_id, terms=terms, definition=definition)
+            for terms, definition in groups
         )
     return {"topics": len(topics), "lexicon_groups": len(groups)}
 
@@ -50,14 +53,21 @@ def _parse(raw: bytes) -> tuple[list[tuple[str, str]], list[tuple[list[str], str
     except UnicodeDecodeError:
         raise PromptContextImportError(["The file is not UTF-8 text."]) from None
     except json.JSONDecodeError as exc:
-        raise PromptContextImportError([f"The file is not valid JSON (line {exc.lineno}: {exc.msg})."]) from None
+        raise PromptContextImportError(
+            [f"The file is not valid JSON (line {exc.lineno}: {exc.msg})."]
+        ) from None
     if not isinstance(document, dict):
         raise PromptContextImportError(["The file must hold a JSON object."])
     problems: list[str] = []
     if document.get("format") != EXPORT_FORMAT or document.get("version") != EXPORT_VERSION:
-        problems.append(f'"format" must be "{EXPORT_FORMAT}" and "version" must be {EXPORT_VERSION}.')
+        problems.append(
+            f'"format" must be "{EXPORT_FORMAT}" and "version" must be {EXPORT_VERSION}.'
+        )
     topics: list[tuple[str, str]] = []
-    for key, kind in (("covered_topics", Topic.Kind.COVERED), ("excluded_topics", Topic.Kind.EXCLUDED)):
+    for key, kind in (
+        ("covered_topics", Topic.Kind.COVERED),
+        ("excluded_topics", Topic.Kind.EXCLUDED),
+    ):
         names = document.get(key, [])
         if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
             problems.append(f'"{key}" must be a list of strings.')
@@ -73,10 +83,18 @@ def _parse(raw: bytes) -> tuple[list[tuple[str, str]], list[tuple[list[str], str
     for index, group in enumerate(raw_groups, start=1):
         terms = group.get("terms") if isinstance(group, dict) else None
         definition = group.get("definition") or "" if isinstance(group, dict) else ""
-        if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms) or not isinstance(definition, str):
-            problems.append(f'Lexicon group {index}: "terms" must be a list of strings and "definition" a string.')
+        if (
+            not isinstance(terms, list)
+            or not all(isinstance(t, str) for t in terms)
+            or not isinstance(definition, str)
+        ):
+            problems.append(
+                f'Lexicon group {index}: "terms" must be a list of strings and "definition" a string.'
+            )
             continue
-        problems.extend(f"Lexicon group {index}: {p}" for p in lexicon_group_problems(terms, definition))
+        problems.extend(
+            f"Lexicon group {index}: {p}" for p in lexicon_group_problems(terms, definition)
+        )
         groups.append(([t.strip() for t in terms if t.strip()], definition.strip()))
     if problems:
         raise PromptContextImportError(problems)

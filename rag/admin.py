@@ -24,7 +24,12 @@ from rag.services import (
     workspace_embedding_model_set,
 )
 
-STATUS_COLOURS = {"pending": "#777", "processing": "#b7791f", "ready": "#2f855a", "failed": "#c53030"}
+STATUS_COLOURS = {
+    "pending": "#777",
+    "processing": "#b7791f",
+    "ready": "#2f855a",
+    "failed": "#c53030",
+}
 
 
 def _workspaces_for(request: HttpRequest) -> QuerySet[Workspace]:
@@ -34,14 +39,39 @@ def _workspaces_for(request: HttpRequest) -> QuerySet[Workspace]:
 @admin.register(Document)
 class DocumentAdmin(WorkspaceScopedAdmin):
     form = DocumentChangeForm
-    list_display = ["title", "workspace", "status_column", "progress", "chunk_count", "language", "updated_at"]
+    list_display = [
+        "title",
+        "workspace",
+        "status_column",
+        "progress",
+        "chunk_count",
+        "language",
+        "updated_at",
+    ]
     list_filter = ["status", WorkspaceListFilter]
     search_fields = ["title", "filename"]
     list_select_related = ["workspace"]
     actions = ["rerun_action", "delete_action"]
-    readonly_fields = ["workspace", "filename", "mime_type", "size_bytes", "checksum", "language", "embedding_model",
-                       "status", "error_code", "error", "progress", "chunk_count", "attempts", "created_at",
-                       "queued_at", "started_at", "finished_at", "conversation"]  # fmt: skip
+    readonly_fields = [
+        "workspace",
+        "filename",
+        "mime_type",
+        "size_bytes",
+        "checksum",
+        "language",
+        "embedding_model",
+        "status",
+        "error_code",
+        "error",
+        "progress",
+        "chunk_count",
+        "attempts",
+        "created_at",
+        "queued_at",
+        "started_at",
+        "finished_at",
+        "conversation",
+    ]
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         actions = super().get_actions(request)
@@ -55,7 +85,9 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         if document.status == Document.Status.PROCESSING:
             label = f"{label} {document.progress}%"
         if document.error:
-            return format_html('<b style="color:{}">{}</b><br><small>{}</small>', colour, label, document.error)
+            return format_html(
+                '<b style="color:{}">{}</b><br><small>{}</small>', colour, label, document.error
+            )
         return format_html('<b style="color:{}">{}</b>', colour, label)
 
     @admin.action(description="Re-run ingestion of the selected documents", permissions=["change"])
@@ -63,7 +95,9 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         queued = sum(document_rerun(document_id=pk) for pk in queryset.values_list("pk", flat=True))
         self.message_user(request, f"{queued} document(s) queued again.", messages.SUCCESS)
 
-    @admin.action(description="Delete the selected documents, their chunks and files", permissions=["delete"])
+    @admin.action(
+        description="Delete the selected documents, their chunks and files", permissions=["delete"]
+    )
     def delete_action(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         ids = list(queryset.values_list("pk", flat=True))
         for pk in ids:
@@ -79,15 +113,24 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         if replacement:
             document_file_replace(document=obj, file=replacement)
 
-    def add_view(self, request: HttpRequest, form_url: str = "", extra_context: Any = None) -> HttpResponse:
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
         """The add page is a multi-file upload: one document per file."""
         workspaces = _workspaces_for(request)
-        form = DocumentUploadForm(request.POST or None, request.FILES or None, workspaces=workspaces)
+        form = DocumentUploadForm(
+            request.POST or None, request.FILES or None, workspaces=workspaces
+        )
         if request.method == "POST" and form.is_valid():
-            documents_create(workspace=form.cleaned_data["workspace"], bots=form.cleaned_data["bots"],
-                             files=[NewFile(file=upload) for upload in form.cleaned_data["files"]])  # fmt: skip
+            documents_create(
+                workspace=form.cleaned_data["workspace"],
+                bots=form.cleaned_data["bots"],
+                files=[NewFile(file=upload) for upload in form.cleaned_data["files"]],
+            )
             count = len(form.cleaned_data["files"])
-            self.message_user(request, f"{count} document(s) uploaded and queued for ingestion.", messages.SUCCESS)
+            self.message_user(
+                request, f"{count} document(s) uploaded and queued for ingestion.", messages.SUCCESS
+            )
             return HttpResponseRedirect(reverse("admin:rag_document_changelist"))
         context = {
             **self.admin_site.each_context(request),
@@ -103,6 +146,12 @@ class DocumentAdmin(WorkspaceScopedAdmin):
 class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
     list_display = ["workspace", "embedding_model", "updated_at"]
 
-    def save_model(self, request: HttpRequest, obj: WorkspaceEmbedding, form: Any, change: bool) -> None:
-        count = workspace_embedding_model_set(workspace=obj.workspace, embedding_model=obj.embedding_model)
-        self.message_user(request, f"{count} document(s) are being re-embedded with {obj.embedding_model}.")
+    def save_model(
+        self, request: HttpRequest, obj: WorkspaceEmbedding, form: Any, change: bool
+    ) -> None:
+        count = workspace_embedding_model_set(
+            workspace=obj.workspace, embedding_model=obj.embedding_model
+        )
+        self.message_user(
+            request, f"{count} document(s) are being re-embedded with {obj.embedding_model}."
+        )

@@ -55,11 +55,15 @@ def chunks_build(*, blocks: list[Block], title: str, size: int, overlap: int) ->
         )
     if current:
         groups.append(current)
-    return [_draft(ordinal, [pieces[i] for i in group], title) for ordinal, group in enumerate(groups)]
+    return [
+        _draft(ordinal, [pieces[i] for i in group], title) for ordinal, group in enumerate(groups)
+    ]
 
 
 def _split_oversized(blocks: list[Block], size: int) -> list[Block]:
-    splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=0, length_function=token_count)
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=size, chunk_overlap=0, length_function=token_count
+    )
     result = []
     counts = token_counts([block.text for block in blocks])
     for block, count in zip(blocks, counts, strict=True):

@@ -35,13 +35,17 @@ def demo_documents_ensure(*, workspace: Workspace, bots: Iterable[Bot]) -> list[
     with transaction.atomic():
         existing = {
             document.filename: document
-            for document in Document.objects.filter(workspace=workspace, filename__in=DEMO_FILES, conversation=None)
+            for document in Document.objects.filter(
+                workspace=workspace, filename__in=DEMO_FILES, conversation=None
+            )
         }
         for filename, title in DEMO_FILES.items():
             document = existing.get(filename)
             if document is None:
                 content = ContentFile(_demo_bytes(filename), name=filename)
-                document = document_create(workspace=workspace, file=content, title=title, bots=bots)
+                document = document_create(
+                    workspace=workspace, file=content, title=title, bots=bots
+                )
             else:
                 document.bots.add(*bots)
             documents.append(document)
@@ -65,12 +69,16 @@ def demo_pdf_bytes() -> bytes:
     for line in (DEMO_DIR / PDF_SOURCE).read_text().splitlines():
         if line.startswith("## "):
             if line == "## Storage and winter":
-                story.append(PageBreak())  # a two-page guide, so chunks carry page numbers that differ
+                story.append(
+                    PageBreak()
+                )  # a two-page guide, so chunks carry page numbers that differ
             story += [Spacer(1, 6), Paragraph(line[3:], styles["Heading2"])]
         elif line.startswith("# "):
             story.append(Paragraph(line[2:], styles["Title"]))
         elif line.strip():
             story.append(Paragraph(line, styles["BodyText"]))
     buffer = io.BytesIO()
-    SimpleDocTemplate(buffer, pagesize=A4, title="Lumen Bikes battery and charging guide").build(story)
+    SimpleDocTemplate(buffer, pagesize=A4, title="Lumen Bikes battery and charging guide").build(
+        story
+    )
     return buffer.getvalue()

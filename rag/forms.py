@@ -31,14 +31,20 @@ class MultipleFileField(forms.FileField):
 class DocumentUploadForm(forms.Form):
     workspace = forms.ModelChoiceField(queryset=Workspace.objects.none())
     bots = forms.ModelMultipleChoiceField(
-        queryset=Bot.objects.none(), required=False, help_text="Bots of the chosen workspace that will know the files."
+        queryset=Bot.objects.none(),
+        required=False,
+        help_text="Bots of the chosen workspace that will know the files.",
     )
-    files = MultipleFileField(help_text="Select one or more files: txt, md, html, pdf, docx, csv, vtt, srt.")
+    files = MultipleFileField(
+        help_text="Select one or more files: txt, md, html, pdf, docx, csv, vtt, srt."
+    )
 
     def __init__(self, *args: Any, workspaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["workspace"].queryset = workspaces
-        self.fields["bots"].queryset = Bot.objects.filter(workspace__in=workspaces).select_related("workspace")
+        self.fields["bots"].queryset = Bot.objects.filter(workspace__in=workspaces).select_related(
+            "workspace"
+        )
         self.fields["bots"].label_from_instance = lambda bot: f"{bot.workspace} · {bot.name}"
 
     def clean(self) -> dict[str, Any]:
@@ -51,7 +57,9 @@ class DocumentUploadForm(forms.Form):
 
 class DocumentChangeForm(forms.ModelForm):
     source_url = forms.URLField(required=False, assume_scheme="https", max_length=2000)
-    replace_file = forms.FileField(required=False, help_text="Upload a fixed file: the document is ingested again.")
+    replace_file = forms.FileField(
+        required=False, help_text="Upload a fixed file: the document is ingested again."
+    )
 
     class Meta:
         model = Document
@@ -60,7 +68,9 @@ class DocumentChangeForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if "bots" in self.fields:
-            self.fields["bots"].queryset = Bot.objects.filter(workspace_id=self.instance.workspace_id)
+            self.fields["bots"].queryset = Bot.objects.filter(
+                workspace_id=self.instance.workspace_id
+            )
 
     def clean_bots(self) -> Any:
         bots = self.cleaned_data["bots"]

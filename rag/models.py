@@ -47,7 +47,11 @@ class Document(models.Model):
     # A string reference: conversations sits above rag, so rag never imports it, yet the
     # database still cascades a session's documents away with its conversation.
     conversation = models.ForeignKey(
-        "conversations.Conversation", null=True, blank=True, on_delete=models.CASCADE, related_name="documents"
+        "conversations.Conversation",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="documents",
     )
     external_user_id = models.CharField(max_length=255, blank=True, db_index=True)
 
@@ -57,18 +61,32 @@ class Document(models.Model):
     filename = models.CharField(max_length=255)
     mime_type = models.CharField(max_length=120, blank=True)
     size_bytes = models.BigIntegerField(default=0)
-    checksum = models.CharField(max_length=64, blank=True, help_text="SHA-256 of the file last ingested.")
-    language = models.CharField(max_length=16, blank=True, help_text="ISO 639-1 code detected at ingestion.")
-    embedding_model = models.CharField(max_length=200, blank=True, help_text="Model of the current chunks.")
+    checksum = models.CharField(
+        max_length=64, blank=True, help_text="SHA-256 of the file last ingested."
+    )
+    language = models.CharField(
+        max_length=16, blank=True, help_text="ISO 639-1 code detected at ingestion."
+    )
+    embedding_model = models.CharField(
+        max_length=200, blank=True, help_text="Model of the current chunks."
+    )
 
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
+    )
     error_code = models.CharField(max_length=40, blank=True)
     error = models.TextField(blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
     chunk_count = models.PositiveIntegerField(default=0)
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="Deliveries since the last (re)queue.")
-    claim_id = models.CharField(max_length=64, blank=True, help_text="Celery task id holding the processing claim.")
-    force = models.BooleanField(default=False, help_text="Re-embed even when checksum and model are unchanged.")
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="Deliveries since the last (re)queue."
+    )
+    claim_id = models.CharField(
+        max_length=64, blank=True, help_text="Celery task id holding the processing claim."
+    )
+    force = models.BooleanField(
+        default=False, help_text="Re-embed even when checksum and model are unchanged."
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -80,12 +98,16 @@ class Document(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(progress__lte=100), name="document_progress_percent"),
             models.CheckConstraint(
-                condition=~models.Q(status="failed") | ~models.Q(error=""), name="document_failed_has_reason"
+                condition=models.Q(progress__lte=100), name="document_progress_percent"
             ),
             models.CheckConstraint(
-                condition=~models.Q(status="processing") | ~models.Q(claim_id=""), name="document_processing_claimed"
+                condition=~models.Q(status="failed") | ~models.Q(error=""),
+                name="document_failed_has_reason",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(status="processing") | ~models.Q(claim_id=""),
+                name="document_processing_claimed",
             ),
         ]
         indexes = [models.Index(fields=["workspace", "status"], name="document_ws_status")]
@@ -102,7 +124,9 @@ class Chunk(models.Model):
     text = models.TextField()
     heading_path = models.JSONField(default=list, blank=True)
     page_number = models.PositiveIntegerField(null=True, blank=True)
-    bbox = models.JSONField(default=list, blank=True, help_text="[{bbox: [x1, y1, x2, y2], page_number}], PDF points.")
+    bbox = models.JSONField(
+        default=list, blank=True, help_text="[{bbox: [x1, y1, x2, y2], page_number}], PDF points."
+    )
     start_time = models.FloatField(null=True, blank=True)
     end_time = models.FloatField(null=True, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
@@ -110,7 +134,9 @@ class Chunk(models.Model):
     embedding = VectorField()
     embedding_dims = models.PositiveSmallIntegerField()
     embedding_model = models.CharField(max_length=200)
-    search_config = models.CharField(max_length=40, default="simple", help_text="PostgreSQL text-search config.")
+    search_config = models.CharField(
+        max_length=40, default="simple", help_text="PostgreSQL text-search config."
+    )
     search_vector = SearchVectorField(null=True)
 
     class Meta:
@@ -118,7 +144,11 @@ class Chunk(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["document", "ordinal"], name="chunk_unique_ordinal"),
             models.CheckConstraint(
-                condition=Q(embedding_dims=Func("embedding", function="vector_dims", output_field=IntegerField())),
+                condition=Q(
+                    embedding_dims=Func(
+                        "embedding", function="vector_dims", output_field=IntegerField()
+                    )
+                ),
                 name="chunk_dims_match_vector",
             ),
             models.CheckConstraint(
@@ -150,9 +180,12 @@ class Chunk(models.Model):
 class WorkspaceEmbedding(models.Model):
     """The embedding model a workspace's chunks use; changing it re-embeds its documents."""
 
-    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    workspace = models.OneToOneField(
+        Workspace, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
     embedding_model = models.CharField(
-        max_length=200, help_text="'local/all-MiniLM-L6-v2' or 'openai/<model name>' (the configured endpoint)."
+        max_length=200,
+        help_text="'local/all-MiniLM-L6-v2' or 'openai/<model name>' (the configured endpoint).",
     )
     updated_at = models.DateTimeField(auto_now=True)
 

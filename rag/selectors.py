@@ -15,11 +15,15 @@ from rag.models import Chunk, Document, WorkspaceEmbedding, embedding_as
 
 def workspace_embedding_model(*, workspace_id: object) -> str:
     """The model every chunk of this workspace is (or is being) embedded with; search uses only this one."""
-    chosen = WorkspaceEmbedding.objects.filter(workspace_id=workspace_id).values_list("embedding_model", flat=True)
+    chosen = WorkspaceEmbedding.objects.filter(workspace_id=workspace_id).values_list(
+        "embedding_model", flat=True
+    )
     return chosen.first() or embedding_model_default()
 
 
-def chunks_by_vector_distance(*, chunks: QuerySet[Chunk], model_id: str, query_vector: list[float]) -> QuerySet[Chunk]:
+def chunks_by_vector_distance(
+    *, chunks: QuerySet[Chunk], model_id: str, query_vector: list[float]
+) -> QuerySet[Chunk]:
     """Chunks of one model ordered by cosine distance to the query, through that dimension's partial HNSW index.
 
     The cast and the `embedding_dims` filter must match the index definition for PostgreSQL to use it.
@@ -33,7 +37,11 @@ def chunks_by_vector_distance(*, chunks: QuerySet[Chunk], model_id: str, query_v
 
 
 def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
-    return Document.objects.filter(workspace_id=workspace_id).prefetch_related("bots").order_by("-created_at")
+    return (
+        Document.objects.filter(workspace_id=workspace_id)
+        .prefetch_related("bots")
+        .order_by("-created_at")
+    )
 
 
 def documents_progress(*, document_ids: list[object]) -> list[Document]:

@@ -44,7 +44,9 @@ def _enqueue(document_ids: list[uuid.UUID | str]) -> None:
 class NewFile:
     """One uploaded file and what to call it (the title defaults to the file's name)."""
 
-    file: File | Path  # a Path is opened only while it is stored: a big folder never holds every file open
+    file: (
+        File | Path
+    )  # a Path is opened only while it is stored: a big folder never holds every file open
     filename: str | None = None
     title: str = ""
     source_url: str = ""
@@ -63,8 +65,13 @@ def document_create(
 ) -> Document:
     """Store an uploaded file as a pending document and queue its ingestion (see `documents_create`)."""
     new = NewFile(file=file, filename=filename, title=title, source_url=source_url)
-    return documents_create(workspace=workspace, files=[new], bots=bots, conversation_id=conversation_id,
-                            external_user_id=external_user_id)[0]  # fmt: skip
+    return documents_create(
+        workspace=workspace,
+        files=[new],
+        bots=bots,
+        conversation_id=conversation_id,
+        external_user_id=external_user_id,
+    )[0]
 
 
 def documents_create(
@@ -84,7 +91,9 @@ def documents_create(
     """
     bots = list(bots)
     if conversation_id and bots:
-        raise ValidationError("A document belongs either to bots or to one conversation session, not both.")
+        raise ValidationError(
+            "A document belongs either to bots or to one conversation session, not both."
+        )
     if any(bot.workspace_id != workspace.pk for bot in bots):
         raise ValidationError("Every bot must belong to the document's workspace.")
     documents: list[Document] = []
@@ -92,16 +101,30 @@ def documents_create(
         with transaction.atomic():
             for new in files:
                 with _file_open(new.file) as file:
-                    document = _document_new(workspace=workspace, new=new, file=file, conversation_id=conversation_id,
-                                             external_user_id=external_user_id)  # fmt: skip
+                    document = _document_new(
+                        workspace=workspace,
+                        new=new,
+                        file=file,
+                        conversation_id=conversation_id,
+                        external_user_id=external_user_id,
+                    )
                     documents.append(document)
                     if document.status == Document.Status.PENDING:
                         document.file.save(document.filename, file, save=False)
             Document.objects.bulk_create(documents, batch_size=500)
-            links = [Document.bots.through(document_id=document.pk, bot_id=bot.pk) for document in documents
-                     for bot in bots]  # fmt: skip
+            links = [
+                Document.bots.through(document_id=document.pk, bot_id=bot.pk)
+                for document in documents
+                for bot in bots
+            ]
             Document.bots.through.objects.bulk_create(links, batch_size=1000)
-            _enqueue([document.pk for document in documents if document.status == Document.Status.PENDING])
+            _enqueue(
+                [
+                    document.pk
+                    for document in documents
+                    if document.status == Document.Status.PENDING
+                ]
+            )
     except BaseException:
         for document in documents:
             _document_folder_clear(document)
@@ -127,7 +150,12 @@ def _file_open(source: File | Path) -> Iterator[File]:
 
 
 def _document_new(
-    *, workspace: Workspace, new: NewFile, file: File, conversation_id: uuid.UUID | str | None, external_user_id: str
+    *,
+    workspace: Workspace,
+    new: NewFile,
+    file: File,
+    conversation_id: uuid.UUID | str | None,
+    external_user_id: str,
 ) -> Document:
     name = PurePath(new.filename or file.name or "document").name
     size = file.size or 0
@@ -147,7 +175,9 @@ def _document_new(
     if size > limit:
         document.status = Document.Status.FAILED
         document.error_code = "file_too_large"
-        document.error = f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
+        document.error = (
+            f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
+        )
         document.finished_at = now
     return document
 
@@ -158,7 +188,9 @@ def document_rerun(*, document_id: uuid.UUID | str, force: bool = True) -> bool:
     rerunnable = Q(status__in=[Document.Status.READY, Document.Status.FAILED]) | Q(
         status=Document.Status.PROCESSING, heartbeat_at__lt=stale
     )
-    return _requeue(Document.objects.filter(rerunnable, pk=document_id), document_id=document_id, force=force)
+    return _requeue(
+        Document.objects.filter(rerunnable, pk=document_id), document_id=document_id, force=force
+    )
 
 
 def _requeue(documents: QuerySet[Document], *, document_id: uuid.UUID | str, force: bool) -> bool:
@@ -178,7 +210,9 @@ def _requeue(documents: QuerySet[Document], *, document_id: uuid.UUID | str, for
     return bool(updated)
 
 
-def document_file_replace(*, document: Document, file: File, filename: str | None = None) -> Document:
+def document_file_replace(
+    *, document: Document, file: File, filename: str | None = None
+) -> Document:
     """Fix a document with a new file and re-run it; the old file is removed once the change commits."""
     old_name = document.file.name if document.file else ""
     name = PurePath(filename or file.name or document.filename).name
@@ -218,7 +252,9 @@ def documents_reclaim_stuck() -> int:
         stuck = Document.objects.filter(status=Document.Status.PROCESSING, heartbeat_at__lt=stale)
         for document_id in stuck.values_list("pk", flat=True):
             still_stuck = stuck.filter(pk=document_id)
-            if still_stuck.update(status=Document.Status.PENDING, claim_id="", progress=0, queued_at=timezone.now()):
+            if still_stuck.update(
+                status=Document.Status.PENDING, claim_id="", progress=0, queued_at=timezone.now()
+            ):
                 _enqueue([document_id])
                 reclaimed += 1
         forgotten = Document.objects.filter(status=Document.Status.PENDING, queued_at__lt=stale)
@@ -240,7 +276,9 @@ def workspace_embedding_model_set(*, workspace: Workspace, embedding_model: str)
     with transaction.atomic():
         if workspace_embedding_model(workspace_id=workspace.pk) == embedding_model:
             return 0
-        WorkspaceEmbedding.objects.update_or_create(workspace=workspace, defaults={"embedding_model": embedding_model})
+        WorkspaceEmbedding.objects.update_or_create(
+            workspace=workspace, defaults={"embedding_model": embedding_model}
+        )
         ready = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
         document_ids = list(ready.values_list("pk", flat=True))
         for document_id in document_ids:

@@ -11,7 +11,13 @@ from celery.signals import worker_init, worker_ready
 from rag.errors import TransientIngestError
 
 
-@shared_task(bind=True, name="rag.document_ingest", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task(
+    bind=True,
+    name="rag.document_ingest",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,
+)
 def document_ingest_task(self, document_id: str) -> str:  # type: ignore[no-untyped-def]
     from django.conf import settings
 
@@ -19,7 +25,9 @@ def document_ingest_task(self, document_id: str) -> str:  # type: ignore[no-unty
 
     try:
         batch_limit = settings.PARLEY_INGEST_BATCH_DOCUMENTS
-        return document_ingest(document_id=document_id, claim_id=self.request.id, batch_limit=batch_limit)
+        return document_ingest(
+            document_id=document_id, claim_id=self.request.id, batch_limit=batch_limit
+        )
     except TransientIngestError as exc:
         # The service released the claim and bounds the attempts; back off exponentially, with jitter.
         countdown = min(300, 2 ** (self.request.retries + 1)) + random.uniform(0, 1)  # noqa: S311

@@ -22,7 +22,9 @@ def token_counts(texts: list[str]) -> list[int]:
     """Word-piece counts without the [CLS]/[SEP] markers."""
     if not texts:
         return []
-    return [len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)]
+    return [
+        len(encoding.ids) for encoding in _tokenizer().encode_batch(texts, add_special_tokens=False)
+    ]
 
 
 def token_count(text: str) -> int:

@@ -21,12 +21,18 @@ TEST_QUEUE = "parley-test"
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
 celery_app.conf.task_default_queue = TEST_QUEUE
-celery_app.conf.task_routes = {"api.stream_runner_execute": {"queue": TEST_QUEUE}}  # streamed answers too
+celery_app.conf.task_routes = {
+    "api.stream_runner_execute": {"queue": TEST_QUEUE}
+}  # streamed answers too
 
 
 def llm_child_env(server: ScriptedLLMServer) -> dict[str, str]:
     """What a child process needs so that bots whose provider is "openai" talk to the scripted server."""
-    return {"LLM_BASE_URL": server.base_url, "LLM_API_KEY": "test-key", "LLM_MODEL": "scripted-model"}
+    return {
+        "LLM_BASE_URL": server.base_url,
+        "LLM_API_KEY": "test-key",
+        "LLM_MODEL": "scripted-model",
+    }
 
 
 @pytest.fixture(scope="session")
@@ -45,8 +51,23 @@ def celery_worker(
         **llm_child_env(llm_server),
         "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
-    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
-            "-Q", TEST_QUEUE, "-n", hostname, "--without-gossip", "--without-mingle", "--loglevel=WARNING"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=prefork",
+        "--concurrency=1",
+        "-Q",
+        TEST_QUEUE,
+        "-n",
+        hostname,
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel=WARNING",
+    ]
     process = subprocess.Popen(argv, env=env, start_new_session=True)
 
     def answered() -> bool:

@@ -20,7 +20,9 @@ class WidgetAppearance(models.Model):
         EN = "en", "English"
         FR = "fr", "Français"
 
-    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, primary_key=True, related_name="widget_appearance")
+    bot = models.OneToOneField(
+        Bot, on_delete=models.CASCADE, primary_key=True, related_name="widget_appearance"
+    )
     title = models.CharField(max_length=80, blank=True, help_text="Defaults to the bot's name.")
     greeting = models.CharField(max_length=500, blank=True)
     primary_color = models.CharField(max_length=7, default="#2457d6")
@@ -29,13 +31,16 @@ class WidgetAppearance(models.Model):
     position = models.CharField(max_length=5, choices=Position.choices, default=Position.RIGHT)
     locale = models.CharField(max_length=4, choices=Locale.choices, default=Locale.PAGE)
     strings = models.JSONField(
-        default=dict, blank=True, help_text='Overrides of UI strings per locale, e.g. {"fr": {"send": "Envoyer"}}.'
+        default=dict,
+        blank=True,
+        help_text='Overrides of UI strings per locale, e.g. {"fr": {"send": "Envoyer"}}.',
     )
 
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(primary_color__regex=COLOR) & Q(text_color__regex=COLOR), name="widget_colors_hex"
+                condition=Q(primary_color__regex=COLOR) & Q(text_color__regex=COLOR),
+                name="widget_colors_hex",
             )
         ]
 

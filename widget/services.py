@@ -21,7 +21,9 @@ DEMO_ORIGINS = ("http://127.0.0.1:8000", "http://localhost:8000")
 def demo_widget_ensure(*, bot: Bot, origins: tuple[str, ...] = DEMO_ORIGINS) -> WidgetKey:
     """Idempotent: a widget key for the demo page, the bot's look, and superusers as the demo's agents."""
     with transaction.atomic():
-        key = demo_widget_key_get(bot=bot) or widget_key_create(bot=bot, name=DEMO_KEY_NAME, allowed_origins=origins)
+        key = demo_widget_key_get(bot=bot) or widget_key_create(
+            bot=bot, name=DEMO_KEY_NAME, allowed_origins=origins
+        )
         WidgetAppearance.objects.get_or_create(
             bot=bot,
             defaults={

@@ -26,7 +26,9 @@ class WidgetConfigView(APIView):
         principal = request.auth
         if principal.bot_id is None:
             raise ApiError(ErrorCode.INVALID_REQUEST, "Use the bot's publishable widget key.")
-        body = widget_config_get(bot=bot_get_for_principal(principal=principal, bot_id=principal.bot_id))
+        body = widget_config_get(
+            bot=bot_get_for_principal(principal=principal, bot_id=principal.bot_id)
+        )
         if principal.visitor is not None:
             conversation = conversation_get_for_principal(
                 principal=principal, conversation_id=principal.visitor.conversation_id
@@ -43,4 +45,6 @@ def demo_page(request: HttpRequest) -> HttpResponse:
         raise Http404("Run `manage.py demo_load` and `manage.py demo_widget` first.")
     widget_src = request.build_absolute_uri(static("widget/widget.js"))
     lang = "fr" if request.GET.get("lang") == "fr" else "en"
-    return render(request, "widget/demo.html", {"bot_key": key.key, "widget_src": widget_src, "lang": lang})
+    return render(
+        request, "widget/demo.html", {"bot_key": key.key, "widget_src": widget_src, "lang": lang}
+    )

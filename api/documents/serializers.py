@@ -30,7 +30,9 @@ def _conversation_id_field() -> StrictUUIDField:
 
 class DocumentTextCreateSerializer(serializers.Serializer):
     title = StrictCharField(max_length=300)
-    text = StrictCharField(trim_whitespace=False, help_text="The document's content, stored as a text file.")
+    text = StrictCharField(
+        trim_whitespace=False, help_text="The document's content, stored as a text file."
+    )
     format = serializers.ChoiceField(choices=["text", "markdown"], default="text")
     bot_ids = _bot_ids_field()
     conversation_id = _conversation_id_field()
@@ -52,13 +54,17 @@ class DocumentUploadSerializer(serializers.Serializer):
         min_length=1,
         help_text="One or more files (repeat the form field). Types: txt, md, html, pdf, docx, csv, vtt, srt.",
     )
-    title = StrictCharField(max_length=300, required=False, help_text="Only with a single file; default: its name.")
+    title = StrictCharField(
+        max_length=300, required=False, help_text="Only with a single file; default: its name."
+    )
     bot_ids = _bot_ids_field()
     conversation_id = _conversation_id_field()
 
     def validate_files(self, value: list[object]) -> list[object]:
         if len(value) > settings.API_DOCUMENTS_MAX_FILES:
-            raise serializers.ValidationError(f"At most {settings.API_DOCUMENTS_MAX_FILES} files per request.")
+            raise serializers.ValidationError(
+                f"At most {settings.API_DOCUMENTS_MAX_FILES} files per request."
+            )
         return value
 
     def validate(self, attrs: dict[str, object]) -> dict[str, object]:
@@ -70,15 +76,22 @@ class DocumentUploadSerializer(serializers.Serializer):
 class DocumentUpdateSerializer(serializers.Serializer):
     title = StrictCharField(max_length=300, required=False)
     bot_ids = serializers.ListField(
-        child=StrictUUIDField(), required=False, max_length=MAX_BOT_IDS, help_text="Replaces the attached bots."
+        child=StrictUUIDField(),
+        required=False,
+        max_length=MAX_BOT_IDS,
+        help_text="Replaces the attached bots.",
     )
 
 
 class DocumentListQuerySerializer(QueryParamsSerializer):
     status = serializers.ChoiceField(choices=Document.Status.values, required=False)
     bot_id = StrictUUIDField(required=False, help_text="Only documents attached to this bot.")
-    conversation_id = StrictUUIDField(required=False, help_text="Only this conversation's session documents.")
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=100, help_text="Page size (default 20).")
+    conversation_id = StrictUUIDField(
+        required=False, help_text="Only this conversation's session documents."
+    )
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=100, help_text="Page size (default 20)."
+    )
     offset = serializers.IntegerField(required=False, min_value=0)
 
 
@@ -89,14 +102,18 @@ class DocumentSerializer(serializers.Serializer):
     mime_type = serializers.CharField()
     size_bytes = serializers.IntegerField()
     status = serializers.ChoiceField(choices=Document.Status.values)
-    progress = serializers.IntegerField(min_value=0, max_value=100, help_text="Percent of the current ingestion.")
+    progress = serializers.IntegerField(
+        min_value=0, max_value=100, help_text="Percent of the current ingestion."
+    )
     error_code = serializers.CharField(help_text="Stable reason of a failure; empty otherwise.")
     error = serializers.CharField(help_text="Readable reason of a failure; empty otherwise.")
     chunk_count = serializers.IntegerField()
     language = serializers.CharField()
     bot_ids = serializers.SerializerMethodField()
     conversation_id = serializers.UUIDField(allow_null=True)
-    external_user_id = serializers.CharField(help_text="Set when an external user owns it (only they see it).")
+    external_user_id = serializers.CharField(
+        help_text="Set when an external user owns it (only they see it)."
+    )
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)

@@ -35,17 +35,25 @@ def document_bots_resolve(*, principal: Principal, bot_ids: Sequence[uuid.UUID])
     bots = {bot.pk: bot for bot in bots_for_principal(principal=principal).filter(pk__in=wanted)}
     missing = [str(bot_id) for bot_id in wanted if bot_id not in bots]
     if missing:
-        raise ValidationError({"bot_ids": [f"No bot you may use has the id {bot_id}." for bot_id in missing]})
+        raise ValidationError(
+            {"bot_ids": [f"No bot you may use has the id {bot_id}." for bot_id in missing]}
+        )
     return [bots[bot_id] for bot_id in wanted]
 
 
-def _conversation_resolve(*, principal: Principal, conversation_id: uuid.UUID | None) -> uuid.UUID | None:
+def _conversation_resolve(
+    *, principal: Principal, conversation_id: uuid.UUID | None
+) -> uuid.UUID | None:
     if conversation_id is None:
         return None
     try:
-        return conversation_get_for_principal(principal=principal, conversation_id=conversation_id).pk
+        return conversation_get_for_principal(
+            principal=principal, conversation_id=conversation_id
+        ).pk
     except ApiError:
-        raise ValidationError({"conversation_id": ["No conversation you may use has this id."]}) from None
+        raise ValidationError(
+            {"conversation_id": ["No conversation you may use has this id."]}
+        ) from None
 
 
 def _files_check(files: Sequence[File]) -> None:
@@ -60,7 +68,9 @@ def _files_check(files: Sequence[File]) -> None:
             )
         if PurePath(name).suffix.lower() not in SUPPORTED_EXTENSIONS:
             supported = ", ".join(sorted({suffix.lstrip(".") for suffix in SUPPORTED_EXTENSIONS}))
-            raise ValidationError({"files": [f"{name or 'A file'}: this type is not supported. Use: {supported}."]})
+            raise ValidationError(
+                {"files": [f"{name or 'A file'}: this type is not supported. Use: {supported}."]}
+            )
 
 
 def documents_create_for_principal(
@@ -73,15 +83,22 @@ def documents_create_for_principal(
 ) -> list[Document]:
     """Store the files as pending documents of the caller's workspace (and external user), queued for ingestion."""
     if bot_ids and conversation_id:
-        raise ValidationError({"conversation_id": ["A document belongs to bots or to one conversation, not both."]})
+        raise ValidationError(
+            {"conversation_id": ["A document belongs to bots or to one conversation, not both."]}
+        )
     _files_check(files)
     bots = document_bots_resolve(principal=principal, bot_ids=bot_ids)
     session = _conversation_resolve(principal=principal, conversation_id=conversation_id)
     workspace = Workspace.objects.get(pk=principal.workspace_id)
     titled = zip(files, [*titles, *[""] * len(files)], strict=False)
     uploads = [NewFile(file=file, title=title) for file, title in titled]
-    return documents_create(workspace=workspace, files=uploads, bots=bots, conversation_id=session,
-                            external_user_id=principal.external_user_id or "")  # fmt: skip
+    return documents_create(
+        workspace=workspace,
+        files=uploads,
+        bots=bots,
+        conversation_id=session,
+        external_user_id=principal.external_user_id or "",
+    )
 
 
 def document_text_file(*, title: str, text: str, text_format: str) -> ContentFile:
@@ -90,7 +107,9 @@ def document_text_file(*, title: str, text: str, text_format: str) -> ContentFil
     return ContentFile(text.encode("utf-8"), name=name)
 
 
-def document_update(*, document: Document, principal: Principal, title: str | None, bot_ids: list | None) -> Document:
+def document_update(
+    *, document: Document, principal: Principal, title: str | None, bot_ids: list | None
+) -> Document:
     """Rename a document and/or replace the bots it is attached to (a session document takes no bots)."""
     if title is not None and not title.strip():
         raise ValidationError({"title": ["The title is empty."]})

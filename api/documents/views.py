@@ -22,7 +22,11 @@ from api.documents.serializers import (
     DocumentUpdateSerializer,
     DocumentUploadSerializer,
 )
-from api.documents.services import document_text_file, document_update, documents_create_for_principal
+from api.documents.services import (
+    document_text_file,
+    document_update,
+    documents_create_for_principal,
+)
 from api.models import Scope
 from rag.models import Document
 from rag.services import document_delete, document_rerun
@@ -81,14 +85,21 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
 
     @extend_schema(
         summary="Add documents: upload files (multipart) or send a text (JSON)",
-        request={"application/json": DocumentTextCreateSerializer, "multipart/form-data": DocumentUploadSerializer},
+        request={
+            "application/json": DocumentTextCreateSerializer,
+            "multipart/form-data": DocumentUploadSerializer,
+        },
         responses={201: DocumentBatchSerializer},
         examples=[
             OpenApiExample(
                 "Text",
                 request_only=True,
                 media_type="application/json",
-                value={"title": "Opening hours", "text": "We open at 9 on weekdays.", "bot_ids": []},
+                value={
+                    "title": "Opening hours",
+                    "text": "We open at 9 on weekdays.",
+                    "bot_ids": [],
+                },
             )
         ],
     )
@@ -103,7 +114,11 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
             text = DocumentTextCreateSerializer(data=request.data)
             text.is_valid(raise_exception=True)
             data = text.validated_data
-            files = [document_text_file(title=data["title"], text=data["text"], text_format=data["format"])]
+            files = [
+                document_text_file(
+                    title=data["title"], text=data["text"], text_format=data["format"]
+                )
+            ]
             titles = [data["title"]]
         documents = documents_create_for_principal(
             principal=request.auth,
@@ -112,17 +127,27 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
             bot_ids=data.get("bot_ids", []),
             conversation_id=data.get("conversation_id"),
         )
-        created = _with_bots(Document.objects.filter(pk__in=[document.pk for document in documents]))
-        return Response({"documents": DocumentSerializer(created.order_by("created_at", "pk"), many=True).data}, 201)
+        created = _with_bots(
+            Document.objects.filter(pk__in=[document.pk for document in documents])
+        )
+        return Response(
+            {"documents": DocumentSerializer(created.order_by("created_at", "pk"), many=True).data},
+            201,
+        )
 
 
 class DocumentDetailView(_DocumentScopes, GenericAPIView):
     serializer_class = DocumentSerializer
 
-    @extend_schema(summary="A document with its ingestion status, progress and error", responses=DocumentSerializer)
+    @extend_schema(
+        summary="A document with its ingestion status, progress and error",
+        responses=DocumentSerializer,
+    )
     def get(self, request: Request, document_id: uuid.UUID) -> Response:
         document = document_get_for_principal(principal=request.auth, document_id=document_id)
-        return Response(DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data)
+        return Response(
+            DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data
+        )
 
     @extend_schema(
         summary="Rename a document or replace the bots it is attached to",
@@ -159,4 +184,7 @@ class DocumentRerunView(_DocumentScopes, GenericAPIView):
     def post(self, request: Request, document_id: uuid.UUID) -> Response:
         document = document_get_for_principal(principal=request.auth, document_id=document_id)
         document_rerun(document_id=document.pk)
-        return Response(DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data, status=202)
+        return Response(
+            DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data,
+            status=202,
+        )

@@ -36,7 +36,11 @@ class StreamOwner:
 
     @classmethod
     def for_principal(
-        cls, principal: Principal, *, bot_id: uuid.UUID | None = None, conversation_id: uuid.UUID | None = None
+        cls,
+        principal: Principal,
+        *,
+        bot_id: uuid.UUID | None = None,
+        conversation_id: uuid.UUID | None = None,
     ) -> StreamOwner:
         bot = bot_id or principal.bot_id
         return cls(
@@ -70,7 +74,9 @@ def stream_open(*, owner: StreamOwner, stream_id: str | None = None, announce: b
     if not stream_id_valid(stream_id):
         raise ValueError(f"{stream_id!r} is not a stream id (32 lowercase hex digits)")
     ttl = settings.API_SSE_STREAM_TTL_SECONDS
-    created = redis_sync().set(stream_owner_key(stream_id), json.dumps(asdict(owner)), ex=ttl, nx=True)
+    created = redis_sync().set(
+        stream_owner_key(stream_id), json.dumps(asdict(owner)), ex=ttl, nx=True
+    )
     if not created:
         raise ValueError(f"stream {stream_id} already exists")
     if announce:
@@ -91,7 +97,9 @@ def stream_close(*, stream_id: str) -> str:
 
 def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False) -> dict[str, str]:
     """A buffer entry: the event name and its compact JSON data."""
-    if not (allow_marker and event == CLOSE_MARKER) and (not _EVENT_NAME.match(event) or event.endswith("_delta_sse")):
+    if not (allow_marker and event == CLOSE_MARKER) and (
+        not _EVENT_NAME.match(event) or event.endswith("_delta_sse")
+    ):
         raise ValueError(f"{event!r} is not a publishable event name")
     return {"e": str(event), "d": json.dumps(data, ensure_ascii=False, separators=(",", ":"))}
 

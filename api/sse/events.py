@@ -30,7 +30,9 @@ class PhaseStatus(StrEnum):
     COMPLETED = "completed"
 
 
-def tool_update_data(*, phase: Phase, status: PhaseStatus, data: dict[str, int] | None = None) -> dict[str, Any]:
+def tool_update_data(
+    *, phase: Phase, status: PhaseStatus, data: dict[str, int] | None = None
+) -> dict[str, Any]:
     body: dict[str, Any] = {"phase": str(phase), "status": str(status)}
     if data is not None:
         body["data"] = data
@@ -44,28 +46,44 @@ class StreamEmitter:
     SSE; ``StreamEmitter(events.append-like)`` records events in a test.
     """
 
-    def __init__(self, emit: Callable[[str, dict[str, Any]], object], *, preparation_announced: bool = False) -> None:
+    def __init__(
+        self, emit: Callable[[str, dict[str, Any]], object], *, preparation_announced: bool = False
+    ) -> None:
         self._emit = emit
         self._announced = preparation_announced  # the web process already sent SEARCH_PREPARATION
 
     def search_preparation_started(self) -> None:
         if self._announced:
             return
-        self._emit(EventType.TOOL_UPDATE, tool_update_data(phase=Phase.SEARCH_PREPARATION, status=PhaseStatus.STARTED))
+        self._emit(
+            EventType.TOOL_UPDATE,
+            tool_update_data(phase=Phase.SEARCH_PREPARATION, status=PhaseStatus.STARTED),
+        )
 
     def retrieval_completed(self, *, retrieved_count: int) -> None:
         data = tool_update_data(
-            phase=Phase.RETRIEVAL, status=PhaseStatus.COMPLETED, data={"retrieved_count": retrieved_count}
+            phase=Phase.RETRIEVAL,
+            status=PhaseStatus.COMPLETED,
+            data={"retrieved_count": retrieved_count},
         )
         self._emit(EventType.TOOL_UPDATE, data)
 
-    def reranking_completed(self, *, initial_count: int, reranked_count: int, kept_count: int) -> None:
-        counts = {"initial_count": initial_count, "reranked_count": reranked_count, "kept_count": kept_count}
+    def reranking_completed(
+        self, *, initial_count: int, reranked_count: int, kept_count: int
+    ) -> None:
+        counts = {
+            "initial_count": initial_count,
+            "reranked_count": reranked_count,
+            "kept_count": kept_count,
+        }
         data = tool_update_data(phase=Phase.RERANKING, status=PhaseStatus.COMPLETED, data=counts)
         self._emit(EventType.TOOL_UPDATE, data)
 
     def compiling_results_started(self) -> None:
-        self._emit(EventType.TOOL_UPDATE, tool_update_data(phase=Phase.COMPILING_RESULTS, status=PhaseStatus.STARTED))
+        self._emit(
+            EventType.TOOL_UPDATE,
+            tool_update_data(phase=Phase.COMPILING_RESULTS, status=PhaseStatus.STARTED),
+        )
 
     def partial(self, *, content: str, output_key: str = "response") -> None:
         self._emit(EventType.TOOL_PARTIAL_UPDATE, {"content": content, "output_key": output_key})

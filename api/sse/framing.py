@@ -73,7 +73,11 @@ def frames_for_entry(*, entry_id: str, event: str, data: str, max_bytes: int) ->
         SseFrame(
             id=f"{entry_id}.{seq}",
             event=f"{event}{DELTA_SUFFIX}",
-            data=json.dumps({"seq": seq, "total": total, "chunk": chunk}, ensure_ascii=False, separators=(",", ":")),
+            data=json.dumps(
+                {"seq": seq, "total": total, "chunk": chunk},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            ),
         )
         for seq, chunk in enumerate(chunks)
     ]

@@ -50,14 +50,18 @@ def stream_end_id(*, stream_id: str) -> str:
     return str(last[0][0]) if last else _START
 
 
-def sse_merged_response(*, stream_ids: Sequence[str], last_event_id: str | None) -> StreamingHttpResponse:
+def sse_merged_response(
+    *, stream_ids: Sequence[str], last_event_id: str | None
+) -> StreamingHttpResponse:
     """The response for streams the caller was already allowed to read."""
     positions = merged_cursor_parse(last_event_id, stream_ids=stream_ids)
     for stream_id in stream_ids:
         if stream_id not in positions:
             positions[stream_id] = stream_end_id(stream_id=stream_id)
     database_connections_release()
-    response = StreamingHttpResponse(merged_events(positions=positions), content_type="text/event-stream")
+    response = StreamingHttpResponse(
+        merged_events(positions=positions), content_type="text/event-stream"
+    )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"
     return response
@@ -67,13 +71,17 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
     max_bytes = settings.API_SSE_MAX_EVENT_BYTES
     block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
     streams = {stream_key(stream_id): stream_id for stream_id in positions}
-    client = redis_async()  # shared by the process's relays: closing it would cut every other open stream
+    client = (
+        redis_async()
+    )  # shared by the process's relays: closing it would cut every other open stream
     yield ": connected\n"
     while positions:
         keys = {stream_key(stream_id): entry_id for stream_id, entry_id in positions.items()}
         batch = await client.xread(keys, count=_BATCH, block=block_ms)
         if not batch:
-            if await client.exists(*(stream_owner_key(stream_id) for stream_id in positions)) < len(positions):
+            if await client.exists(*(stream_owner_key(stream_id) for stream_id in positions)) < len(
+                positions
+            ):
                 yield _expired(merged_cursor(positions))
                 return
             yield HEARTBEAT
@@ -87,7 +95,9 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
                     del positions[stream_id]
                     break
                 after = merged_cursor(positions)
-                frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
+                frames = frames_for_entry(
+                    entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
+                )
                 for index, frame in enumerate(frames):
                     cursor = after if index == len(frames) - 1 else before
                     yield SseFrame(id=cursor, event=frame.event, data=frame.data).encode()

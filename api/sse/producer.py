@@ -45,7 +45,9 @@ class StreamWriter:
         self.stream_id = stream_id
         self.partial_interval = partial_interval
         self._lock = threading.Lock()
-        self._pending: dict[str, Any] | None = None  # a tool_partial_update waiting for its interval
+        self._pending: dict[str, Any] | None = (
+            None  # a tool_partial_update waiting for its interval
+        )
         self._last_partial = float("-inf")
         self._expiry_renewed = float("-inf")
         self.closed = False
@@ -85,7 +87,9 @@ class StreamWriter:
         self._last_partial = time.monotonic()
         return [(EventType.TOOL_PARTIAL_UPDATE, pending)]
 
-    def _write(self, batch: list[tuple[str, dict[str, Any]]], *, renew_expiry: bool = False) -> None:
+    def _write(
+        self, batch: list[tuple[str, dict[str, Any]]], *, renew_expiry: bool = False
+    ) -> None:
         if not batch:
             return
         key = stream_key(self.stream_id)
@@ -94,7 +98,9 @@ class StreamWriter:
             pipe.xadd(key, event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER))
         ttl = settings.API_SSE_STREAM_TTL_SECONDS
         now = time.monotonic()
-        if renew_expiry or now - self._expiry_renewed > ttl / 2:  # the first write, then twice per TTL
+        if (
+            renew_expiry or now - self._expiry_renewed > ttl / 2
+        ):  # the first write, then twice per TTL
             pipe.expire(key, ttl)
             pipe.expire(stream_owner_key(self.stream_id), ttl)
             self._expiry_renewed = now
@@ -114,7 +120,9 @@ class _Flusher:
         with self._condition:
             heapq.heappush(self._due, (at, next(self._order), writer))
             if self._thread is None or not self._thread.is_alive():  # none yet, or lost in a fork
-                self._thread = threading.Thread(target=self._run, name="sse-partial-flusher", daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name="sse-partial-flusher", daemon=True
+                )
                 self._thread.start()
             self._condition.notify()
 
@@ -131,8 +139,14 @@ class _Flusher:
                 heapq.heappop(self._due)
             try:
                 writer.flush_due()
-            except Exception:  # Redis unreachable: the producer's own next write fails and reports it
-                logger.warning("could not flush a pending partial update of stream %s", writer.stream_id, exc_info=True)
+            except (
+                Exception
+            ):  # Redis unreachable: the producer's own next write fails and reports it
+                logger.warning(
+                    "could not flush a pending partial update of stream %s",
+                    writer.stream_id,
+                    exc_info=True,
+                )
 
 
 _flusher = _Flusher()
@@ -156,7 +170,9 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
         emitter.error(code=str(error.code), message=error.message, extra=error.extra)
         raise
     except Exception:
-        emitter.error(code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message)
+        emitter.error(
+            code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message
+        )
         raise
     finally:
         writer.close()

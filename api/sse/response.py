@@ -40,7 +40,9 @@ class EventStreamRenderer(BaseRenderer):
     format = "sse"
     charset = "utf-8"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
         return json.dumps(data).encode()
 
 
@@ -59,11 +61,15 @@ def sse_response(
         try:
             cursor = event_cursor_parse(last_event_id)
         except ValueError:
-            raise ApiError(ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream.") from None
+            raise ApiError(
+                ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream."
+            ) from None
     database_connections_release()
     events = sse_events(stream_id=stream_id, cursor=cursor, on_first_event=on_first_event)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
-    response["X-Parley-Stream-Id"] = stream_id  # where to reconnect: GET /api/v1/streams/<id>/events
+    response["X-Parley-Stream-Id"] = (
+        stream_id  # where to reconnect: GET /api/v1/streams/<id>/events
+    )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # proxies must not hold events back
     return response
@@ -95,7 +101,9 @@ async def sse_events(
         position = cursor.entry_id if cursor else "0-0"
         if cursor is not None and cursor.seq is not None:
             for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
-                frames = frames_for_entry(entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes)
+                frames = frames_for_entry(
+                    entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
+                )
                 for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
                     yield frame.encode()
         while True:
@@ -129,9 +137,15 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
     except Exception:
         logger.exception("the run of stream %s could not be started", stream_id)
         try:
-            stream_publish(stream_id=stream_id, event=EventType.ERROR, data=error_body(ErrorCode.INTERNAL_ERROR))
+            stream_publish(
+                stream_id=stream_id,
+                event=EventType.ERROR,
+                data=error_body(ErrorCode.INTERNAL_ERROR),
+            )
             stream_close(stream_id=stream_id)
-        except Exception:  # Redis is gone too: the relay's heartbeat finds the stream expired in the end
+        except (
+            Exception
+        ):  # Redis is gone too: the relay's heartbeat finds the stream expired in the end
             logger.exception("stream %s could not be closed", stream_id)
 
 

@@ -25,8 +25,13 @@ TOP_K = 5
 
 
 def load(folder: Path, max_queries: int, max_docs: int, seed: int) -> tuple[dict, dict, dict]:
-    docs = {d["_id"]: d for d in map(json.loads, (folder / "corpus.jsonl").read_text().splitlines())}
-    queries = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.jsonl").read_text().splitlines())}
+    docs = {
+        d["_id"]: d for d in map(json.loads, (folder / "corpus.jsonl").read_text().splitlines())
+    }
+    queries = {
+        q["_id"]: q["text"]
+        for q in map(json.loads, (folder / "queries.jsonl").read_text().splitlines())
+    }
     qrels: dict[str, set[str]] = {}
     for line in (folder / "qrels.tsv").read_text().splitlines()[1:]:
         qid, did, score = line.split("\t")
@@ -41,7 +46,11 @@ def load(folder: Path, max_queries: int, max_docs: int, seed: int) -> tuple[dict
     others = [d for d in sorted(docs) if d not in keep]
     rng.shuffle(others)
     keep |= set(others[: max(0, max_docs - len(keep))])
-    return {d: docs[d] for d in sorted(keep)}, {q: queries[q] for q in picked}, {q: qrels[q] for q in picked}
+    return (
+        {d: docs[d] for d in sorted(keep)},
+        {q: queries[q] for q in picked},
+        {q: qrels[q] for q in picked},
+    )
 
 
 def main() -> None:
@@ -68,24 +77,39 @@ def main() -> None:
     model = SentenceTransformer(str(get_model_path()), device="cpu")
 
     def embed(texts):  # type: ignore[no-untyped-def]
-        return model.encode(list(texts), normalize_embeddings=True, batch_size=32, show_progress_bar=False)
+        return model.encode(
+            list(texts), normalize_embeddings=True, batch_size=32, show_progress_bar=False
+        )
 
     started = time.monotonic()
     doc_ids = list(docs)
     doc_vectors = embed([f"{docs[d].get('title', '')}\n{docs[d]['text']}".strip() for d in doc_ids])
-    print(f"{args.corpus.name}: {len(docs)} documents, {len(queries)} queries; indexed in "
-          f"{time.monotonic() - started:.1f}s")  # fmt: skip
+    print(
+        f"{args.corpus.name}: {len(docs)} documents, {len(queries)} queries; indexed in "
+        f"{time.monotonic() - started:.1f}s"
+    )
 
     retrieved: dict[str, list[RetrievedChunk]] = {}
     for qid, text in queries.items():
         scores = doc_vectors @ embed([text])[0]
         retrieved[qid] = [
-            RetrievedChunk(id=doc_ids[i], text=docs[doc_ids[i]]["text"], score=float(scores[i]), rank=rank + 1)
+            RetrievedChunk(
+                id=doc_ids[i], text=docs[doc_ids[i]]["text"], score=float(scores[i]), rank=rank + 1
+            )
             for rank, i in enumerate(np.argsort(-scores)[:TOP_K])
         ]
     recall = statistics.mean(bool({c.id for c in retrieved[q]} & qrels[q]) for q in queries)
     print(f"retrieval recall@{TOP_K} (feeds both answerers): {recall:.3f}\n")
-    columns = ("threshold", "answerer", "answered", "cited gold", "first gold", "cites/ans", "repairs", "ms/answer")
+    columns = (
+        "threshold",
+        "answerer",
+        "answered",
+        "cited gold",
+        "first gold",
+        "cites/ans",
+        "repairs",
+        "ms/answer",
+    )
     header = " | ".join(f"{c:>10}" for c in columns)
     print(header)
     print("-" * len(header))
@@ -118,8 +142,16 @@ def main() -> None:
                 base["first"] += top.id in qrels[qid]
         for name, c, ms in (("offline", counts, statistics.mean(latencies)), ("top-1", base, 0.0)):
             a = c["answered"] or 1
-            cells = (f"{threshold:.2f}", name, f"{c['answered'] / n:.3f}", f"{c['gold'] / a:.3f}",
-                     f"{c['first'] / a:.3f}", f"{c['cites'] / a:.2f}", str(c["repairs"]), f"{ms:.1f}")  # fmt: skip
+            cells = (
+                f"{threshold:.2f}",
+                name,
+                f"{c['answered'] / n:.3f}",
+                f"{c['gold'] / a:.3f}",
+                f"{c['first'] / a:.3f}",
+                f"{c['cites'] / a:.2f}",
+                str(c["repairs"]),
+                f"{ms:.1f}",
+            )
             print(" | ".join(f"{cell:>10}" for cell in cells))
         print(f"{'':>10}   offline statuses: {dict(statuses)}")
 

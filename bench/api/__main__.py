@@ -40,17 +40,37 @@ ANSWER_WORDS = (
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("corpus", type=Path, help="a BEIR corpus folder (queries.jsonl supplies the questions)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "corpus", type=Path, help="a BEIR corpus folder (queries.jsonl supplies the questions)"
+    )
     parser.add_argument("--endpoint", choices=["rag_search", "chat"], default="rag_search")
-    parser.add_argument("--levels", default="8,32,128", help="concurrent streaming clients, comma-separated")
+    parser.add_argument(
+        "--levels", default="8,32,128", help="concurrent streaming clients, comma-separated"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="turns per client at each level")
-    parser.add_argument("--token-delay", type=float, default=0.02, help="seconds between LLM tokens")
-    parser.add_argument("--stream-threads", type=int, help="PARLEY_STREAM_WORKER_THREADS (default: the setting's)")
-    parser.add_argument("--partial-interval-ms", type=int, help="API_SSE_PARTIAL_INTERVAL_MS (default: the setting's)")
-    parser.add_argument("--pool-size", type=int, default=20, help="DATABASE_POOL_MAX_SIZE of the bench processes")
-    parser.add_argument("--client", choices=["wire", "httpx"], default="wire",
-                        help="the load levels' client: the lean bench.api.wire (default) or httpx-sse")  # fmt: skip
+    parser.add_argument(
+        "--token-delay", type=float, default=0.02, help="seconds between LLM tokens"
+    )
+    parser.add_argument(
+        "--stream-threads", type=int, help="PARLEY_STREAM_WORKER_THREADS (default: the setting's)"
+    )
+    parser.add_argument(
+        "--partial-interval-ms",
+        type=int,
+        help="API_SSE_PARTIAL_INTERVAL_MS (default: the setting's)",
+    )
+    parser.add_argument(
+        "--pool-size", type=int, default=20, help="DATABASE_POOL_MAX_SIZE of the bench processes"
+    )
+    parser.add_argument(
+        "--client",
+        choices=["wire", "httpx"],
+        default="wire",
+        help="the load levels' client: the lean bench.api.wire (default) or httpx-sse",
+    )
     args = parser.parse_args()
 
     # Queues of their own, so a developer's running ./parley run never takes the bench's tasks.
@@ -72,22 +92,29 @@ def main() -> int:
     call_command("migrate", interactive=False, verbosity=0)
     from bench.api.stack import Stack
 
-    questions = [json.loads(line)["text"] for line in (args.corpus / "queries.jsonl").read_text().splitlines()[:500]]
+    questions = [
+        json.loads(line)["text"]
+        for line in (args.corpus / "queries.jsonl").read_text().splitlines()[:500]
+    ]
     levels = [int(level) for level in args.levels.split(",")]
     with Stack(pool_size=args.pool_size) as stack:
         stack.documents_ready(args.corpus)
         return _bench(stack, args, questions, levels)
 
 
-def _requests(stack, endpoint: str, questions: list[str], count: int) -> list[tuple[str, dict[str, Any]]]:  # type: ignore[no-untyped-def]
+def _requests(
+    stack, endpoint: str, questions: list[str], count: int
+) -> list[tuple[str, dict[str, Any]]]:  # type: ignore[no-untyped-def]
     if endpoint == "rag_search":
         url = f"{stack.base_url}/api/v1/rag_search"
         return [(url, {"query": q, "stream": True}) for q in questions]
     return [
-        (f"{stack.base_url}/api/v1/conversations/{stack.conversation_start()}/turns",
-         {"message": questions[n % len(questions)], "stream": True})
+        (
+            f"{stack.base_url}/api/v1/conversations/{stack.conversation_start()}/turns",
+            {"message": questions[n % len(questions)], "stream": True},
+        )
         for n in range(count)
-    ]  # fmt: skip
+    ]
 
 
 def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type: ignore[no-untyped-def]
@@ -96,67 +123,112 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     from bench.api.load import level_run, percentile, plain_requests
     from tests.support.llm_server import _TOKENS, Reply
 
-    content = json.dumps({"status": "not_found_in_context", "answer": ANSWER_WORDS, "display_answer": True,
-                          "confidence_score": 0.1, "topic": "Out of scope", "suggested_topics": [],
-                          "understanding": "A question the documents do not cover.", "redirection_intent": None,
-                          "context_usage": []})  # fmt: skip
+    content = json.dumps(
+        {
+            "status": "not_found_in_context",
+            "answer": ANSWER_WORDS,
+            "display_answer": True,
+            "confidence_score": 0.1,
+            "topic": "Out of scope",
+            "suggested_topics": [],
+            "understanding": "A question the documents do not cover.",
+            "redirection_intent": None,
+            "context_usage": [],
+        }
+    )
     tokens = len(_TOKENS.findall(content))
     llm_seconds = (tokens + 1) * args.token_delay
     turns_needed = 28 + sum(level * args.rounds for level in levels)
-    stack.llm.enqueue(*[Reply(content=content, token_delay=args.token_delay) for _ in range(turns_needed * 2)])
+    stack.llm.enqueue(
+        *[Reply(content=content, token_delay=args.token_delay) for _ in range(turns_needed * 2)]
+    )
 
-    path = "/api/v1/rag_search" if args.endpoint == "rag_search" else "/api/v1/conversations/{id}/turns"
+    path = (
+        "/api/v1/rag_search"
+        if args.endpoint == "rag_search"
+        else "/api/v1/conversations/{id}/turns"
+    )
     print(f"endpoint: POST {path} (stream: true)  ({_label(args.endpoint)})")
-    print(f"LLM: {tokens} streamed tokens per answer, {args.token_delay * 1000:.0f} ms apart "
-          f"-> {llm_seconds:.2f} s per answer from the model alone")  # fmt: skip
-    workers = "; ".join(" ".join(a for a in argv if a.startswith(("--pool", "--concurrency"))) or "prefork"
-                        for argv in stack.workers)  # fmt: skip
-    print(f"workers (as ./parley run): {workers}; partial updates at most every "
-          f"{settings.API_SSE_PARTIAL_INTERVAL_MS} ms; uvicorn: 1 process, DATABASE_POOL_MAX_SIZE={args.pool_size}; "
-          f"cores: {os.cpu_count()}")  # fmt: skip
+    print(
+        f"LLM: {tokens} streamed tokens per answer, {args.token_delay * 1000:.0f} ms apart "
+        f"-> {llm_seconds:.2f} s per answer from the model alone"
+    )
+    workers = "; ".join(
+        " ".join(a for a in argv if a.startswith(("--pool", "--concurrency"))) or "prefork"
+        for argv in stack.workers
+    )
+    print(
+        f"workers (as ./parley run): {workers}; partial updates at most every "
+        f"{settings.API_SSE_PARTIAL_INTERVAL_MS} ms; uvicorn: 1 process, DATABASE_POOL_MAX_SIZE={args.pool_size}; "
+        f"cores: {os.cpu_count()}"
+    )
     print()
     warm_up = _requests(stack, args.endpoint, questions, 8)
     asyncio.run(level_run(requests=warm_up, headers=stack.headers, concurrency=4, rounds=2))
     failures = 0
     for client in ("wire", "httpx"):
         sequential = _requests(stack, args.endpoint, questions, 20)
-        warm = asyncio.run(level_run(requests=sequential, headers=stack.headers, concurrency=1, rounds=20,
-                                     client=client))  # fmt: skip
+        warm = asyncio.run(
+            level_run(
+                requests=sequential, headers=stack.headers, concurrency=1, rounds=20, client=client
+            )
+        )
         first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
         totals = [turn.total for turn in warm.ok if turn.total is not None]
         partials = sum(turn.partials for turn in warm.ok) / max(1, len(warm.ok))
-        print(f"sequential, 20 turns, {_CLIENTS[client]}: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
-              f"p95 {percentile(first, 95) * 1000:.1f} ms; turn p50 {percentile(totals, 50):.2f} s; "
-              f"errors {len(warm.errors)}; {partials:.1f} tool_partial_update events per answer")  # fmt: skip
+        print(
+            f"sequential, 20 turns, {_CLIENTS[client]}: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
+            f"p95 {percentile(first, 95) * 1000:.1f} ms; turn p50 {percentile(totals, 50):.2f} s; "
+            f"errors {len(warm.errors)}; {partials:.1f} tool_partial_update events per answer"
+        )
         failures += len(warm.errors)
-    floor = asyncio.run(plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20))
-    print(f"baseline, 20 sequential GET /api/v1/me (any request's floor): p50 {percentile(floor, 50) * 1000:.1f} ms, "
-          f"p95 {percentile(floor, 95) * 1000:.1f} ms")  # fmt: skip
+    floor = asyncio.run(
+        plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20)
+    )
+    print(
+        f"baseline, 20 sequential GET /api/v1/me (any request's floor): p50 {percentile(floor, 50) * 1000:.1f} ms, "
+        f"p95 {percentile(floor, 95) * 1000:.1f} ms"
+    )
     print()
-    header = f"{'clients':>7} {'turns':>6} {'errors':>6} {'turns/s':>8} {'LLM-bound':>9} {'first p50':>10} " \
-             f"{'first p95':>10} {'turn p50':>9} {'turn p95':>9}"  # fmt: skip
+    header = (
+        f"{'clients':>7} {'turns':>6} {'errors':>6} {'turns/s':>8} {'LLM-bound':>9} {'first p50':>10} "
+        f"{'first p95':>10} {'turn p50':>9} {'turn p95':>9}"
+    )
     print(f"{header}   (client: {_CLIENTS[args.client]})")
     for level in levels:
         requests = _requests(stack, args.endpoint, questions, level * args.rounds)
         cpu_before = stack.cpu_seconds()
-        result = asyncio.run(level_run(requests=requests, headers=stack.headers, concurrency=level, rounds=args.rounds,
-                                       client=args.client))  # fmt: skip
+        result = asyncio.run(
+            level_run(
+                requests=requests,
+                headers=stack.headers,
+                concurrency=level,
+                rounds=args.rounds,
+                client=args.client,
+            )
+        )
         cpu = {name: used - cpu_before[name] for name, used in stack.cpu_seconds().items()}
         firsts = [turn.first_event for turn in result.ok if turn.first_event is not None]
         totals = [turn.total for turn in result.ok if turn.total is not None]
         failures += len(result.errors)
-        print(f"{level:>7} {len(result.turns):>6} {len(result.errors):>6} {result.rate:>8.1f} "
-              f"{level / llm_seconds:>9.1f} {percentile(firsts, 50) * 1000:>8.1f}ms "
-              f"{percentile(firsts, 95) * 1000:>8.1f}ms "
-              f"{percentile(totals, 50):>8.2f}s {percentile(totals, 95):>8.2f}s")  # fmt: skip
+        print(
+            f"{level:>7} {len(result.turns):>6} {len(result.errors):>6} {result.rate:>8.1f} "
+            f"{level / llm_seconds:>9.1f} {percentile(firsts, 50) * 1000:>8.1f}ms "
+            f"{percentile(firsts, 95) * 1000:>8.1f}ms "
+            f"{percentile(totals, 50):>8.2f}s {percentile(totals, 95):>8.2f}s"
+        )
         for error in sorted(set(result.errors))[:3]:
             print(f"        e.g. {error}")
-        per_turn = ", ".join(f"{name} {used / max(1, len(result.turns)) * 1000:.0f}" for name, used in cpu.items())
+        per_turn = ", ".join(
+            f"{name} {used / max(1, len(result.turns)) * 1000:.0f}" for name, used in cpu.items()
+        )
         cores = os.cpu_count() or 1
         busy = sum(cpu.values()) / result.elapsed / cores * 100
         ceiling = cores * len(result.turns) / max(sum(cpu.values()), 1e-9)
-        print(f"        CPU ms per turn: {per_turn}; these processes kept {busy:.0f}% of {cores} cores busy "
-              f"(all cores for them alone: at most {ceiling:.0f} turns/s)")  # fmt: skip
+        print(
+            f"        CPU ms per turn: {per_turn}; these processes kept {busy:.0f}% of {cores} cores busy "
+            f"(all cores for them alone: at most {ceiling:.0f} turns/s)"
+        )
     return 1 if failures else 0
 
 

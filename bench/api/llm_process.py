@@ -14,9 +14,13 @@ from tests.support.llm_server import Reply
 
 class LLMProcess:
     def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no Django state, no threads
+        context = multiprocessing.get_context(
+            "spawn"
+        )  # a fresh interpreter: no Django state, no threads
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child,), name="scripted-llm", daemon=True)
+        self._process = context.Process(
+            target=_serve, args=(child,), name="scripted-llm", daemon=True
+        )
         self.base_url = ""
 
     def start(self) -> LLMProcess:

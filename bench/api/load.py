@@ -66,21 +66,29 @@ async def turn_read(events: Events, started: float) -> Turn:
             turn.partials += 1
         elif event == "error":
             turn.error = turn.error or f"error event: {data[:120]}"
-        elif turn.total is None and (event == "tool_end" or (event == "tool_end_delta_sse" and _last_piece(data))):
+        elif turn.total is None and (
+            event == "tool_end" or (event == "tool_end_delta_sse" and _last_piece(data))
+        ):
             turn.total = now - started
     if turn.error is None and turn.total is None:
         turn.error = "the stream ended without tool_end"
     return turn
 
 
-async def turn_once_httpx(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> Turn:
+async def turn_once_httpx(
+    client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]
+) -> Turn:
     """A turn read with httpx and httpx-sse, as a program would."""
     started = time.perf_counter()
     try:
-        async with aconnect_sse(client, "POST", url, json=body, headers=dict(headers)) as source:  # it sets Accept
+        async with aconnect_sse(
+            client, "POST", url, json=body, headers=dict(headers)
+        ) as source:  # it sets Accept
             if source.response.status_code != 200:
                 await source.response.aread()
-                return Turn(error=f"HTTP {source.response.status_code}: {source.response.text[:120]}")
+                return Turn(
+                    error=f"HTTP {source.response.status_code}: {source.response.text[:120]}"
+                )
             return await turn_read(((e.event, e.data) async for e in source.aiter_sse()), started)
     except (httpx.HTTPError, OSError) as exc:
         return Turn(error=f"{type(exc).__name__}: {exc}")
@@ -90,7 +98,9 @@ async def turn_once_wire(client: WireClient, url: str, body: dict[str, Any]) -> 
     """A turn read with the lean client (bench.api.wire)."""
     started = time.perf_counter()
     try:
-        return await turn_read(((e.event, e.data) async for e in client.post_events(urlsplit(url).path, body)), started)
+        return await turn_read(
+            ((e.event, e.data) async for e in client.post_events(urlsplit(url).path, body)), started
+        )
     except (WireError, OSError, asyncio.IncompleteReadError) as exc:
         return Turn(error=f"{type(exc).__name__}: {exc}")
 
@@ -111,7 +121,9 @@ async def level_run(
     """`concurrency` clients, each running `rounds` turns back to back; turn n of client i sends request i*rounds+n.
 
     client "wire": each client holds one connection of the lean client; "httpx": they share an httpx pool."""
-    limits = httpx.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
+    limits = httpx.Limits(
+        max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4
+    )
     timeout = httpx.Timeout(120.0, connect=10.0)
     base_url = "{0.scheme}://{0.netloc}".format(urlsplit(requests[0][0]))
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as shared:
@@ -133,7 +145,11 @@ async def level_run(
         started = time.perf_counter()
         per_client = await asyncio.gather(*(client_loop(index) for index in range(concurrency)))
         elapsed = time.perf_counter() - started
-    return Level(concurrency=concurrency, elapsed=elapsed, turns=[turn for turns in per_client for turn in turns])
+    return Level(
+        concurrency=concurrency,
+        elapsed=elapsed,
+        turns=[turn for turns in per_client for turn in turns],
+    )
 
 
 async def plain_requests(*, url: str, headers: dict[str, str], count: int) -> list[float]:

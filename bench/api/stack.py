@@ -65,16 +65,34 @@ class Stack:
         self.workers = [argv for _, argv in commands]
         for name, argv in commands:
             self._spawn(argv, env, name=name.removeprefix("celery "))
-        self._spawn([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-                     "--port", str(self.port), "--log-level", "warning", "--no-access-log", "--lifespan", "off"],
-                    env, name="uvicorn")  # fmt: skip
+        self._spawn(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+                "--lifespan",
+                "off",
+            ],
+            env,
+            name="uvicorn",
+        )
         hostnames = [argv[argv.index("-n") + 1].replace("%h", "localhost") for argv in self.workers]
         try:
             wait_for(self._answering, timeout=90, interval=0.3, what="uvicorn")
             from config.celery import app
 
             def workers_answer() -> bool:
-                return len(app.control.ping(destination=hostnames, timeout=0.5) or []) == len(hostnames)
+                return len(app.control.ping(destination=hostnames, timeout=0.5) or []) == len(
+                    hostnames
+                )
 
             wait_for(workers_answer, timeout=90, interval=0.3, what="the Celery workers")
         except BaseException:
@@ -126,7 +144,9 @@ class Stack:
             return json.loads(response.read() or b"null")
 
     def conversation_start(self) -> str:
-        return str(self._json("POST", "/api/v1/sessions", {"bot_id": str(self.bot.pk)})["conversation_id"])
+        return str(
+            self._json("POST", "/api/v1/sessions", {"bot_id": str(self.bot.pk)})["conversation_id"]
+        )
 
     def documents_ready(self, corpus: Path, count: int = 5) -> None:
         """A few corpus documents attached to the bot through the documents API, ingested by the worker."""

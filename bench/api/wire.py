@@ -34,7 +34,9 @@ class SseParser:
 
     def __init__(self) -> None:
         self._buffer = ""
-        self._decoder = codecs.getincrementaldecoder("utf-8")()  # a character may straddle two chunks
+        self._decoder = codecs.getincrementaldecoder(
+            "utf-8"
+        )()  # a character may straddle two chunks
 
     def feed(self, data: bytes) -> list[SseEvent]:
         self._buffer += self._decoder.decode(data)
@@ -94,7 +96,9 @@ class WireClient:
     async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self._reader is None or self._writer is None:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
-            self._writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._writer.get_extra_info("socket").setsockopt(
+                socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
+            )
         return self._reader, self._writer
 
 

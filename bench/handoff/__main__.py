@@ -28,7 +28,9 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--conversations", type=int, default=50)
     parser.add_argument("--messages", type=int, default=10, help="agent messages per conversation")
     args = parser.parse_args()
@@ -61,22 +63,41 @@ def main() -> int:
     env = {**os.environ, "REDIS_URL": settings.REDIS_URL, "DATABASE_CONN_MAX_AGE": "0"}
     if database_url:
         env["DATABASE_URL"] = database_url
-    argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-            "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "config.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        "--lifespan",
+        "off",
+    ]
     server = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
-    workspace = Workspace.objects.create(name=f"bench-{uuid.uuid4().hex[:8]}", slug=f"bench-{uuid.uuid4().hex[:8]}")
+    workspace = Workspace.objects.create(
+        name=f"bench-{uuid.uuid4().hex[:8]}", slug=f"bench-{uuid.uuid4().hex[:8]}"
+    )
     try:
         wait_for(lambda: _answers(f"{origin}/api/v1/me"), timeout=60, interval=0.2, what="uvicorn")
         print("server up", flush=True)
         bot = Bot.objects.create(workspace=workspace, name="Bench", escalation_allowed=True)
         key = widget_key_create(bot=bot, name="bench", allowed_origins=[origin])
         principal, _ = widget_key_principal(raw_key=key.key, origin=origin)
-        agent = get_user_model().objects.create_user(username=f"agent-{workspace.slug}", is_staff=True)
+        agent = get_user_model().objects.create_user(
+            username=f"agent-{workspace.slug}", is_staff=True
+        )
         Membership.objects.create(workspace=workspace, user=agent)
         sessions = []
         for _ in range(args.conversations):
             session, token = visitor_session_start(principal=principal, bot=bot)
-            handoff_open(conversation_id=session.conversation_id, reason=HandoffReason.VISITOR_REQUEST)
+            handoff_open(
+                conversation_id=session.conversation_id, reason=HandoffReason.VISITOR_REQUEST
+            )
             handoff_claim(conversation_id=session.conversation_id, agent=agent)
             sessions.append((session.conversation_id, token))
         sent: dict[str, float] = {}
@@ -103,18 +124,29 @@ def main() -> int:
                     sent[text] = time.perf_counter()
                 agent_message_post(conversation_id=cid, agent=agent, text=text)
                 time.sleep(0.002)
-        wait_for(lambda: len(latencies) >= expected, timeout=60, what="all agent messages in the streams")
+        wait_for(
+            lambda: len(latencies) >= expected, timeout=60, what="all agent messages in the streams"
+        )
         stop.set()
         baseline = _redis_baseline(redis_sync(), count=expected)
-        print(f"bench/handoff: {args.conversations} live conversations, {expected} agent messages, loopback")
+        print(
+            f"bench/handoff: {args.conversations} live conversations, {expected} agent messages, loopback"
+        )
         print(f"{'':34}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
-        for name, values in (("agent message → visitor SSE", latencies), ("baseline Redis XADD → XREAD", baseline)):
-            print(f"{name:34}{statistics.median(values):10.1f}{percentile(values, 95):10.1f}{max(values):10.1f}")
+        for name, values in (
+            ("agent message → visitor SSE", latencies),
+            ("baseline Redis XADD → XREAD", baseline),
+        ):
+            print(
+                f"{name:34}{statistics.median(values):10.1f}{percentile(values, 95):10.1f}{max(values):10.1f}"
+            )
         p95 = percentile(latencies, 95)
         print(f"target p95 < 300 ms: {'met' if p95 < 300 else 'NOT met'} ({p95:.1f} ms)")
         return 0
     finally:
-        process_group_stop(server, grace=3)  # the 50 open streams would hold uvicorn's graceful shutdown
+        process_group_stop(
+            server, grace=3
+        )  # the 50 open streams would hold uvicorn's graceful shutdown
         workspace.delete()  # first: its conversations and the agent's messages go with it
         get_user_model().objects.filter(username=f"agent-{workspace.slug}").delete()
 

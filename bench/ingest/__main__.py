@@ -26,12 +26,20 @@ from bench.ingest.cpu import postgres_server_pid, tree_cpu_seconds
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("corpus", type=Path, help="A BEIR folder holding corpus.jsonl.")
     parser.add_argument("--limit", type=int, default=500, help="Records to ingest (default 500).")
-    parser.add_argument("--batch-size", type=int, default=None, help="Embedding batch size (default: settings).")
-    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="Worker processes.")
-    parser.add_argument("--threads", type=int, default=None, help="Torch threads per worker process.")
+    parser.add_argument(
+        "--batch-size", type=int, default=None, help="Embedding batch size (default: settings)."
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=os.cpu_count() or 1, help="Worker processes."
+    )
+    parser.add_argument(
+        "--threads", type=int, default=None, help="Torch threads per worker process."
+    )
     args = parser.parse_args()
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.concurrency)
     if args.batch_size:
@@ -78,13 +86,20 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
         from django.core.files.base import ContentFile
 
         warmups = [
-            document_create(workspace=workspace, file=ContentFile(b"# Warm up\n\nLoad the model.", name=f"w{n}.md"))
+            document_create(
+                workspace=workspace,
+                file=ContentFile(b"# Warm up\n\nLoad the model.", name=f"w{n}.md"),
+            )
             for n in range(concurrency * 2)
         ]
-        _wait([warmup.pk for warmup in warmups], timeout=300)  # every pool process has loaded the model
+        _wait(
+            [warmup.pk for warmup in warmups], timeout=300
+        )  # every pool process has loaded the model
         texts = _chunk_texts(files)
         # The machine is shared: plain embedding runs before and after the pipeline, and the ratio uses their mean.
-        before_seconds, before_cpu = embed_in_processes(texts, processes=concurrency, threads=threads)
+        before_seconds, before_cpu = embed_in_processes(
+            texts, processes=concurrency, threads=threads
+        )
         postgres_pid = postgres_server_pid()
         cpu_before = _cpu_now(worker.pid, postgres_pid)
         sampler.start()
@@ -93,10 +108,15 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
         _wait([d.pk for d in documents], timeout=3600)
         pipeline_seconds = time.perf_counter() - started
         sampler.stop()
-        cpu = [now - then for now, then in zip(_cpu_now(worker.pid, postgres_pid), cpu_before, strict=True)]
+        cpu = [
+            now - then
+            for now, then in zip(_cpu_now(worker.pid, postgres_pid), cpu_before, strict=True)
+        ]
         pipeline = _summary([d.pk for d in documents])
         if len(texts) != pipeline["chunks"]:
-            print(f"warning: baseline has {len(texts)} chunk texts, the pipeline stored {pipeline['chunks']}")
+            print(
+                f"warning: baseline has {len(texts)} chunk texts, the pipeline stored {pipeline['chunks']}"
+            )
         after_seconds, after_cpu = embed_in_processes(texts, processes=concurrency, threads=threads)
         baseline_seconds = _embed_plainly(texts)
     finally:
@@ -109,37 +129,74 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
     chunks = pipeline["chunks"]
     pipeline_rate = chunks / pipeline_seconds
     baseline_rate = len(texts) / baseline_seconds
-    print(f"corpus files          {len(files)} ({pipeline['ready']} ready, {pipeline['failed']} failed)")
+    print(
+        f"corpus files          {len(files)} ({pipeline['ready']} ready, {pipeline['failed']} failed)"
+    )
     sizes = f"{settings.PARLEY_CHUNK_TOKENS} / {settings.PARLEY_CHUNK_OVERLAP_TOKENS} tokens"
-    print(f"chunk size / overlap  {sizes}, batch {settings.PARLEY_EMBEDDING_BATCH_SIZE}, cores {os.cpu_count()}")
+    print(
+        f"chunk size / overlap  {sizes}, batch {settings.PARLEY_EMBEDDING_BATCH_SIZE}, cores {os.cpu_count()}"
+    )
     print(
         f"worker                {concurrency} pool process(es) x {threads} torch thread(s); baseline: 1 process,"
         f" torch default threads ({_torch_threads()})"
     )
     print(f"mean tokens per chunk {pipeline['mean_tokens']:.0f}")
-    print(f"pipeline (worker)     {chunks} chunks in {pipeline_seconds:.1f} s = {pipeline_rate:.1f} chunks/s")
-    print(f"plain, 1 process      {len(texts)} chunks in {baseline_seconds:.1f} s = {baseline_rate:.1f} chunks/s")
+    print(
+        f"pipeline (worker)     {chunks} chunks in {pipeline_seconds:.1f} s = {pipeline_rate:.1f} chunks/s"
+    )
+    print(
+        f"plain, 1 process      {len(texts)} chunks in {baseline_seconds:.1f} s = {baseline_rate:.1f} chunks/s"
+    )
     before_rate, after_rate = len(texts) / before_seconds, len(texts) / after_seconds
-    print(f"plain, {concurrency} proc x {threads} thr  {before_rate:.1f} chunks/s before the pipeline,"
-          f" {after_rate:.1f} after")  # fmt: skip
+    print(
+        f"plain, {concurrency} proc x {threads} thr  {before_rate:.1f} chunks/s before the pipeline,"
+        f" {after_rate:.1f} after"
+    )
     reference = max(baseline_rate, (before_rate + after_rate) / 2)
-    print(f"ratio                 {pipeline_rate / reference:.2f} of plain embedding (target >= 0.85)")
+    print(
+        f"ratio                 {pipeline_rate / reference:.2f} of plain embedding (target >= 0.85)"
+    )
     plain_cpu = (before_cpu + after_cpu) / 2
-    print(f"CPU seconds           pipeline {sum(cpu):.1f} (worker {cpu[0]:.1f}, PostgreSQL {cpu[1]:.1f}, uploads"
-          f" {cpu[2]:.1f}); plain, {concurrency} proc x {threads} thr {plain_cpu:.1f}")  # fmt: skip
-    print(f"CPU ratio             {plain_cpu / sum(cpu):.2f} (plain CPU per chunk / pipeline CPU per chunk; little"
-          " affected by other load)")  # fmt: skip
-    print(f"peak worker RSS       {sampler.peak_child / 2**20:.0f} MiB per pool process,"
-          f" {sampler.peak_total / 2**20:.0f} MiB worker total")  # fmt: skip
+    print(
+        f"CPU seconds           pipeline {sum(cpu):.1f} (worker {cpu[0]:.1f}, PostgreSQL {cpu[1]:.1f}, uploads"
+        f" {cpu[2]:.1f}); plain, {concurrency} proc x {threads} thr {plain_cpu:.1f}"
+    )
+    print(
+        f"CPU ratio             {plain_cpu / sum(cpu):.2f} (plain CPU per chunk / pipeline CPU per chunk; little"
+        " affected by other load)"
+    )
+    print(
+        f"peak worker RSS       {sampler.peak_child / 2**20:.0f} MiB per pool process,"
+        f" {sampler.peak_total / 2**20:.0f} MiB worker total"
+    )
 
 
 def _worker_start(queue: str, *, concurrency: int, threads: int) -> subprocess.Popen:
     from config.celery import app as celery_app
 
     hostname = f"{queue}@localhost"
-    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", f"--concurrency={concurrency}",
-            "-Q", queue, "-n", hostname, "--without-gossip", "--without-mingle", "--loglevel=WARNING"]  # fmt: skip
-    env = {**os.environ, "CELERY_TASK_DEFAULT_QUEUE": queue, "PARLEY_EMBEDDING_THREADS": str(threads)}
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=prefork",
+        f"--concurrency={concurrency}",
+        "-Q",
+        queue,
+        "-n",
+        hostname,
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel=WARNING",
+    ]
+    env = {
+        **os.environ,
+        "CELERY_TASK_DEFAULT_QUEUE": queue,
+        "PARLEY_EMBEDDING_THREADS": str(threads),
+    }
     worker = subprocess.Popen(argv, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
     while not celery_app.control.ping(destination=[hostname], timeout=0.5):
@@ -180,7 +237,9 @@ def _summary(ids: list) -> dict:
     documents = Document.objects.filter(pk__in=ids).aggregate(
         ready=Count("pk", filter=Q(status="ready")), failed=Count("pk", filter=Q(status="failed"))
     )
-    chunks = Chunk.objects.filter(document_id__in=ids).aggregate(chunks=Count("pk"), mean_tokens=Avg("token_count"))
+    chunks = Chunk.objects.filter(document_id__in=ids).aggregate(
+        chunks=Count("pk"), mean_tokens=Avg("token_count")
+    )
     return {**documents, **chunks}
 
 
@@ -242,9 +301,13 @@ class _RssSampler:
 
         while not self._stop.is_set():
             try:
-                children = [child.memory_info().rss for child in self.process.children(recursive=True)]
+                children = [
+                    child.memory_info().rss for child in self.process.children(recursive=True)
+                ]
                 self.peak_child = max([self.peak_child, *children])
-                self.peak_total = max(self.peak_total, self.process.memory_info().rss + sum(children))
+                self.peak_total = max(
+                    self.peak_total, self.process.memory_info().rss + sum(children)
+                )
             except psutil.Error:
                 pass
             time.sleep(0.2)

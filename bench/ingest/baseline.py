@@ -16,7 +16,10 @@ def embed_in_processes(texts: list[str], *, processes: int, threads: int) -> tup
     results = context.Queue()
     share = -(-len(texts) // processes)
     children = [
-        context.Process(target=_embed_share, args=(texts[n * share : (n + 1) * share], threads, barrier, results))
+        context.Process(
+            target=_embed_share,
+            args=(texts[n * share : (n + 1) * share], threads, barrier, results),
+        )
         for n in range(processes)
     ]
     for child in children:
@@ -27,7 +30,9 @@ def embed_in_processes(texts: list[str], *, processes: int, threads: int) -> tup
     return max(wall for wall, _ in timings), sum(cpu for _, cpu in timings)
 
 
-def _embed_share(texts: list[str], threads: int, barrier: Barrier, results: multiprocessing.Queue) -> None:
+def _embed_share(
+    texts: list[str], threads: int, barrier: Barrier, results: multiprocessing.Queue
+) -> None:
     os.environ["PARLEY_EMBEDDING_THREADS"] = str(threads)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django

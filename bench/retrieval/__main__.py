@@ -33,7 +33,11 @@ def grid_print(title: str, columns: list[str], rows: dict) -> None:  # type: ign
     print(f"\n{title}")
     print("  " + "".ljust(width) + "".join(c.rjust(12) for c in columns))
     for name, cells in rows.items():
-        print("  " + name.ljust(width) + "".join(f"{s.recall[5]:.3f}/{s.mrr:.3f}".rjust(12) for s in cells))
+        print(
+            "  "
+            + name.ljust(width)
+            + "".join(f"{s.recall[5]:.3f}/{s.mrr:.3f}".rjust(12) for s in cells)
+        )
 
 
 def fusion_print(name: str, prepared, evaluate) -> None:  # type: ignore[no-untyped-def]
@@ -51,12 +55,18 @@ def fusion_print(name: str, prepared, evaluate) -> None:  # type: ignore[no-unty
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.retrieval", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.retrieval", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("corpora", nargs="*", type=Path, help="BEIR corpus folders")
     parser.add_argument("--all", action="store_true", help=f"every corpus under {CORPORA_ROOT}")
     parser.add_argument("--limit-queries", type=int, default=None)
-    parser.add_argument("--sweep", action="append", choices=["fusion"], default=[], help="also print fusion grids")
-    parser.add_argument("--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks")
+    parser.add_argument(
+        "--sweep", action="append", choices=["fusion"], default=[], help="also print fusion grids"
+    )
+    parser.add_argument(
+        "--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks"
+    )
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
     args = parser.parse_args(argv)
     folders = sorted(p for p in CORPORA_ROOT.iterdir() if p.is_dir()) if args.all else args.corpora
@@ -73,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     from rag.retrieval import FUSION
 
     ef_search = FUSION.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
-    print(f"product defaults: {FUSION}, ef_search {ef_search}, reranker {settings.RERANKER_URL or 'none'}")
+    print(
+        f"product defaults: {FUSION}, ef_search {ef_search}, reranker {settings.RERANKER_URL or 'none'}"
+    )
     for folder in folders:
         corpus, scope = evaluate.corpus_prepare(folder, limit_queries=args.limit_queries)
         chunks = sum(1 for _ in corpus.chunks)

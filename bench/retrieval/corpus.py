@@ -70,7 +70,9 @@ def corpus_load(folder: Path, *, tokenizer, limit_queries: int | None = None) ->
         prefix = f"{title}\n" if title and title != doc["_id"] else ""
         lang = language_detect(prefix + doc["text"][:2000])
         for piece in splitter.split_text(doc["text"]) or [""]:
-            chunks.append(Chunk(chunk_id=len(chunks) + 1, doc_id=counts_for, lang=lang, text=prefix + piece))
+            chunks.append(
+                Chunk(chunk_id=len(chunks) + 1, doc_id=counts_for, lang=lang, text=prefix + piece)
+            )
     relevant: dict[str, set[str]] = {}
     with (folder / "qrels.tsv").open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
@@ -78,7 +80,10 @@ def corpus_load(folder: Path, *, tokenizer, limit_queries: int | None = None) ->
                 relevant.setdefault(row["query-id"], set()).add(row["corpus-id"])
     queries = [
         Query(
-            query_id=q["_id"], text=q["text"], lang=language_detect(q["text"]), relevant=frozenset(relevant[q["_id"]])
+            query_id=q["_id"],
+            text=q["text"],
+            lang=language_detect(q["text"]),
+            relevant=frozenset(relevant[q["_id"]]),
         )
         for q in _jsonl(folder / "queries.jsonl")
         if q["_id"] in relevant

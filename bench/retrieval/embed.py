@@ -40,12 +40,19 @@ def embeddings_cached(name: str, texts: list[str], *, batch_size: int = 32) -> n
     CACHE_DIR.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     vectors = model_load().encode(
-        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        texts,
+        batch_size=batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
     )
     vectors = vectors.astype(np.float32)
     np.save(path, vectors)
     elapsed = time.perf_counter() - started
-    print(f"  embedded {len(texts)} texts for {name} in {elapsed:.0f}s ({len(texts) / elapsed:.1f}/s)", flush=True)
+    print(
+        f"  embedded {len(texts)} texts for {name} in {elapsed:.0f}s ({len(texts) / elapsed:.1f}/s)",
+        flush=True,
+    )
     return vectors
 
 
@@ -75,6 +82,8 @@ def query_vectors_prefill(texts: list[str]) -> None:
     provider = embeddings.embedding_provider_get(model_id=embeddings.LOCAL_MODEL_ID)
     if not isinstance(provider, _QueryMemo):
         provider = _QueryMemo(provider)
-        embeddings._providers[embeddings.LOCAL_MODEL_ID] = provider  # the product's per-process registry
+        embeddings._providers[embeddings.LOCAL_MODEL_ID] = (
+            provider  # the product's per-process registry
+        )
     missing = [text for text in dict.fromkeys(texts) if text not in provider.vectors]
     provider.vectors.update(zip(missing, provider.embed_texts(missing), strict=True))

@@ -43,15 +43,26 @@ def corpus_prepare(folder: Path, *, limit_queries: int | None) -> tuple[Corpus, 
     rows = [(chunk.doc_id, chunk.lang, chunk.text) for chunk in corpus.chunks]
     workspace, bot = workspace_load(f"bench-{corpus.name}", rows, vectors)
     query_vectors_prefill([query.text for query in corpus.queries])
-    return corpus, RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)], external_user_id="")
+    return corpus, RetrievalScope(
+        workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)], external_user_id=""
+    )
 
 
-def _ranked(corpus: Corpus, scope: RetrievalScope, mode: str, fusion: FusionSettings = FUSION) -> list[list[str]]:
+def _ranked(
+    corpus: Corpus, scope: RetrievalScope, mode: str, fusion: FusionSettings = FUSION
+) -> list[list[str]]:
     """Per query, the documents (titles) of the returned chunks, best first."""
     out = []
     for query in corpus.queries:
-        result = chunks_retrieve(scope=scope, question=query.text, top_k=2 * fusion.candidates, mode=mode,  # type: ignore[arg-type]
-                                 score_threshold=NO_THRESHOLD, language=query.lang, fusion=fusion)  # fmt: skip
+        result = chunks_retrieve(
+            scope=scope,
+            question=query.text,
+            top_k=2 * fusion.candidates,
+            mode=mode,  # type: ignore[arg-type]
+            score_threshold=NO_THRESHOLD,
+            language=query.lang,
+            fusion=fusion,
+        )
         out.append([hit.title for hit in result.hits])
     return out
 
@@ -69,7 +80,9 @@ def strategies_score(corpus: Corpus, scope: RetrievalScope) -> dict[str, Scores 
             "full-text only": _scores(corpus, _ranked(corpus, scope, "text")),
             "hybrid (weighted RRF)": _scores(corpus, _ranked(corpus, scope, "hybrid")),
         }
-    rows["hybrid + reranker"] = _scores(corpus, _ranked(corpus, scope, "hybrid")) if settings.RERANKER_URL else None
+    rows["hybrid + reranker"] = (
+        _scores(corpus, _ranked(corpus, scope, "hybrid")) if settings.RERANKER_URL else None
+    )
     return rows
 
 
@@ -81,9 +94,20 @@ def sweep_prepare(corpus: Corpus, scope: RetrievalScope) -> Prepared:
     with override_settings(RERANKER_URL=""):
         for mode in lists:
             for query in corpus.queries:
-                result = chunks_retrieve(scope=scope, question=query.text, top_k=SWEEP_DEPTH, mode=mode,  # type: ignore[arg-type]
-                                         score_threshold=NO_THRESHOLD, language=query.lang, fusion=deep)  # fmt: skip
-                score = (lambda h: h.vector_score) if mode == "vector" else (lambda h: h.text_score or 0.0)
+                result = chunks_retrieve(
+                    scope=scope,
+                    question=query.text,
+                    top_k=SWEEP_DEPTH,
+                    mode=mode,  # type: ignore[arg-type]
+                    score_threshold=NO_THRESHOLD,
+                    language=query.lang,
+                    fusion=deep,
+                )
+                score = (
+                    (lambda h: h.vector_score)
+                    if mode == "vector"
+                    else (lambda h: h.text_score or 0.0)
+                )
                 lists[mode].append([(hit.chunk_id, score(hit)) for hit in result.hits])
                 titles.update((hit.chunk_id, hit.title) for hit in result.hits)
     return Prepared(corpus, scope, lists["vector"], lists["text"], titles)
@@ -106,13 +130,20 @@ def fusion_sweep(prepared: Prepared) -> dict[tuple[int, int], list[Scores]]:
     """(rrf_k, depth N) → Scores for each vector/text weight ratio in RATIOS (text weight 1)."""
     return {
         (rrf_k, depth): [
-            _scores(prepared.corpus, _fused_titles(prepared, lambda v, t, r=ratio, k=rrf_k, d=depth: rrf_fuse(
-                v, t, vector_weight=r, text_weight=1.0, rrf_k=k, depth=d)))
+            _scores(
+                prepared.corpus,
+                _fused_titles(
+                    prepared,
+                    lambda v, t, r=ratio, k=rrf_k, d=depth: rrf_fuse(
+                        v, t, vector_weight=r, text_weight=1.0, rrf_k=k, depth=d
+                    ),
+                ),
+            )
             for ratio in RATIOS
         ]
         for rrf_k in RRF_KS
         for depth in DEPTHS
-    }  # fmt: skip
+    }
 
 
 SHARES = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9)
@@ -120,10 +151,14 @@ SHARES = (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9)
 
 def score_fusion_sweep(prepared: Prepared, depth: int = 40) -> list[Scores]:
     return [
-        _scores(prepared.corpus, _fused_titles(prepared, lambda v, t, s=share: score_fuse(v, t, vector_weight=s,
-                                                                                          depth=depth)))
+        _scores(
+            prepared.corpus,
+            _fused_titles(
+                prepared, lambda v, t, s=share: score_fuse(v, t, vector_weight=s, depth=depth)
+            ),
+        )
         for share in SHARES
-    ]  # fmt: skip
+    ]
 
 
 def latency_summary(values: list[float]) -> str:

@@ -62,12 +62,25 @@ def _scaled(rows: list[Row], vectors: np.ndarray, size: int) -> tuple[list[Row],
 
 
 def _p(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+    return (
+        statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+        if len(values) > 1
+        else values[0]
+    )
 
 
-def _search(scope: RetrievalScope, text: str, lang: str, mode: str, **fusion: int) -> tuple[float, list[str]]:
-    result = chunks_retrieve(scope=scope, question=text, language=lang, mode=mode, top_k=FUSION.candidates,  # type: ignore[arg-type]
-                             score_threshold=NO_THRESHOLD, fusion=replace(FUSION, **fusion))  # fmt: skip
+def _search(
+    scope: RetrievalScope, text: str, lang: str, mode: str, **fusion: int
+) -> tuple[float, list[str]]:
+    result = chunks_retrieve(
+        scope=scope,
+        question=text,
+        language=lang,
+        mode=mode,
+        top_k=FUSION.candidates,  # type: ignore[arg-type]
+        score_threshold=NO_THRESHOLD,
+        fusion=replace(FUSION, **fusion),
+    )
     return float(result.latencies["search"]), [hit.chunk_id for hit in result.hits]
 
 
@@ -90,11 +103,15 @@ def latency_report(*, sizes: list[int]) -> None:
     scopes = {}
     for size in sizes:
         workspace, bot = workspace_load(f"bench-latency-{size}", *_scaled(rows, vectors, size))
-        scopes[size] = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)], external_user_id="")
+        scopes[size] = RetrievalScope(
+            workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)], external_user_id=""
+        )
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM rag_chunk WHERE embedding_dims = 384")
         indexed = cursor.fetchone()[0]
-    print(f"\nHNSW build (`rag.indexes.chunk_indexes_rebuild`, REINDEX) of the 384-d index over {indexed} chunks")
+    print(
+        f"\nHNSW build (`rag.indexes.chunk_indexes_rebuild`, REINDEX) of the 384-d index over {indexed} chunks"
+    )
     print(f"  {'maintenance_work_mem':>21} {'seconds':>8}")
     for memory in BUILD_MEMORY_MB:
         (build,) = chunk_indexes_rebuild(dims=[384], memory_mb=memory)
@@ -108,18 +125,25 @@ def latency_report(*, sizes: list[int]) -> None:
             f"\nsearch phase of chunks_retrieve (its SQL statements one after the other, no embedding),"
             f" N={FUSION.candidates}"
         )
-        print(f"  {'chunks':>7} {'hybrid p50':>11} {'p95':>7} {'vector p50':>11} {'p95':>7} {'text p50':>9} {'p95':>7}")
+        print(
+            f"  {'chunks':>7} {'hybrid p50':>11} {'p95':>7} {'vector p50':>11} {'p95':>7} {'text p50':>9} {'p95':>7}"
+        )
         for size, scope in scopes.items():
             cells = []
             for mode in ("hybrid", "vector", "text"):
                 timings = [_search(scope, text, lang, mode)[0] for text, lang in queries]
                 cells += [_p(timings, 50), _p(timings, 95)]
-            print(f"  {size:>7} {cells[0]:>11.1f} {cells[1]:>7.1f} {cells[2]:>11.1f} {cells[3]:>7.1f}"
-                  f" {cells[4]:>9.1f} {cells[5]:>7.1f}", flush=True)  # fmt: skip
+            print(
+                f"  {size:>7} {cells[0]:>11.1f} {cells[1]:>7.1f} {cells[2]:>11.1f} {cells[3]:>7.1f}"
+                f" {cells[4]:>9.1f} {cells[5]:>7.1f}",
+                flush=True,
+            )
 
 
 def _ef_search_report(scope: RetrievalScope, size: int, queries: list[tuple[str, str]]) -> None:
-    print(f"\nef_search at {size} chunks: recall of the product's vector top-{FUSION.candidates} against exact search")
+    print(
+        f"\nef_search at {size} chunks: recall of the product's vector top-{FUSION.candidates} against exact search"
+    )
     exact = [_exact_top(scope, text) for text, _ in queries]
     print(f"  {'ef_search':>9} {'recall':>7} {'p50 ms':>7} {'p95 ms':>7}")
     for ef in EF_SEARCH_VALUES:
@@ -128,4 +152,7 @@ def _ef_search_report(scope: RetrievalScope, size: int, queries: list[tuple[str,
             ms, ids = _search(scope, text, lang, "vector", ef_search=ef)
             timings.append(ms)
             found.append(len(set(ids) & truth) / len(truth))
-        print(f"  {ef:>9} {statistics.mean(found):>7.3f} {_p(timings, 50):>7.1f} {_p(timings, 95):>7.1f}", flush=True)
+        print(
+            f"  {ef:>9} {statistics.mean(found):>7.3f} {_p(timings, 50):>7.1f} {_p(timings, 95):>7.1f}",
+            flush=True,
+        )

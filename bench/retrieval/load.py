@@ -27,14 +27,29 @@ from rag.models import Chunk, Document
 # (corpus document id, ISO 639-1 language, chunk text)
 Row = tuple[str, str, str]
 BULK_ROWS = 20_000  # above this, drop the HNSW index during the load and rebuild it after
-COLUMNS = ("id", "document_id", "workspace_id", "ordinal", "text", "heading_path", "bbox", "metadata",
-           "token_count", "embedding", "embedding_dims", "embedding_model", "search_config")  # fmt: skip
+COLUMNS = (
+    "id",
+    "document_id",
+    "workspace_id",
+    "ordinal",
+    "text",
+    "heading_path",
+    "bbox",
+    "metadata",
+    "token_count",
+    "embedding",
+    "embedding_dims",
+    "embedding_model",
+    "search_config",
+)
 
 
 def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple[Workspace, Bot]:
     """The data set's workspace and bot; reloaded only when its rows or vectors changed (a digest kept
     in the workspace's name)."""
-    digest = hashlib.sha256("\x1e".join(text for _, _, text in rows).encode() + vectors.tobytes()).hexdigest()
+    digest = hashlib.sha256(
+        "\x1e".join(text for _, _, text in rows).encode() + vectors.tobytes()
+    ).hexdigest()
     marker = f"{slug} ({len(rows)} chunks, {digest[:12]})"
     workspace, _ = Workspace.objects.get_or_create(slug=slug, defaults={"name": marker})
     bot, _ = Bot.objects.get_or_create(workspace=workspace, name="Bench bot")
@@ -65,7 +80,9 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
             cursor.execute(definition)
     _chunk_counts_set(workspace)
     Workspace.objects.filter(pk=workspace.pk).update(name=marker)
-    with connection.cursor() as cursor:  # the tsvector UPDATE left a dead copy of every row: as autovacuum would
+    with (
+        connection.cursor() as cursor
+    ):  # the tsvector UPDATE left a dead copy of every row: as autovacuum would
         cursor.execute("VACUUM ANALYZE rag_chunk")
         cursor.execute("ANALYZE rag_document")
     return workspace, bot
@@ -86,11 +103,19 @@ def _documents_create(workspace: Workspace, bot: Bot, rows: Sequence[Row]) -> di
     documents: dict[str, Document] = {}
     for doc_id, lang, _ in rows:
         if doc_id not in documents:
-            documents[doc_id] = Document(workspace=workspace, title=doc_id, filename=f"{doc_id}.txt",
-                                         status=Document.Status.READY, language=lang,
-                                         embedding_model=LOCAL_MODEL_ID)  # fmt: skip
+            documents[doc_id] = Document(
+                workspace=workspace,
+                title=doc_id,
+                filename=f"{doc_id}.txt",
+                status=Document.Status.READY,
+                language=lang,
+                embedding_model=LOCAL_MODEL_ID,
+            )
     Document.objects.bulk_create(documents.values(), batch_size=2000)
-    links = [Document.bots.through(document_id=document.pk, bot_id=bot.pk) for document in documents.values()]
+    links = [
+        Document.bots.through(document_id=document.pk, bot_id=bot.pk)
+        for document in documents.values()
+    ]
     Document.bots.through.objects.bulk_create(links, batch_size=5000)
     return documents
 
@@ -102,6 +127,20 @@ def _copy(cursor, workspace, rows, vectors, documents, chunk_ids) -> None:  # ty
         for (doc_id, lang, text), vector, pk in zip(rows, vectors, chunk_ids, strict=True):
             ordinals[doc_id] = ordinals.get(doc_id, -1) + 1
             embedding = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
-            copy.write_row((pk, documents[doc_id].pk, workspace.pk, ordinals[doc_id], text, "[]", "[]",
-                            '{"modality": "text"}', 0, embedding, len(vector), LOCAL_MODEL_ID,
-                            search_config_for(lang)))  # fmt: skip
+            copy.write_row(
+                (
+                    pk,
+                    documents[doc_id].pk,
+                    workspace.pk,
+                    ordinals[doc_id],
+                    text,
+                    "[]",
+                    "[]",
+                    '{"modality": "text"}',
+                    0,
+                    embedding,
+                    len(vector),
+                    LOCAL_MODEL_ID,
+                    search_config_for(lang),
+                )
+            )

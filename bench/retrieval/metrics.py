@@ -20,7 +20,10 @@ class Scores:
 
 def scores_compute(rankings: Sequence[list[str]], relevant: Sequence[frozenset[str]]) -> Scores:
     recall = {
-        c: mean(len(set(docs[:c]) & rel) / len(rel) for docs, rel in zip(rankings, relevant, strict=True))
+        c: mean(
+            len(set(docs[:c]) & rel) / len(rel)
+            for docs, rel in zip(rankings, relevant, strict=True)
+        )
         for c in CUTOFFS
     }
     reciprocal = []
@@ -48,7 +51,11 @@ def rrf_fuse(
 
 
 def score_fuse(
-    vector: Sequence[tuple[str, float]], text: Sequence[tuple[str, float]], *, vector_weight: float, depth: int
+    vector: Sequence[tuple[str, float]],
+    text: Sequence[tuple[str, float]],
+    *,
+    vector_weight: float,
+    depth: int,
 ) -> list[str]:
     """Convex combination of min-max normalised scores (the alternative to rank fusion)."""
 
@@ -62,6 +69,7 @@ def score_fuse(
 
     v, t = normalised(vector), normalised(text)
     fused = {
-        cid: vector_weight * v.get(cid, 0.0) + (1 - vector_weight) * t.get(cid, 0.0) for cid in v.keys() | t.keys()
+        cid: vector_weight * v.get(cid, 0.0) + (1 - vector_weight) * t.get(cid, 0.0)
+        for cid in v.keys() | t.keys()
     }
     return [chunk_id for chunk_id, _ in sorted(fused.items(), key=lambda item: (-item[1], item[0]))]

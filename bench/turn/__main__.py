@@ -24,7 +24,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("--chunks", type=int, default=10000, help="0: the corpus as is (for recall without replicas)")
+    parser.add_argument(
+        "--chunks",
+        type=int,
+        default=10000,
+        help="0: the corpus as is (for recall without replicas)",
+    )
     parser.add_argument("--turns", type=int, default=200)
     args = parser.parse_args()
     import django
@@ -49,17 +54,23 @@ def main() -> None:
             baseline.append(baseline_turn(bot, retriever, query.text, server))
     finally:
         server.stop()
-    print(f"\n{corpus.name}: {len(rows)} chunks, {len(queries)} turns each, LLM stub answering at once\n")
+    print(
+        f"\n{corpus.name}: {len(rows)} chunks, {len(queries)} turns each, LLM stub answering at once\n"
+    )
     _table("Parley turn_answer", parley)
     _table("LangChain PGVector baseline", baseline)
     own = [t["total"] - t["embed"] - t["llm"] for t in parley]
-    print(f"Parley's own work (total - query embedding - LLM): p50 {_p(own, 50):.1f} ms, p95 {_p(own, 95):.1f} ms")
+    print(
+        f"Parley's own work (total - query embedding - LLM): p50 {_p(own, 50):.1f} ms, p95 {_p(own, 95):.1f} ms"
+    )
     unique = {q.query_id: q for q in queries}.values()
     relevant = [q.relevant for q in unique]
     for name, runs in (("Parley", parley), ("baseline", baseline)):
         by_query = {q.query_id: run["docs"] for q, run in zip(queries, runs, strict=True)}
-        recall = statistics.mean(len(set(by_query[q.query_id][:5]) & rel) / len(rel)
-                                 for q, rel in zip(unique, relevant, strict=True))  # fmt: skip
+        recall = statistics.mean(
+            len(set(by_query[q.query_id][:5]) & rel) / len(rel)
+            for q, rel in zip(unique, relevant, strict=True)
+        )
         print(f"recall@5 (by document) {name:>9}: {recall:.3f}")
 
 

@@ -55,5 +55,8 @@ def langchain_load(store, rows: list[tuple[str, str, str]], vectors: np.ndarray)
     store.create_collection()
     for start in range(0, len(rows), 1000):
         batch = rows[start : start + 1000]
-        store.add_embeddings(texts=[text for _, _, text in batch], embeddings=vectors[start : start + 1000].tolist(),
-                             metadatas=[{"doc_id": doc_id} for doc_id, _, _ in batch])  # fmt: skip
+        store.add_embeddings(
+            texts=[text for _, _, text in batch],
+            embeddings=vectors[start : start + 1000].tolist(),
+            metadatas=[{"doc_id": doc_id} for doc_id, _, _ in batch],
+        )

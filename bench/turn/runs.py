@@ -22,9 +22,17 @@ from rag.embeddings import embed_query, embed_texts
 from rag.models import Document
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
-STUB_ANSWER = {"status": "not_found_in_context", "answer": "Not in the documents.", "display_answer": True,
-               "confidence_score": 0.1, "topic": "unknown", "suggested_topics": [], "understanding": "q",
-               "redirection_intent": None, "context_usage": []}  # fmt: skip
+STUB_ANSWER = {
+    "status": "not_found_in_context",
+    "answer": "Not in the documents.",
+    "display_answer": True,
+    "confidence_score": 0.1,
+    "topic": "unknown",
+    "suggested_topics": [],
+    "understanding": "q",
+    "redirection_intent": None,
+    "context_usage": [],
+}
 
 
 def _endpoint(server: ScriptedLLMServer) -> LLMEndpoint:
@@ -35,12 +43,19 @@ def parley_turn(bot: Bot, question: str, server: ScriptedLLMServer) -> dict:
     server.enqueue(Reply.json(STUB_ANSWER))
     conversation = Conversation.objects.create(bot=bot)
     started = time.perf_counter()
-    result = turn_answer(conversation_id=conversation.pk, client_message_id=uuid.uuid4().hex, message=question,
-                         endpoint=_endpoint(server))  # fmt: skip
+    result = turn_answer(
+        conversation_id=conversation.pk,
+        client_message_id=uuid.uuid4().hex,
+        message=question,
+        endpoint=_endpoint(server),
+    )
     total = (time.perf_counter() - started) * 1000
     turn: Turn = result.turn
-    titles = dict(Document.objects.filter(pk__in=[c["document_id"] for c in turn.retrieved_chunks])
-                  .values_list("pk", "title"))  # fmt: skip
+    titles = dict(
+        Document.objects.filter(
+            pk__in=[c["document_id"] for c in turn.retrieved_chunks]
+        ).values_list("pk", "title")
+    )
     docs = list(dict.fromkeys(titles[uuid.UUID(c["document_id"])] for c in turn.retrieved_chunks))
     phases = {k: float(turn.latencies.get(k, 0)) for k in ("embed", "search", "prompt", "llm")}
     phases["persist+rest"] = total - sum(phases.values())
@@ -63,11 +78,17 @@ def baseline_build(rows, vectors):  # type: ignore[no-untyped-def]
 
     connection.ensure_connection()
     # Without Django's adapters (its jsonb loader returns text): a plain psycopg connection, as LangChain expects.
-    params = {k: v for k, v in connection.get_connection_params().items() if k not in {"context", "cursor_factory"}}
+    params = {
+        k: v
+        for k, v in connection.get_connection_params().items()
+        if k not in {"context", "cursor_factory"}
+    }
     import psycopg
 
     engine = create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(**params))
-    store = PGVector(embeddings=_Embeddings(), connection=engine, collection_name="bench_turn", use_jsonb=True)
+    store = PGVector(
+        embeddings=_Embeddings(), connection=engine, collection_name="bench_turn", use_jsonb=True
+    )
     langchain_load(store, rows, vectors)
     return store
 
@@ -79,14 +100,24 @@ def baseline_turn(bot: Bot, store, question: str, server: ScriptedLLMServer) -> 
     retriever = store.as_retriever(search_kwargs={"k": settings.retrieval.top_k})
     documents = retriever.invoke(question)
     retrieved = time.perf_counter()
-    chunks = [PromptChunk(id=str(d.id), text=d.page_content, title=d.metadata["doc_id"]) for d in documents]
-    prompt = prompt_build(bot=settings, question=question, history=[], chunks=chunks, locale=settings.rules.locale)
+    chunks = [
+        PromptChunk(id=str(d.id), text=d.page_content, title=d.metadata["doc_id"])
+        for d in documents
+    ]
+    prompt = prompt_build(
+        bot=settings, question=question, history=[], chunks=chunks, locale=settings.rules.locale
+    )
     prompted = time.perf_counter()
     raw = llm_complete(endpoint=_endpoint(server), messages=prompt.messages).text
     answered = time.perf_counter()
     json.loads(raw)
     done = time.perf_counter()
     docs = list(dict.fromkeys(d.metadata["doc_id"] for d in documents))
-    return {"retrieve": (retrieved - started) * 1000, "prompt": (prompted - retrieved) * 1000,
-            "llm": (answered - prompted) * 1000, "parse": (done - answered) * 1000,
-            "total": (done - started) * 1000, "docs": docs}  # fmt: skip
+    return {
+        "retrieve": (retrieved - started) * 1000,
+        "prompt": (prompted - retrieved) * 1000,
+        "llm": (answered - prompted) * 1000,
+        "parse": (done - answered) * 1000,
+        "total": (done - started) * 1000,
+        "docs": docs,
+    }

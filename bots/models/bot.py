@@ -26,7 +26,10 @@ class Bot(models.Model):
 
     class Strictness(models.TextChoices):
         STRICT = "strict", "Strict: answers only from retrieved documents"
-        RELAXED = "relaxed", "Relaxed: general knowledge allowed where the relaxation statement says"
+        RELAXED = (
+            "relaxed",
+            "Relaxed: general knowledge allowed where the relaxation statement says",
+        )
 
     class Provider(models.TextChoices):
         OPENAI = "openai", "OpenAI-compatible endpoint"
@@ -37,16 +40,28 @@ class Bot(models.Model):
 
     # 2.1 identity
     name = models.CharField(max_length=120)
-    role = models.CharField(max_length=SHORT, blank=True, help_text="e.g. “customer support assistant”.")
-    domain = models.CharField(max_length=SHORT, blank=True, help_text="e.g. “e-bike sales and after-sales”.")
-    target_audience = models.CharField(max_length=SHORT, blank=True, help_text="Who talks to this bot.")
+    role = models.CharField(
+        max_length=SHORT, blank=True, help_text="e.g. “customer support assistant”."
+    )
+    domain = models.CharField(
+        max_length=SHORT, blank=True, help_text="e.g. “e-bike sales and after-sales”."
+    )
+    target_audience = models.CharField(
+        max_length=SHORT, blank=True, help_text="Who talks to this bot."
+    )
     locale = models.CharField(
-        max_length=10, default="en", help_text="Default response language, as a code such as en, fr or pt-BR."
+        max_length=10,
+        default="en",
+        help_text="Default response language, as a code such as en, fr or pt-BR.",
     )
     # 2.3 response expectations
-    response_expectations = models.CharField(max_length=MEDIUM, blank=True, help_text="Depth and technicality.")
+    response_expectations = models.CharField(
+        max_length=MEDIUM, blank=True, help_text="Depth and technicality."
+    )
     # 2.4 style and tone
-    formality = models.CharField(max_length=10, choices=Formality.choices, default=Formality.NEUTRAL)
+    formality = models.CharField(
+        max_length=10, choices=Formality.choices, default=Formality.NEUTRAL
+    )
     formatting_rules = models.CharField(max_length=MEDIUM, blank=True)
     vocabulary_constraints = models.CharField(max_length=MEDIUM, blank=True)
     # 2.5 domain constraints
@@ -55,7 +70,9 @@ class Bot(models.Model):
     mandatory_mentions = models.CharField(max_length=MEDIUM, blank=True)
     # 2.6 specific instructions and human escalation
     specific_instructions = models.CharField(max_length=LONG, blank=True)
-    escalation_allowed = models.BooleanField(default=False, help_text="May the bot hand the conversation to a human?")
+    escalation_allowed = models.BooleanField(
+        default=False, help_text="May the bot hand the conversation to a human?"
+    )
     escalation_triggers = models.CharField(
         max_length=MEDIUM, blank=True, help_text="Phrases that ask for a human, one per line."
     )
@@ -69,21 +86,35 @@ class Bot(models.Model):
         default=0.0, help_text="Escalate when the answer's confidence is below this (0 disables)."
     )
     # Section 1.2 strictness and explainability
-    rag_strictness = models.CharField(max_length=10, choices=Strictness.choices, default=Strictness.STRICT)
+    rag_strictness = models.CharField(
+        max_length=10, choices=Strictness.choices, default=Strictness.STRICT
+    )
     relaxation_statement = models.CharField(
-        max_length=MEDIUM, blank=True, help_text="Required when relaxed: where general knowledge is allowed."
+        max_length=MEDIUM,
+        blank=True,
+        help_text="Required when relaxed: where general knowledge is allowed.",
     )
     explainability = models.BooleanField(default=False)
     # User-facing texts (refusal and no-answer also per locale: BotLocaleText)
-    refusal_text = models.CharField(max_length=MEDIUM, default="Sorry, that question is outside what I can help with.")
+    refusal_text = models.CharField(
+        max_length=MEDIUM, default="Sorry, that question is outside what I can help with."
+    )
     no_answer_text = models.CharField(
         max_length=MEDIUM, default="Sorry, I could not find that information in my documents."
     )
-    injection_refusal_text = models.CharField(max_length=MEDIUM, default="Sorry, I cannot process this request.")
-    escalation_text = models.CharField(max_length=MEDIUM, default="I am transferring you to a member of our team.")
+    injection_refusal_text = models.CharField(
+        max_length=MEDIUM, default="Sorry, I cannot process this request."
+    )
+    escalation_text = models.CharField(
+        max_length=MEDIUM, default="I am transferring you to a member of our team."
+    )
     # LLM
-    llm_provider = models.CharField(max_length=20, choices=Provider.choices, default=Provider.OFFLINE)
-    llm_model = models.CharField(max_length=SHORT, blank=True, help_text="Model name at the provider.")
+    llm_provider = models.CharField(
+        max_length=20, choices=Provider.choices, default=Provider.OFFLINE
+    )
+    llm_model = models.CharField(
+        max_length=SHORT, blank=True, help_text="Model name at the provider."
+    )
     llm_temperature = models.FloatField(default=0.0)
     llm_max_output_tokens = models.PositiveIntegerField(default=1024)
     llm_timeout_seconds = models.PositiveIntegerField(default=30)
@@ -98,7 +129,9 @@ class Bot(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["workspace", "name"], name="bot_unique_name_per_workspace"),
+            models.UniqueConstraint(
+                fields=["workspace", "name"], name="bot_unique_name_per_workspace"
+            ),
             models.CheckConstraint(
                 condition=~Q(rag_strictness="relaxed") | ~Q(relaxation_statement=""),
                 name="bot_relaxed_needs_statement",
@@ -130,7 +163,9 @@ class Bot(models.Model):
                 violation_error_message="The score threshold must be between 0 and 1.",
             ),
             models.CheckConstraint(
-                condition=Q(escalation_confidence_threshold__gte=0, escalation_confidence_threshold__lte=1),
+                condition=Q(
+                    escalation_confidence_threshold__gte=0, escalation_confidence_threshold__lte=1
+                ),
                 name="bot_confidence_threshold_range",
                 violation_error_message="The confidence threshold must be between 0 and 1.",
             ),

@@ -25,7 +25,9 @@ class PromptTemplateVersion(models.Model):
     number = models.PositiveIntegerField()
     source = models.CharField(max_length=TEMPLATE_MAX_CHARS)  # VARCHAR: PostgreSQL enforces the cap
     note = models.CharField(max_length=200, blank=True)
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
     is_active = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -33,9 +35,13 @@ class PromptTemplateVersion(models.Model):
         ordering = ["bot", "kind", "-number"]
         verbose_name = "prompt template version"
         constraints = [
-            models.UniqueConstraint(fields=["bot", "kind", "number"], name="template_version_unique_number"),
             models.UniqueConstraint(
-                fields=["bot", "kind"], condition=Q(is_active=True), name="template_version_one_active"
+                fields=["bot", "kind", "number"], name="template_version_unique_number"
+            ),
+            models.UniqueConstraint(
+                fields=["bot", "kind"],
+                condition=Q(is_active=True),
+                name="template_version_one_active",
             ),
         ]
 

@@ -43,8 +43,12 @@ class AttemptRecord:
     generator: str = SOURCE_LLM
 
     def as_json(self) -> dict[str, str]:
-        return {"generator": self.generator, "error_code": self.error_code, "error_message": self.error_message,
-                "raw_output": self.raw_output}  # fmt: skip
+        return {
+            "generator": self.generator,
+            "error_code": self.error_code,
+            "error_message": self.error_message,
+            "raw_output": self.raw_output,
+        }
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,9 @@ def answer_obtain(
             if fallback_generate is None:
                 raise
             logger.warning("LLM unavailable (%s); answering with the fallback generator", error)
-            return _from_fallback_generator(fallback_generate, chunks, rules, question, attempts, error)
+            return _from_fallback_generator(
+                fallback_generate, chunks, rules, question, attempts, error
+            )
         try:
             parsed, enforced = _enforce(raw, chunks, rules, question)
         except ContractError as error:
@@ -98,9 +104,17 @@ def answer_obtain(
         attempts.append(AttemptRecord(raw))
         return AnswerOutcome(enforced, SOURCE_LLM, tuple(attempts), parsed=parsed)
     last = attempts[-1]
-    logger.error("LLM output unusable after %d attempts (%s): %s", len(attempts), last.error_code, last.error_message)
-    return AnswerOutcome(safe_fallback(chunks=chunks, rules=rules, question=question, cause=last.error_code),
-                         SOURCE_SAFE_FALLBACK, tuple(attempts))  # fmt: skip
+    logger.error(
+        "LLM output unusable after %d attempts (%s): %s",
+        len(attempts),
+        last.error_code,
+        last.error_message,
+    )
+    return AnswerOutcome(
+        safe_fallback(chunks=chunks, rules=rules, question=question, cause=last.error_code),
+        SOURCE_SAFE_FALLBACK,
+        tuple(attempts),
+    )
 
 
 def _from_fallback_generator(
@@ -115,8 +129,14 @@ def _from_fallback_generator(
     try:
         parsed, enforced = _enforce(raw, chunks, rules, question)
     except ContractError as contract_error:
-        attempts.append(AttemptRecord(raw, contract_error.code, contract_error.message, SOURCE_FALLBACK_GENERATOR))
-        enforced = safe_fallback(chunks=chunks, rules=rules, question=question, cause=contract_error.code)
+        attempts.append(
+            AttemptRecord(
+                raw, contract_error.code, contract_error.message, SOURCE_FALLBACK_GENERATOR
+            )
+        )
+        enforced = safe_fallback(
+            chunks=chunks, rules=rules, question=question, cause=contract_error.code
+        )
         return AnswerOutcome(enforced, SOURCE_SAFE_FALLBACK, tuple(attempts), error)
     attempts.append(AttemptRecord(raw, generator=SOURCE_FALLBACK_GENERATOR))
     return AnswerOutcome(enforced, SOURCE_FALLBACK_GENERATOR, tuple(attempts), error, parsed)
@@ -126,11 +146,15 @@ def _enforce(
     raw: str, chunks: Sequence[RetrievedChunk], rules: BotRules, question: str
 ) -> tuple[dict[str, object], EnforcedAnswer]:
     parsed = output_parse(raw=raw)
-    enforced = answer_enforce(data=parsed.data, chunks=chunks, rules=rules, question=question, prior=parsed.repairs)
+    enforced = answer_enforce(
+        data=parsed.data, chunks=chunks, rules=rules, question=question, prior=parsed.repairs
+    )
     return parsed.data, enforced
 
 
-def safe_fallback(*, chunks: Sequence[RetrievedChunk], rules: BotRules, question: str, cause: str) -> EnforcedAnswer:
+def safe_fallback(
+    *, chunks: Sequence[RetrievedChunk], rules: BotRules, question: str, cause: str
+) -> EnforcedAnswer:
     """A consistent not_found_in_context answer, used when no output could be trusted."""
     answer = Answer(
         status=AnswerStatus.NOT_FOUND_IN_CONTEXT,
@@ -138,7 +162,9 @@ def safe_fallback(*, chunks: Sequence[RetrievedChunk], rules: BotRules, question
         confidence_score=0.0,
         topic=UNKNOWN_TOPIC,
         understanding=" ".join(question.split()),
-        context_usage=tuple(ChunkUsage(chunk.id, (), False, UNUSED_REASON_STATUS) for chunk in chunks),
+        context_usage=tuple(
+            ChunkUsage(chunk.id, (), False, UNUSED_REASON_STATUS) for chunk in chunks
+        ),
     )
     repair = Repair(
         "fallback_after_invalid_output",

@@ -39,7 +39,9 @@ def output_enforce(
 ) -> EnforcedAnswer:
     """Parse the raw output and enforce the contract; raises ContractError when it is unusable."""
     parsed = output_parse(raw=raw)
-    return answer_enforce(data=parsed.data, chunks=chunks, rules=rules, question=question, prior=parsed.repairs)
+    return answer_enforce(
+        data=parsed.data, chunks=chunks, rules=rules, question=question, prior=parsed.repairs
+    )
 
 
 def answer_enforce(
@@ -58,7 +60,11 @@ def answer_enforce(
     draft.repairs[:0] = list(prior)
     if draft.status is AnswerStatus.SMALL_TALK:
         if draft.context_usage:
-            draft.repair("context_usage_cleared", "small_talk forces an empty context_usage.", "context_usage")
+            draft.repair(
+                "context_usage_cleared",
+                "small_talk forces an empty context_usage.",
+                "context_usage",
+            )
             draft.context_usage = []
     else:
         _reconcile_usage(draft, chunks)
@@ -69,7 +75,9 @@ def answer_enforce(
     for usage in draft.context_usage:
         if not usage.used_in_response and not usage.reason:
             usage.reason = UNUSED_REASON_DEFAULT
-            draft.repair("unused_chunk_without_reason", f"Chunk {usage.chunk} is unused but gave no reason.")
+            draft.repair(
+                "unused_chunk_without_reason", f"Chunk {usage.chunk} is unused but gave no reason."
+            )
     return EnforcedAnswer(answer=draft.freeze(), repairs=tuple(draft.repairs))
 
 
@@ -79,9 +87,14 @@ def _reconcile_usage(draft: Draft, chunks: Sequence[RetrievedChunk]) -> None:
     kept: dict[str, UsageDraft] = {}
     for usage in draft.context_usage:
         if usage.chunk not in retrieved:
-            draft.repair("chunk_unknown", f"Chunk {usage.chunk} was never retrieved; its entry was dropped.")
+            draft.repair(
+                "chunk_unknown", f"Chunk {usage.chunk} was never retrieved; its entry was dropped."
+            )
         elif usage.chunk in kept:
-            draft.repair("chunk_usage_duplicate", f"Chunk {usage.chunk} was listed twice; the entries were merged.")
+            draft.repair(
+                "chunk_usage_duplicate",
+                f"Chunk {usage.chunk} was listed twice; the entries were merged.",
+            )
             first = kept[usage.chunk]
             first.used_in_response = first.used_in_response or usage.used_in_response
             first.sentences += [s for s in usage.sentences if s not in first.sentences]
@@ -90,7 +103,9 @@ def _reconcile_usage(draft: Draft, chunks: Sequence[RetrievedChunk]) -> None:
     for chunk_id in retrieved:
         if chunk_id not in kept:
             kept[chunk_id] = UsageDraft(chunk_id, [], False, UNUSED_REASON_MISSING)
-            draft.repair("chunk_usage_missing", f"Retrieved chunk {chunk_id} was missing; added as unused.")
+            draft.repair(
+                "chunk_usage_missing", f"Retrieved chunk {chunk_id} was missing; added as unused."
+            )
     draft.context_usage = [kept[chunk_id] for chunk_id in retrieved]
 
 
@@ -99,7 +114,9 @@ def _verify_quotes(draft: Draft, chunks: dict[str, RetrievedChunk]) -> None:
         if not usage.used_in_response or not usage.sentences:
             continue
         text = chunks[usage.chunk].text
-        verified = [sentence for sentence in usage.sentences if quote_in_text(quote=sentence, text=text)]
+        verified = [
+            sentence for sentence in usage.sentences if quote_in_text(quote=sentence, text=text)
+        ]
         for sentence in usage.sentences:
             if sentence not in verified:
                 lowered = max(0.0, round(draft.confidence_score - MISQUOTE_PENALTY, 4))
@@ -122,7 +139,9 @@ def _release_chunks(draft: Draft, code: str, reason: str) -> None:
         if usage.used_in_response:
             usage.used_in_response = False
             usage.reason = usage.reason or reason
-            draft.repair(code, f"Chunk {usage.chunk} cannot be used with status {draft.status.value}.")
+            draft.repair(
+                code, f"Chunk {usage.chunk} cannot be used with status {draft.status.value}."
+            )
 
 
 def _replace_answer(draft: Draft, text: str, why: str) -> None:
@@ -133,7 +152,9 @@ def _replace_answer(draft: Draft, text: str, why: str) -> None:
 
 def _status_rules(draft: Draft, rules: BotRules, question: str) -> None:
     status = draft.status
-    if status is AnswerStatus.FOUND_IN_CONTEXT and not any(u.used_in_response for u in draft.context_usage):
+    if status is AnswerStatus.FOUND_IN_CONTEXT and not any(
+        u.used_in_response for u in draft.context_usage
+    ):
         draft.status = AnswerStatus.NOT_FOUND_IN_CONTEXT
         draft.confidence_score = 0.0
         draft.repair(
@@ -141,7 +162,11 @@ def _status_rules(draft: Draft, rules: BotRules, question: str) -> None:
             "found_in_context needs at least one used, existing chunk; downgraded to not_found_in_context.",
             "status",
         )
-        _replace_answer(draft, rules.no_answer_text, "An answer no chunk supports is replaced by the no-answer text.")
+        _replace_answer(
+            draft,
+            rules.no_answer_text,
+            "An answer no chunk supports is replaced by the no-answer text.",
+        )
     elif status is AnswerStatus.NOT_FOUND_IN_CONTEXT:
         _release_chunks(draft, "used_chunk_in_not_found", UNUSED_REASON_NOT_FOUND)
     elif status is AnswerStatus.SMALL_TALK:
@@ -149,7 +174,11 @@ def _status_rules(draft: Draft, rules: BotRules, question: str) -> None:
             draft.repair("topic_forced", f'small_talk forces topic "{SMALL_TALK_TOPIC}".', "topic")
             draft.topic = SMALL_TALK_TOPIC
         if draft.suggested_topics:
-            draft.repair("suggested_topics_cleared", "small_talk forces empty suggested_topics.", "suggested_topics")
+            draft.repair(
+                "suggested_topics_cleared",
+                "small_talk forces empty suggested_topics.",
+                "suggested_topics",
+            )
             draft.suggested_topics = []
     elif status is AnswerStatus.OUT_OF_SCOPE:
         if draft.topic != UNKNOWN_TOPIC:
@@ -157,9 +186,13 @@ def _status_rules(draft: Draft, rules: BotRules, question: str) -> None:
             draft.topic = UNKNOWN_TOPIC
         _release_chunks(draft, "used_chunk_outside_found", UNUSED_REASON_STATUS)
     elif status is AnswerStatus.INJECTION_ATTEMPT:
-        _replace_answer(draft, rules.refusal_text, "An injection attempt gets the bot's refusal text.")
+        _replace_answer(
+            draft, rules.refusal_text, "An injection attempt gets the bot's refusal text."
+        )
         if len(draft.understanding) < MIN_INJECTION_EXPLANATION:
-            draft.understanding = injection_explanation(question=question, detail=draft.understanding)
+            draft.understanding = injection_explanation(
+                question=question, detail=draft.understanding
+            )
             draft.repair(
                 "understanding_explained",
                 "understanding must explain the injection: what it asked, why it conflicts, where it was.",
@@ -175,13 +208,25 @@ def _escalation_rules(draft: Draft, rules: BotRules) -> None:
     _release_chunks(draft, "used_chunk_outside_found", UNUSED_REASON_STATUS)
     if rules.declares_intent(HUMAN_ESCALATION_INTENT):
         if draft.redirection_intent != HUMAN_ESCALATION_INTENT:
-            draft.repair("redirection_intent_set", "human_escalation sets redirection_intent.", "redirection_intent")
+            draft.repair(
+                "redirection_intent_set",
+                "human_escalation sets redirection_intent.",
+                "redirection_intent",
+            )
             draft.redirection_intent = HUMAN_ESCALATION_INTENT
         return
     if draft.redirection_intent is not None:
-        draft.repair("redirection_intent_undeclared", "This bot does not hand off to humans.", "redirection_intent")
+        draft.repair(
+            "redirection_intent_undeclared",
+            "This bot does not hand off to humans.",
+            "redirection_intent",
+        )
         draft.redirection_intent = None
-    _replace_answer(draft, rules.handoff_unavailable_text, "This bot does not hand off; it shows its configured text.")
+    _replace_answer(
+        draft,
+        rules.handoff_unavailable_text,
+        "This bot does not hand off; it shows its configured text.",
+    )
 
 
 def _topic_rules(draft: Draft, rules: BotRules) -> None:
@@ -191,23 +236,41 @@ def _topic_rules(draft: Draft, rules: BotRules) -> None:
     if draft.topic != UNKNOWN_TOPIC:
         canonical = covered.get(draft.topic.casefold())
         if canonical is None:
-            draft.repair("topic_not_declared", f"Topic {draft.topic!r} is not a covered topic; unknown.", "topic")
+            draft.repair(
+                "topic_not_declared",
+                f"Topic {draft.topic!r} is not a covered topic; unknown.",
+                "topic",
+            )
             if not draft.suggested_topics and draft.topic != SMALL_TALK_TOPIC:
                 draft.suggested_topics = [draft.topic]
             draft.topic = UNKNOWN_TOPIC
         elif canonical != draft.topic:
-            draft.repair("topic_canonicalized", f"Topic {draft.topic!r} is spelled {canonical!r}.", "topic")
+            draft.repair(
+                "topic_canonicalized", f"Topic {draft.topic!r} is spelled {canonical!r}.", "topic"
+            )
             draft.topic = canonical
     if draft.topic != UNKNOWN_TOPIC:
         if draft.suggested_topics:
-            draft.repair("suggested_topics_cleared", "A known topic forces empty suggested_topics.", "suggested_topics")
+            draft.repair(
+                "suggested_topics_cleared",
+                "A known topic forces empty suggested_topics.",
+                "suggested_topics",
+            )
             draft.suggested_topics = []
         return
     suggestions = [s for s in draft.suggested_topics if s.casefold() not in covered]
     if len(suggestions) != len(draft.suggested_topics):
-        draft.repair("suggestion_is_covered_topic", "A suggestion must not be a covered topic.", "suggested_topics")
+        draft.repair(
+            "suggestion_is_covered_topic",
+            "A suggestion must not be a covered topic.",
+            "suggested_topics",
+        )
     if len(suggestions) > 1:
-        draft.repair("suggested_topics_truncated", "An unknown topic allows one suggestion.", "suggested_topics")
+        draft.repair(
+            "suggested_topics_truncated",
+            "An unknown topic allows one suggestion.",
+            "suggested_topics",
+        )
         suggestions = suggestions[:1]
     draft.suggested_topics = suggestions
 
@@ -215,7 +278,11 @@ def _topic_rules(draft: Draft, rules: BotRules) -> None:
 def _intent_rule(draft: Draft, rules: BotRules) -> None:
     intent = draft.redirection_intent
     if intent is not None and not rules.declares_intent(intent):
-        draft.repair("redirection_intent_undeclared", f"Intent {intent!r} is not declared; null.", "redirection_intent")
+        draft.repair(
+            "redirection_intent_undeclared",
+            f"Intent {intent!r} is not declared; null.",
+            "redirection_intent",
+        )
         draft.redirection_intent = None
 
 

@@ -41,7 +41,9 @@ def _unfence(raw: str) -> tuple[str, list[Repair]]:
     closing = body.find("```")
     if closing >= 0:
         body = body[:closing]
-    repair = Repair("code_fence_stripped", "The JSON object was wrapped in a Markdown code fence.", "")
+    repair = Repair(
+        "code_fence_stripped", "The JSON object was wrapped in a Markdown code fence.", ""
+    )
     return body, [repair]
 
 
@@ -52,24 +54,34 @@ def output_parse(*, raw: str) -> ParsedOutput:
     text, repairs = _unfence(raw)
     start = text.find("{")
     if start < 0:
-        raise ContractError("output_not_object", "The output holds no JSON object; return only the JSON object.")
+        raise ContractError(
+            "output_not_object", "The output holds no JSON object; return only the JSON object."
+        )
     if text[:start].strip():
-        repairs.append(Repair("leading_text_ignored", "Text before the JSON object was ignored.", ""))
+        repairs.append(
+            Repair("leading_text_ignored", "Text before the JSON object was ignored.", "")
+        )
     body = text[start:]
     try:
         data, end = json.JSONDecoder().raw_decode(body)
     except json.JSONDecodeError as error:
         if _is_truncated(body):
             raise ContractError(
-                "output_truncated", "The JSON object was cut off before its end; return a complete, shorter object."
+                "output_truncated",
+                "The JSON object was cut off before its end; return a complete, shorter object.",
             ) from None
         raise ContractError(
-            "output_invalid_json", f"The output is not valid JSON ({error.msg} at character {error.pos})."
+            "output_invalid_json",
+            f"The output is not valid JSON ({error.msg} at character {error.pos}).",
         ) from None
     if not isinstance(data, dict):
-        raise ContractError("output_not_object", "The output must be a JSON object, not another JSON value.")
+        raise ContractError(
+            "output_not_object", "The output must be a JSON object, not another JSON value."
+        )
     if body[end:].strip():
-        repairs.append(Repair("trailing_text_ignored", "Text after the JSON object was ignored.", ""))
+        repairs.append(
+            Repair("trailing_text_ignored", "Text after the JSON object was ignored.", "")
+        )
     return ParsedOutput(data=data, repairs=tuple(repairs))
 
 

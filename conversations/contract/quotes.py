@@ -10,7 +10,18 @@ import re
 import unicodedata
 
 _TYPOGRAPHIC = str.maketrans(
-    {"’": "'", "‘": "'", "ʼ": "'", "“": '"', "”": '"', "«": '"', "»": '"', "–": "-", "—": "-", "\u00a0": " "}
+    {
+        "’": "'",
+        "‘": "'",
+        "ʼ": "'",
+        "“": '"',
+        "”": '"',
+        "«": '"',
+        "»": '"',
+        "–": "-",
+        "—": "-",
+        "\u00a0": " ",
+    }
 )
 _SPACES = re.compile(r"\s+")
 # Surrounding quotes and ellipses the LLM adds around a quote are not part of it.

@@ -52,7 +52,8 @@ class Draft:
             understanding=self.understanding,
             redirection_intent=self.redirection_intent,
             context_usage=tuple(
-                ChunkUsage(u.chunk, tuple(u.sentences), u.used_in_response, u.reason) for u in self.context_usage
+                ChunkUsage(u.chunk, tuple(u.sentences), u.used_in_response, u.reason)
+                for u in self.context_usage
             ),
         )
 
@@ -89,7 +90,9 @@ def _status(value: object) -> AnswerStatus:
         return AnswerStatus(text)
     except ValueError:
         allowed = ", ".join(status.value for status in AnswerStatus)
-        raise ContractError("status_invalid", f'"status" must be one of: {allowed}; got {value!r}.') from None
+        raise ContractError(
+            "status_invalid", f'"status" must be one of: {allowed}; got {value!r}.'
+        ) from None
 
 
 def _boolean(value: object) -> bool | None:
@@ -102,15 +105,27 @@ def _boolean(value: object) -> bool | None:
 
 def _display_answer(draft: Draft, data: dict[str, object]) -> bool:
     if "display_answer" not in data:
-        draft.repair("display_answer_defaulted", "display_answer was missing; it defaults to true.", "display_answer")
+        draft.repair(
+            "display_answer_defaulted",
+            "display_answer was missing; it defaults to true.",
+            "display_answer",
+        )
         return True
     value = data["display_answer"]
     coerced = _boolean(value)
     if coerced is None:
-        draft.repair("display_answer_defaulted", f"display_answer {value!r} is not a boolean; true.", "display_answer")
+        draft.repair(
+            "display_answer_defaulted",
+            f"display_answer {value!r} is not a boolean; true.",
+            "display_answer",
+        )
         return True
     if not isinstance(value, bool):
-        draft.repair("display_answer_coerced", f"display_answer {value!r} was read as {coerced}.", "display_answer")
+        draft.repair(
+            "display_answer_coerced",
+            f"display_answer {value!r} was read as {coerced}.",
+            "display_answer",
+        )
     return coerced
 
 
@@ -124,13 +139,25 @@ def _confidence(draft: Draft, value: object) -> float:
         except ValueError:
             number = None
         if number is not None:
-            draft.repair("confidence_coerced", f"confidence_score {value!r} was a string.", "confidence_score")
+            draft.repair(
+                "confidence_coerced",
+                f"confidence_score {value!r} was a string.",
+                "confidence_score",
+            )
     if number is None or number != number:  # NaN never equals itself
-        draft.repair("confidence_invalid", f"confidence_score {value!r} is not a number; 0.", "confidence_score")
+        draft.repair(
+            "confidence_invalid",
+            f"confidence_score {value!r} is not a number; 0.",
+            "confidence_score",
+        )
         return 0.0
     if not 0.0 <= number <= 1.0:
         clamped = min(1.0, max(0.0, number))
-        draft.repair("confidence_clamped", f"confidence_score {number} was clamped to {clamped}.", "confidence_score")
+        draft.repair(
+            "confidence_clamped",
+            f"confidence_score {number} was clamped to {clamped}.",
+            "confidence_score",
+        )
         return clamped
     return number
 
@@ -157,7 +184,9 @@ def _string_list(draft: Draft, value: object, name: str) -> list[str]:
 def _understanding(draft: Draft, value: object) -> str:
     if isinstance(value, str):
         return value.strip()
-    draft.repair("understanding_missing", "understanding was missing or not a string.", "understanding")
+    draft.repair(
+        "understanding_missing", "understanding was missing or not a string.", "understanding"
+    )
     return ""
 
 
@@ -167,7 +196,11 @@ def _intent(draft: Draft, value: object) -> str | None:
     if isinstance(value, str):
         text = value.strip()
         return None if text.lower() in {"", "null", "none"} else text
-    draft.repair("redirection_intent_invalid", f"redirection_intent {value!r} is not a string.", "redirection_intent")
+    draft.repair(
+        "redirection_intent_invalid",
+        f"redirection_intent {value!r} is not a string.",
+        "redirection_intent",
+    )
     return None
 
 
@@ -175,7 +208,9 @@ def _context_usage(draft: Draft, value: object) -> list[UsageDraft]:
     if value is None:
         return []
     if not isinstance(value, list):
-        draft.repair("context_usage_invalid", "context_usage is not a list; rebuilt.", "context_usage")
+        draft.repair(
+            "context_usage_invalid", "context_usage is not a list; rebuilt.", "context_usage"
+        )
         return []
     entries: list[UsageDraft] = []
     for item in value:
@@ -183,7 +218,10 @@ def _context_usage(draft: Draft, value: object) -> list[UsageDraft]:
         if isinstance(chunk, int) and not isinstance(chunk, bool):
             chunk = str(chunk)
         if not isinstance(chunk, str) or not chunk.strip():
-            draft.repair("context_usage_entry_invalid", f"A context_usage entry without a chunk id: {item!r}.")
+            draft.repair(
+                "context_usage_entry_invalid",
+                f"A context_usage entry without a chunk id: {item!r}.",
+            )
             continue
         sentences = item.get("sentences")
         if isinstance(sentences, str):
@@ -192,7 +230,10 @@ def _context_usage(draft: Draft, value: object) -> list[UsageDraft]:
             sentences = []
         used = _boolean(item.get("used_in_response"))
         if used is None:
-            draft.repair("used_in_response_invalid", f"Chunk {chunk}: used_in_response is not a boolean; false.")
+            draft.repair(
+                "used_in_response_invalid",
+                f"Chunk {chunk}: used_in_response is not a boolean; false.",
+            )
             used = False
         reason = item.get("reason")
         entries.append(

@@ -14,7 +14,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from conversations.contract.enforce import UNUSED_REASON_NOT_FOUND, UNUSED_REASON_STATUS, injection_explanation
+from conversations.contract.enforce import (
+    UNUSED_REASON_NOT_FOUND,
+    UNUSED_REASON_STATUS,
+    injection_explanation,
+)
 from conversations.guards import GuardKind, GuardMatch, message_screen
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
@@ -73,7 +77,9 @@ def offline_generate(
     tuning: OfflineTuning | None = None,
 ) -> str:
     """The raw output, as an LLM would return it: one JSON object."""
-    answer = offline_answer(question=question, chunks=chunks, rules=rules, embed=embed, tuning=tuning)
+    answer = offline_answer(
+        question=question, chunks=chunks, rules=rules, embed=embed, tuning=tuning
+    )
     return json.dumps(answer, ensure_ascii=False)
 
 
@@ -92,25 +98,52 @@ def offline_answer(
         return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
     topic, out_of_scope = _scope(question, rules, embed, tuning)
     if out_of_scope:
-        return _answer(AnswerStatus.OUT_OF_SCOPE, rules.out_of_scope_text, 0.0, UNKNOWN_TOPIC, understanding,
-                       _all_unused(chunks, UNUSED_REASON_STATUS))  # fmt: skip
+        return _answer(
+            AnswerStatus.OUT_OF_SCOPE,
+            rules.out_of_scope_text,
+            0.0,
+            UNKNOWN_TOPIC,
+            understanding,
+            _all_unused(chunks, UNUSED_REASON_STATUS),
+        )
     ranked = sorted(chunks, key=lambda chunk: (-chunk.score, chunk.rank))
     top_score = _clamp(ranked[0].score) if ranked else 0.0
     if top_score < rules.confidence_threshold:
-        return _answer(AnswerStatus.NOT_FOUND_IN_CONTEXT, rules.no_answer_text, top_score, topic, understanding,
-                       _all_unused(chunks, UNUSED_REASON_NOT_FOUND))  # fmt: skip
-    supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][: tuning.max_chunks_used]
+        return _answer(
+            AnswerStatus.NOT_FOUND_IN_CONTEXT,
+            rules.no_answer_text,
+            top_score,
+            topic,
+            understanding,
+            _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
+        )
+    supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
+        : tuning.max_chunks_used
+    ]
     quotes = _best_sentences(question, supporting, embed, tuning)
     usage = []
     for chunk in chunks:
         if quotes.get(chunk.id):
-            usage.append({"chunk": chunk.id, "sentences": quotes[chunk.id], "used_in_response": True, "reason": None})
+            usage.append(
+                {
+                    "chunk": chunk.id,
+                    "sentences": quotes[chunk.id],
+                    "used_in_response": True,
+                    "reason": None,
+                }
+            )
         else:
             usage.append(_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
     text = " ".join(sentence for chunk in supporting for sentence in quotes.get(chunk.id, []))
     if not text:
-        return _answer(AnswerStatus.NOT_FOUND_IN_CONTEXT, rules.no_answer_text, top_score, topic, understanding,
-                       _all_unused(chunks, UNUSED_REASON_NOT_FOUND))  # fmt: skip
+        return _answer(
+            AnswerStatus.NOT_FOUND_IN_CONTEXT,
+            rules.no_answer_text,
+            top_score,
+            topic,
+            understanding,
+            _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
+        )
     return _answer(AnswerStatus.FOUND_IN_CONTEXT, text, top_score, topic, understanding, usage)
 
 
@@ -120,17 +153,41 @@ def guarded_answer(
     """The contract-abiding answer to a message a cheap guard caught (no model needed)."""
     understanding = " ".join(question.split())
     if guard.kind is GuardKind.SMALL_TALK:
-        reply = _SMALL_TALK_REPLIES.get((guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")])
+        reply = _SMALL_TALK_REPLIES.get(
+            (guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")]
+        )
         return _answer(AnswerStatus.SMALL_TALK, reply, 1.0, SMALL_TALK_TOPIC, understanding, [])
     unused = _all_unused(chunks, UNUSED_REASON_STATUS)
     if guard.kind is GuardKind.INJECTION:
-        explanation = injection_explanation(question=question, detail=f"{guard.label} pattern on {guard.excerpt!r}.")
-        return _answer(AnswerStatus.INJECTION_ATTEMPT, rules.refusal_text, 0.0, UNKNOWN_TOPIC, explanation, unused)
+        explanation = injection_explanation(
+            question=question, detail=f"{guard.label} pattern on {guard.excerpt!r}."
+        )
+        return _answer(
+            AnswerStatus.INJECTION_ATTEMPT,
+            rules.refusal_text,
+            0.0,
+            UNKNOWN_TOPIC,
+            explanation,
+            unused,
+        )
     if rules.declares_intent(HUMAN_ESCALATION_INTENT):
-        return _answer(AnswerStatus.HUMAN_ESCALATION, rules.handoff_text, 0.0, UNKNOWN_TOPIC, understanding, unused,
-                       intent=HUMAN_ESCALATION_INTENT)  # fmt: skip
-    return _answer(AnswerStatus.HUMAN_ESCALATION, rules.handoff_unavailable_text, 0.0, UNKNOWN_TOPIC, understanding,
-                   unused)  # fmt: skip
+        return _answer(
+            AnswerStatus.HUMAN_ESCALATION,
+            rules.handoff_text,
+            0.0,
+            UNKNOWN_TOPIC,
+            understanding,
+            unused,
+            intent=HUMAN_ESCALATION_INTENT,
+        )
+    return _answer(
+        AnswerStatus.HUMAN_ESCALATION,
+        rules.handoff_unavailable_text,
+        0.0,
+        UNKNOWN_TOPIC,
+        understanding,
+        unused,
+    )
 
 
 def _scope(question: str, rules: BotRules, embed: Embed, tuning: OfflineTuning) -> tuple[str, bool]:
@@ -144,7 +201,10 @@ def _scope(question: str, rules: BotRules, embed: Embed, tuning: OfflineTuning) 
     excluded_scores = [_cosine(question_vector, v) for v in vectors[1 + len(covered) :]]
     best_covered = max(covered_scores, default=0.0)
     best_excluded = max(excluded_scores, default=0.0)
-    out_of_scope = best_excluded >= tuning.excluded_similarity and best_excluded > best_covered + tuning.excluded_margin
+    out_of_scope = (
+        best_excluded >= tuning.excluded_similarity
+        and best_excluded > best_covered + tuning.excluded_margin
+    )
     if covered and best_covered >= tuning.topic_similarity and not out_of_scope:
         return covered[covered_scores.index(best_covered)], False
     return UNKNOWN_TOPIC, out_of_scope
@@ -154,7 +214,9 @@ def _best_sentences(
     question: str, chunks: Sequence[RetrievedChunk], embed: Embed, tuning: OfflineTuning
 ) -> dict[str, list[str]]:
     """Per chunk, its sentences closest to the question, in their order in the chunk."""
-    per_chunk = {chunk.id: sentences_split(chunk.text)[: tuning.max_sentences_per_chunk] for chunk in chunks}
+    per_chunk = {
+        chunk.id: sentences_split(chunk.text)[: tuning.max_sentences_per_chunk] for chunk in chunks
+    }
     flat = [sentence for sentences in per_chunk.values() for sentence in sentences]
     if not flat:
         return {}
@@ -166,7 +228,9 @@ def _best_sentences(
         if not ranked:
             continue
         threshold = tuning.sentence_similarity
-        keep = {ranked[0][1]} | {i for score, i in ranked[1 : tuning.sentences_per_chunk] if score >= threshold}
+        keep = {ranked[0][1]} | {
+            i for score, i in ranked[1 : tuning.sentences_per_chunk] if score >= threshold
+        }
         chosen[chunk_id] = [sentences[i] for i in sorted(keep)]
     return chosen
 

@@ -6,4 +6,11 @@ from conversations.pipeline.results import turn_result_json
 from conversations.pipeline.run import PipelineRun, answer_run
 from conversations.pipeline.turns import TurnResult, turn_answer
 
-__all__ = ["PipelineRun", "TurnResult", "answer_run", "rag_search_answer", "turn_answer", "turn_result_json"]
+__all__ = [
+    "PipelineRun",
+    "TurnResult",
+    "answer_run",
+    "rag_search_answer",
+    "turn_answer",
+    "turn_result_json",
+]

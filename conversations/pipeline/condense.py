@@ -43,14 +43,20 @@ def question_condense(
     if endpoint is None:
         previous = [turn.content for turn in history if turn.role == "user"][-1:]
         return CondensedQuestion(question, tuple(previous), "offline", ms=_ms(started))
-    prompt = condense_prompt_build(bot=bot, question=question, history=history, locale=bot.rules.locale)
+    prompt = condense_prompt_build(
+        bot=bot, question=question, history=history, locale=bot.rules.locale
+    )
     try:
         raw = llm_complete(endpoint=endpoint, messages=prompt.messages).text
     except LLMError as error:
-        return CondensedQuestion(question, (), f"failed:{error.code}", prompt.sha256, ms=_ms(started))
+        return CondensedQuestion(
+            question, (), f"failed:{error.code}", prompt.sha256, ms=_ms(started)
+        )
     standalone, keywords = _parse(raw)
     if not standalone:
-        return CondensedQuestion(question, (), "failed:unparsable", prompt.sha256, raw, _ms(started))
+        return CondensedQuestion(
+            question, (), "failed:unparsable", prompt.sha256, raw, _ms(started)
+        )
     return CondensedQuestion(standalone, keywords, "llm", prompt.sha256, raw, _ms(started))
 
 

@@ -11,7 +11,9 @@ class PipelineEmitter(Protocol):
 
     def retrieval_completed(self, *, retrieved_count: int) -> None: ...
 
-    def reranking_completed(self, *, initial_count: int, reranked_count: int, kept_count: int) -> None: ...
+    def reranking_completed(
+        self, *, initial_count: int, reranked_count: int, kept_count: int
+    ) -> None: ...
 
     def compiling_results_started(self) -> None: ...
 
@@ -29,13 +31,21 @@ class PartialRelay:
         self.sent = ""
 
     def __call__(self, answer_so_far: str, attempt: int) -> None:
-        if self.emitter is None or not answer_so_far.startswith(self.sent) or answer_so_far == self.sent:
+        if (
+            self.emitter is None
+            or not answer_so_far.startswith(self.sent)
+            or answer_so_far == self.sent
+        ):
             return
         self.emitter.partial(content=answer_so_far[len(self.sent) :])
         self.sent = answer_so_far
 
     def finish(self, final_text: str) -> None:
         """Send whatever of the final text was not streamed (all of it for the offline provider)."""
-        if self.emitter is not None and final_text.startswith(self.sent) and final_text != self.sent:
+        if (
+            self.emitter is not None
+            and final_text.startswith(self.sent)
+            and final_text != self.sent
+        ):
             self.emitter.partial(content=final_text[len(self.sent) :])
             self.sent = final_text

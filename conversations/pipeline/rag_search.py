@@ -51,8 +51,12 @@ _WORKSPACE_TEXTS = BotTexts(
 
 def workspace_search_settings(*, workspace_id: str) -> BotSettings:
     """The settings of a search made for the workspace itself (a server key naming no bot)."""
-    return BotSettings(bot_id="", workspace_id=workspace_id, rules=BusinessRules(name="Parley search"),
-                       texts_by_locale={"en": _WORKSPACE_TEXTS})  # fmt: skip
+    return BotSettings(
+        bot_id="",
+        workspace_id=workspace_id,
+        rules=BusinessRules(name="Parley search"),
+        texts_by_locale={"en": _WORKSPACE_TEXTS},
+    )
 
 
 def rag_search_answer(
@@ -76,31 +80,48 @@ def rag_search_answer(
         bot = workspace_search_settings(workspace_id=str(workspace_id))
         default_endpoint = llm_endpoint_configured()
     caller = RagSearchCaller(
-        workspace_id=workspace_id, bot_id=bot_id, conversation_id=conversation_id,
-        external_user_id=external_user_id or "", kind=caller_kind, api_key_id=api_key_id,
-    )  # fmt: skip
+        workspace_id=workspace_id,
+        bot_id=bot_id,
+        conversation_id=conversation_id,
+        external_user_id=external_user_id or "",
+        kind=caller_kind,
+        api_key_id=api_key_id,
+    )
     execution = rag_search_execution_start(caller=caller, query=query, document_ids=document_ids)
     scope = scope_for(
-        workspace_id=str(workspace_id), bot_id=str(bot_id) if bot_id else None,
-        conversation_id=str(conversation_id) if conversation_id else None, external_user_id=external_user_id,
+        workspace_id=str(workspace_id),
+        bot_id=str(bot_id) if bot_id else None,
+        conversation_id=str(conversation_id) if conversation_id else None,
+        external_user_id=external_user_id,
         document_ids=[str(d) for d in document_ids] if document_ids is not None else None,
-    )  # fmt: skip
+    )
     try:
         chosen = default_endpoint if endpoint is BOT_ENDPOINT else endpoint
-        run = answer_run(bot=bot, question=query, history=(), scope=scope, endpoint=chosen, emitter=emitter)
+        run = answer_run(
+            bot=bot, question=query, history=(), scope=scope, endpoint=chosen, emitter=emitter
+        )
     except Exception as exc:
         # The audit keeps why the call failed; the caller still gets the error (an API error or an SSE error event).
         try:
-            rag_search_execution_fail(execution_pk=execution.pk, error_code=_error_code(exc),
-                                      error_message=f"{type(exc).__name__}: {exc}",
-                                      latencies={"total": round((time.monotonic() - started) * 1000)})  # fmt: skip
-        except DatabaseError:  # the database itself is down: log it, and let the original error through
-            logger.exception("rag_search %s failed and its failure could not be recorded", execution.execution_id)
+            rag_search_execution_fail(
+                execution_pk=execution.pk,
+                error_code=_error_code(exc),
+                error_message=f"{type(exc).__name__}: {exc}",
+                latencies={"total": round((time.monotonic() - started) * 1000)},
+            )
+        except (
+            DatabaseError
+        ):  # the database itself is down: log it, and let the original error through
+            logger.exception(
+                "rag_search %s failed and its failure could not be recorded", execution.execution_id
+            )
         raise
     answer = run.generated.outcome.enforced.answer
     response, cited = run.route.text, []
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
-        response, cited = cited_response(answer=run.route.text, chunks=run.chunks, usage=answer.context_usage)
+        response, cited = cited_response(
+            answer=run.route.text, chunks=run.chunks, usage=answer.context_usage
+        )
     rag_search_execution_complete(execution_pk=execution.pk, record=_record(run, response, cited))
     return {
         "response": response,
@@ -114,12 +135,19 @@ def rag_search_answer(
 def _record(run: PipelineRun, response: str, cited: Sequence[int]) -> RagSearchRecord:
     generated = run.generated
     return RagSearchRecord(
-        outcome=generated.outcome, chunks=run.chunks, response=response, sources_used=cited,
+        outcome=generated.outcome,
+        chunks=run.chunks,
+        response=response,
+        sources_used=cited,
         condensed_query=run.condensed.question if run.condensed.method != "none" else "",
         expanded_query=run.retrieval.query_text if run.retrieval else "",
-        prompt_version=run.prompt.template, prompt_hash=run.prompt.sha256, model=generated.model,
-        prompt_tokens=generated.prompt_tokens, completion_tokens=generated.completion_tokens, latencies=run.latencies,
-    )  # fmt: skip
+        prompt_version=run.prompt.template,
+        prompt_hash=run.prompt.sha256,
+        model=generated.model,
+        prompt_tokens=generated.prompt_tokens,
+        completion_tokens=generated.completion_tokens,
+        latencies=run.latencies,
+    )
 
 
 def _error_code(exc: Exception) -> str:

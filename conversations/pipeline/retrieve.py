@@ -48,12 +48,22 @@ def chunks_for_question(
 
 def retrieved_chunk(hit: RetrievedHit) -> RetrievedChunk:
     return RetrievedChunk(
-        id=hit.chunk_id, text=hit.text, score=max(0.0, min(1.0, hit.vector_score)), rank=hit.rank,
-        document_id=hit.document_id, title=hit.title, page=hit.page_number, source=hit.filename,
-        start_time=hit.start_time, vector_score=hit.vector_score, vector_rank=hit.vector_rank,
-        text_score=hit.text_score, text_rank=hit.text_rank, fused_score=hit.fused_score,
+        id=hit.chunk_id,
+        text=hit.text,
+        score=max(0.0, min(1.0, hit.vector_score)),
+        rank=hit.rank,
+        document_id=hit.document_id,
+        title=hit.title,
+        page=hit.page_number,
+        source=hit.filename,
+        start_time=hit.start_time,
+        vector_score=hit.vector_score,
+        vector_rank=hit.vector_rank,
+        text_score=hit.text_score,
+        text_rank=hit.text_rank,
+        fused_score=hit.fused_score,
         rerank_score=hit.rerank_score,
-    )  # fmt: skip
+    )
 
 
 def embedder_for(*, model_id: str) -> Callable[[Sequence[str]], list[list[float]]]:

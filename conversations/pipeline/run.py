@@ -58,7 +58,9 @@ def answer_run(
     retrieval: RetrievalResult | None = None
     chunks: list[RetrievedChunk] = []
     if not guarded:
-        condensed = question_condense(bot=bot, question=question, history=history, endpoint=endpoint)
+        condensed = question_condense(
+            bot=bot, question=question, history=history, endpoint=endpoint
+        )
         chunks, retrieval = chunks_for_question(
             bot=bot, scope=scope, question=condensed.question, keywords=condensed.keywords
         )
@@ -66,22 +68,41 @@ def answer_run(
         emitter.retrieval_completed(retrieved_count=retrieval.candidates if retrieval else 0)
         if retrieval is not None and retrieval.reranked:
             count = retrieval.candidates
-            emitter.reranking_completed(initial_count=count, reranked_count=count, kept_count=len(chunks))
+            emitter.reranking_completed(
+                initial_count=count, reranked_count=count, kept_count=len(chunks)
+            )
         emitter.compiling_results_started()
     prompt_started = time.monotonic()
-    prompt = prompt_build(bot=bot, question=condensed.question, history=history, chunks=prompt_chunks(chunks=chunks),
-                          locale=bot.rules.locale)  # fmt: skip
+    prompt = prompt_build(
+        bot=bot,
+        question=condensed.question,
+        history=history,
+        chunks=prompt_chunks(chunks=chunks),
+        locale=bot.rules.locale,
+    )
     prompt_ms = _ms(prompt_started)
     relay = PartialRelay(emitter)
     model_id = retrieval.model_id if retrieval else embedding_model_default()
-    request = AnswerRequest(question=condensed.question, chunks=chunks, rules=rules, messages=prompt.messages)
+    request = AnswerRequest(
+        question=condensed.question, chunks=chunks, rules=rules, messages=prompt.messages
+    )
     # Without an emitter nobody reads partial answers: no partial JSON parse per streamed delta.
-    generated = answer_generate(request=request, endpoint=endpoint, embed=embedder_for(model_id=model_id),
-                                on_partial=relay if emitter is not None else None)  # fmt: skip
+    generated = answer_generate(
+        request=request,
+        endpoint=endpoint,
+        embed=embedder_for(model_id=model_id),
+        on_partial=relay if emitter is not None else None,
+    )
     answer = generated.outcome.enforced.answer
-    route = answer_route(status=answer.status, answer=answer.answer, display_answer=answer.display_answer,
-                         redirection_intent=answer.redirection_intent, confidence=answer.confidence_score,
-                         rules=rules, previous_misses=previous_misses)  # fmt: skip
+    route = answer_route(
+        status=answer.status,
+        answer=answer.answer,
+        display_answer=answer.display_answer,
+        redirection_intent=answer.redirection_intent,
+        confidence=answer.confidence_score,
+        rules=rules,
+        previous_misses=previous_misses,
+    )
     relay.finish(route.text)
     latencies = {
         "condense": condensed.ms,
@@ -90,7 +111,9 @@ def answer_run(
         "llm": generated.llm_ms,
         "total": _ms(started),
     }
-    return PipelineRun(question, condensed, retrieval, chunks, prompt, generated, rules, route, latencies)
+    return PipelineRun(
+        question, condensed, retrieval, chunks, prompt, generated, rules, route, latencies
+    )
 
 
 def _ms(started: float) -> int:

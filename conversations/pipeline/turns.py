@@ -58,23 +58,43 @@ def turn_answer(
     conversation = Conversation.objects.get(pk=conversation_id)
     bot = bot_settings_get(bot_id=conversation.bot_id)
     if conversation.owner in MUTED_OWNERS:
-        stored = Turn.objects.filter(conversation=conversation, client_message_id=client_message_id).first()
+        stored = Turn.objects.filter(
+            conversation=conversation, client_message_id=client_message_id
+        ).first()
         if stored is not None:
             return _replayed(stored, conversation, bot)
-        return TurnResult(muted_result_json(owner=conversation.owner), None, created=False, muted=True)
-    started = turn_start(conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message)
+        return TurnResult(
+            muted_result_json(owner=conversation.owner), None, created=False, muted=True
+        )
+    started = turn_start(
+        conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message
+    )
     if not started.created:  # an earlier (or concurrent) delivery of the same message
         return _replayed(started.turn, conversation, bot)
     turn = started.turn
     history, misses = _history(conversation.pk, exclude=turn.pk)
-    scope = scope_for(workspace_id=bot.workspace_id, bot_id=bot.bot_id, conversation_id=str(conversation.pk),
-                      external_user_id=conversation.external_user_id or external_user_id)  # fmt: skip
-    run = answer_run(bot=bot, question=message, history=history, scope=scope,
-                     endpoint=llm_endpoint_for_bot(bot=bot) if endpoint is BOT_ENDPOINT else endpoint,
-                     emitter=emitter, previous_misses=misses)  # fmt: skip
-    if not turn_complete(turn=turn, record=turn_record(run=run)):  # a racing worker recorded it first
+    scope = scope_for(
+        workspace_id=bot.workspace_id,
+        bot_id=bot.bot_id,
+        conversation_id=str(conversation.pk),
+        external_user_id=conversation.external_user_id or external_user_id,
+    )
+    run = answer_run(
+        bot=bot,
+        question=message,
+        history=history,
+        scope=scope,
+        endpoint=llm_endpoint_for_bot(bot=bot) if endpoint is BOT_ENDPOINT else endpoint,
+        emitter=emitter,
+        previous_misses=misses,
+    )
+    if not turn_complete(
+        turn=turn, record=turn_record(run=run)
+    ):  # a racing worker recorded it first
         turn = Turn.objects.get(pk=turn.pk)
-    escalated = run.route.open_handoff and conversation_escalate(conversation_id=conversation.pk, turn_id=turn.pk)
+    escalated = run.route.open_handoff and conversation_escalate(
+        conversation_id=conversation.pk, turn_id=turn.pk
+    )
     owner = Conversation.Owner.WAITING_AGENT if escalated else conversation.owner
     payload = turn_result_json(turn=turn, owner=owner, explainability=bot.explainability)
     if run.route.open_handoff:
@@ -85,16 +105,23 @@ def turn_answer(
 def turn_record(*, run: PipelineRun) -> TurnRecord:
     generated = run.generated
     return TurnRecord(
-        outcome=generated.outcome, route=run.route, chunks=run.chunks,
+        outcome=generated.outcome,
+        route=run.route,
+        chunks=run.chunks,
         condensed_question=run.condensed.question if run.condensed.method != "none" else "",
-        prompt_version=run.prompt.template, prompt_hash=run.prompt.sha256, model=generated.model,
-        prompt_tokens=generated.prompt_tokens, completion_tokens=generated.completion_tokens,
+        prompt_version=run.prompt.template,
+        prompt_hash=run.prompt.sha256,
+        model=generated.model,
+        prompt_tokens=generated.prompt_tokens,
+        completion_tokens=generated.completion_tokens,
         latencies=run.latencies,
-    )  # fmt: skip
+    )
 
 
 def _replayed(turn: Turn, conversation: Conversation, bot: BotSettings) -> TurnResult:
-    payload = turn_result_json(turn=turn, owner=conversation.owner, explainability=bot.explainability)
+    payload = turn_result_json(
+        turn=turn, owner=conversation.owner, explainability=bot.explainability
+    )
     if turn.route_action == "open_handoff":
         payload["redirection_intent"] = "human_escalation"
     return TurnResult(payload, turn, created=False)
@@ -119,8 +146,10 @@ def _history(conversation_id: uuid.UUID, *, exclude: uuid.UUID) -> tuple[list[Hi
         misses += 1
     entries: list[tuple[datetime, int, HistoryTurn]] = []
     for created_at, user_text, answer, _ in rows:
-        entries += [(created_at, 0, HistoryTurn(role="user", content=user_text)),
-                    (created_at, 1, HistoryTurn(role="assistant", content=answer))]  # fmt: skip
+        entries += [
+            (created_at, 0, HistoryTurn(role="user", content=user_text)),
+            (created_at, 1, HistoryTurn(role="assistant", content=answer)),
+        ]
     for message in conversation_history_extra(conversation_id=conversation_id):
         role = "assistant" if message.role == "assistant" else "user"
         entries.append((message.created_at, 0, HistoryTurn(role=role, content=message.content)))

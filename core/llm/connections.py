@@ -22,7 +22,9 @@ def db_connections_released() -> Iterator[None]:
     """
     for connection in connections.all(initialized_only=True):
         if connection.in_atomic_block:
-            logger.debug("DB connection %r kept during the LLM call: inside a transaction", connection.alias)
+            logger.debug(
+                "DB connection %r kept during the LLM call: inside a transaction", connection.alias
+            )
         else:
             connection.close()
     yield

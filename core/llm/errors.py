@@ -22,7 +22,13 @@ class LLMError(Exception):
     """A failed LLM call, after the gateway's retries. `code` is stable; `attempts` counts the calls made."""
 
     def __init__(
-        self, code: str, message: str, *, status_code: int | None = None, attempts: int = 1, model: str = ""
+        self,
+        code: str,
+        message: str,
+        *,
+        status_code: int | None = None,
+        attempts: int = 1,
+        model: str = "",
     ) -> None:
         super().__init__(message)
         self.code = code

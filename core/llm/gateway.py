@@ -41,16 +41,24 @@ logger = logging.getLogger(__name__)
 Endpoint = LLMEndpoint | EmbeddingEndpoint
 
 
-def llm_complete(*, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True) -> LLMResult:
+def llm_complete(
+    *, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True
+) -> LLMResult:
     """One chat completion, retried on transient errors. Raises LLMError."""
-    stream = llm_stream(endpoint=endpoint, messages=messages, json_output=json_output, streaming=False)
+    stream = llm_stream(
+        endpoint=endpoint, messages=messages, json_output=json_output, streaming=False
+    )
     for _ in stream:
         pass
     return stream.result
 
 
 def llm_stream(
-    *, endpoint: LLMEndpoint, messages: Sequence[dict[str, str]], json_output: bool = True, streaming: bool = True
+    *,
+    endpoint: LLMEndpoint,
+    messages: Sequence[dict[str, str]],
+    json_output: bool = True,
+    streaming: bool = True,
 ) -> LLMStream:
     """Text deltas as they arrive; `.result` holds the full text and usage once exhausted."""
     return LLMStream(endpoint, list(messages), json_output, streaming)
@@ -60,7 +68,11 @@ class LLMStream:
     """An iterator of text deltas. Retries happen only before the first delta is yielded."""
 
     def __init__(
-        self, endpoint: LLMEndpoint, messages: list[dict[str, str]], json_output: bool, streaming: bool
+        self,
+        endpoint: LLMEndpoint,
+        messages: list[dict[str, str]],
+        json_output: bool,
+        streaming: bool,
     ) -> None:
         self.endpoint = endpoint
         self.messages = messages
@@ -90,11 +102,18 @@ class LLMStream:
                     error = _classify(exc, endpoint, attempt)
                     if state.yielded:
                         raise _interrupted(error) from exc
-                    if error.code == errors.LLM_BAD_REQUEST and not minimal and self._sends_optional_fields():
+                    if (
+                        error.code == errors.LLM_BAD_REQUEST
+                        and not minimal
+                        and self._sends_optional_fields()
+                    ):
                         # Endpoints differ in the optional fields they accept (response_format,
                         # stream_options): one 400 buys one retry with the plain request.
-                        logger.warning("%s rejected the request (%s); retrying without optional fields",
-                                       endpoint.model, error.message)  # fmt: skip
+                        logger.warning(
+                            "%s rejected the request (%s); retrying without optional fields",
+                            endpoint.model,
+                            error.message,
+                        )
                         minimal = True
                         continue
                     failures += 1
@@ -122,7 +141,9 @@ class LLMStream:
     def _sends_optional_fields(self) -> bool:
         return self._wants_format() or self.streaming
 
-    def _attempt(self, client: openai.OpenAI, minimal: bool, state: _AttemptState, started: float) -> Iterator[str]:
+    def _attempt(
+        self, client: openai.OpenAI, minimal: bool, state: _AttemptState, started: float
+    ) -> Iterator[str]:
         endpoint = self.endpoint
         kwargs: dict[str, object] = {
             "model": endpoint.model,
@@ -146,7 +167,9 @@ class LLMStream:
             kwargs["stream_options"] = {"include_usage": True}
         # The raw stream, its chunks read as plain JSON: the SDK's typed chunks cost ~0.4 ms of CPU each
         # (pydantic models), a quarter of a streamed answer's CPU in the streams worker (bench/api).
-        with client.chat.completions.with_streaming_response.create(stream=True, **kwargs) as response:  # type: ignore[call-overload]
+        with client.chat.completions.with_streaming_response.create(
+            stream=True, **kwargs
+        ) as response:  # type: ignore[call-overload]
             for chunk in _stream_chunks(response):
                 state.model = chunk.get("model") or state.model
                 state.record_usage(chunk.get("usage"))
@@ -207,13 +230,19 @@ def _stream_chunks(response: openai.APIResponse[object]) -> Iterator[dict[str, A
             try:
                 chunk = json.loads(payload)
             except ValueError:
-                raise openai.APIError("the stream sent a chunk that is not JSON", request, body=payload) from None
+                raise openai.APIError(
+                    "the stream sent a chunk that is not JSON", request, body=payload
+                ) from None
             if not isinstance(chunk, dict):
-                raise openai.APIError("the stream sent a chunk that is not a JSON object", request, body=payload)
+                raise openai.APIError(
+                    "the stream sent a chunk that is not a JSON object", request, body=payload
+                )
             if chunk.get("error"):
                 error = chunk["error"]
                 message = error.get("message") if isinstance(error, dict) else None
-                raise openai.APIError(str(message or "An error occurred during streaming"), request, body=error)
+                raise openai.APIError(
+                    str(message or "An error occurred during streaming"), request, body=error
+                )
             yield chunk
     except httpx2.TimeoutException as exc:
         raise openai.APITimeoutError(request=request) from exc
@@ -251,7 +280,12 @@ def embeddings_create(*, endpoint: EmbeddingEndpoint, texts: Sequence[str]) -> E
 def _retry_wait(exc: Exception, error: LLMError, failures: int, endpoint: Endpoint) -> None:
     """The one retry policy: sleep before the next attempt, or raise `error` when retrying cannot help."""
     delay = retry_delay(
-        exc, error, failures, max_retries=endpoint.max_retries, base=endpoint.backoff_base, longest=endpoint.backoff_max
+        exc,
+        error,
+        failures,
+        max_retries=endpoint.max_retries,
+        base=endpoint.backoff_base,
+        longest=endpoint.backoff_max,
     )
     if delay is None:
         raise error from exc
@@ -270,7 +304,13 @@ def _client(endpoint: Endpoint) -> openai.OpenAI:
     id so a forked worker never shares its parent's sockets. The gateway does its own retries
     (to name errors and honour Retry-After), so the client's are off.
     """
-    key = (os.getpid(), endpoint.base_url, endpoint.api_key, endpoint.connect_timeout, endpoint.read_timeout)
+    key = (
+        os.getpid(),
+        endpoint.base_url,
+        endpoint.api_key,
+        endpoint.connect_timeout,
+        endpoint.read_timeout,
+    )
     client = _clients.get(key)
     if client is None:
         with _clients_lock:
@@ -310,7 +350,11 @@ def _classify(exc: Exception, endpoint: Endpoint, attempt: int) -> LLMError:
         code = errors.LLM_CONNECTION_ERROR
     elif isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        code = errors.LLM_SERVER_ERROR if status >= 500 else _STATUS_CODES.get(status, errors.LLM_REJECTED)
+        code = (
+            errors.LLM_SERVER_ERROR
+            if status >= 500
+            else _STATUS_CODES.get(status, errors.LLM_REJECTED)
+        )
     else:  # an error event inside a stream
         code = errors.LLM_SERVER_ERROR
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
@@ -319,5 +363,10 @@ def _classify(exc: Exception, endpoint: Endpoint, attempt: int) -> LLMError:
 
 def _interrupted(error: LLMError) -> LLMError:
     message = f"the stream broke after its first tokens: {error.message}"
-    return LLMError(errors.LLM_STREAM_INTERRUPTED, message, status_code=error.status_code,
-                    attempts=error.attempts, model=error.model)  # fmt: skip
+    return LLMError(
+        errors.LLM_STREAM_INTERRUPTED,
+        message,
+        status_code=error.status_code,
+        attempts=error.attempts,
+        model=error.model,
+    )

@@ -44,7 +44,10 @@ def bot_admin_link_register(*, label: str, url_name: str, element_id: str) -> No
 
 def bot_admin_links(*, bot_id: Any) -> list[tuple[str, str, str]]:
     """(url, label, element id) of every registered page, for one bot."""
-    return [(reverse(link.url_name, args=[bot_id]), link.label, link.element_id) for link in _bot_links.values()]
+    return [
+        (reverse(link.url_name, args=[bot_id]), link.label, link.element_id)
+        for link in _bot_links.values()
+    ]
 
 
 class TopicInline(admin.TabularInline):
@@ -108,7 +111,10 @@ class BotAdmin(WorkspaceScopedAdmin):
             },
         ),
         ("2.3 Response expectations", {"fields": ["response_expectations"]}),
-        ("2.4 Style and tone", {"fields": ["formality", "formatting_rules", "vocabulary_constraints"]}),
+        (
+            "2.4 Style and tone",
+            {"fields": ["formality", "formatting_rules", "vocabulary_constraints"]},
+        ),
         (
             "2.5 Domain constraints",
             {"fields": ["regulatory_constraints", "forbidden_statements", "mandatory_mentions"]},
@@ -131,7 +137,14 @@ class BotAdmin(WorkspaceScopedAdmin):
         ),
         (
             "User-facing texts (default locale)",
-            {"fields": ["refusal_text", "no_answer_text", "injection_refusal_text", "escalation_text"]},
+            {
+                "fields": [
+                    "refusal_text",
+                    "no_answer_text",
+                    "injection_refusal_text",
+                    "escalation_text",
+                ]
+            },
         ),
         (
             "LLM",
@@ -148,14 +161,19 @@ class BotAdmin(WorkspaceScopedAdmin):
         ),
         (
             "Retrieval",
-            {"classes": ["collapse"], "fields": ["retrieval_top_k", "retrieval_score_threshold", "retrieval_hybrid"]},
+            {
+                "classes": ["collapse"],
+                "fields": ["retrieval_top_k", "retrieval_score_threshold", "retrieval_hybrid"],
+            },
         ),
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Bot]:
         queryset = super().get_queryset(request)
         if request.resolver_match and request.resolver_match.url_name == "bots_bot_changelist":
-            queryset = queryset.annotate(_topics=Count("topics", filter=Q(topics__kind=Topic.Kind.COVERED)))
+            queryset = queryset.annotate(
+                _topics=Count("topics", filter=Q(topics__kind=Topic.Kind.COVERED))
+            )
         return queryset
 
     @admin.display(description="covered topics")
@@ -164,7 +182,9 @@ class BotAdmin(WorkspaceScopedAdmin):
 
     @admin.display(description="prompt")
     def preview_link(self, obj: Bot) -> str:
-        return format_html('<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk]))
+        return format_html(
+            '<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk])
+        )
 
     @admin.display(description="try")
     def page_links(self, obj: Bot) -> str:
@@ -172,7 +192,11 @@ class BotAdmin(WorkspaceScopedAdmin):
         return format_html_join(" · ", '<a href="{}">{}</a>', links)
 
     def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
         extra_context = {**(extra_context or {}), "bot_links": bot_admin_links(bot_id=object_id)}
         return super().change_view(request, object_id, form_url, extra_context)
@@ -185,7 +209,11 @@ class BotAdmin(WorkspaceScopedAdmin):
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
         return [
-            path("<uuid:bot_id>/preview/", wrap(views.PreviewView.as_view(model_admin=self)), name="bots_bot_preview"),
+            path(
+                "<uuid:bot_id>/preview/",
+                wrap(views.PreviewView.as_view(model_admin=self)),
+                name="bots_bot_preview",
+            ),
             path(
                 "<uuid:bot_id>/templates/<str:kind>/",
                 wrap(views.TemplatesView.as_view(model_admin=self)),
@@ -205,12 +233,16 @@ class BotAdmin(WorkspaceScopedAdmin):
         ]
 
     @admin.action(description="Export the prompt context (JSON)", permissions=["view"])
-    def context_export_action(self, request: HttpRequest, queryset: QuerySet[Bot]) -> HttpResponse | None:
+    def context_export_action(
+        self, request: HttpRequest, queryset: QuerySet[Bot]
+    ) -> HttpResponse | None:
         bot = self._single(request, queryset)
         return views.context_export_response(bot) if bot else None
 
     @admin.action(description="Import a prompt context (JSON)", permissions=["change"])
-    def context_import_action(self, request: HttpRequest, queryset: QuerySet[Bot]) -> HttpResponse | None:
+    def context_import_action(
+        self, request: HttpRequest, queryset: QuerySet[Bot]
+    ) -> HttpResponse | None:
         bot = self._single(request, queryset)
         if bot is None:
             return None

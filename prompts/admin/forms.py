@@ -39,7 +39,9 @@ LONG_TEXT_FIELDS = [
 
 
 LOCALE = RegexValidator(
-    r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$", "Use a language code such as en, fr or pt-BR.", code="locale_invalid"
+    r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
+    "Use a language code such as en, fr or pt-BR.",
+    code="locale_invalid",
 )
 
 
@@ -93,7 +95,10 @@ class BotForm(forms.ModelForm):
             data.get("rag_strictness") == Bot.Strictness.RELAXED
             and not (data.get("relaxation_statement") or "").strip()
         ):
-            self.add_error("relaxation_statement", "A relaxed bot needs a relaxation statement (spec section 1.2).")
+            self.add_error(
+                "relaxation_statement",
+                "A relaxed bot needs a relaxation statement (spec section 1.2).",
+            )
         return data
 
 
@@ -162,7 +167,9 @@ class LexiconGroupForm(forms.ModelForm):
 
 class TemplateVersionForm(forms.Form):
     source = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 28, "cols": 120, "spellcheck": "false", "class": "vLargeTextField"}),
+        widget=forms.Textarea(
+            attrs={"rows": 28, "cols": 120, "spellcheck": "false", "class": "vLargeTextField"}
+        ),
         max_length=TEMPLATE_MAX_CHARS,
     )
     note = forms.CharField(max_length=200, required=False, help_text="What changed and why.")
@@ -176,7 +183,9 @@ class TemplateVersionForm(forms.Form):
 
 
 class PreviewForm(forms.Form):
-    question = forms.CharField(max_length=4000, widget=forms.Textarea(attrs={"rows": 2, "cols": 100}))
+    question = forms.CharField(
+        max_length=4000, widget=forms.Textarea(attrs={"rows": 2, "cols": 100})
+    )
     history = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 6, "cols": 100, "spellcheck": "false"}),
@@ -198,7 +207,9 @@ class PreviewForm(forms.Form):
     def clean_chunks(self) -> list[Chunk]:
         items = self._json_list("chunks")
         if not all(isinstance(item, dict) and "id" in item for item in items):
-            raise forms.ValidationError("Each chunk must be an object with at least an \u201cid\u201d.")
+            raise forms.ValidationError(
+                "Each chunk must be an object with at least an \u201cid\u201d."
+            )
         return [Chunk.coerce(item) for item in items]
 
     def _json_list(self, name: str) -> list[Any]:
@@ -213,7 +224,9 @@ class PreviewForm(forms.Form):
 
 
 class ContextImportForm(forms.Form):
-    file = forms.FileField(help_text=f"A JSON file exported from Parley, at most {IMPORT_MAX_BYTES // 1024} KB.")
+    file = forms.FileField(
+        help_text=f"A JSON file exported from Parley, at most {IMPORT_MAX_BYTES // 1024} KB."
+    )
 
     def clean_file(self) -> Any:
         upload = self.cleaned_data["file"]

@@ -44,15 +44,30 @@ class BotAdminView(View):
     template_name = ""
 
     def bot_get(self, request: HttpRequest, bot_id: Any, *, write: bool = False) -> Bot:
-        bot = get_object_or_404(self.model_admin.get_queryset(request).select_related("workspace"), pk=bot_id)
-        check = self.model_admin.has_change_permission if write else self.model_admin.has_view_permission
+        bot = get_object_or_404(
+            self.model_admin.get_queryset(request).select_related("workspace"), pk=bot_id
+        )
+        check = (
+            self.model_admin.has_change_permission
+            if write
+            else self.model_admin.has_view_permission
+        )
         if not check(request, bot):
             raise PermissionDenied
         return bot
 
-    def render(self, request: HttpRequest, bot: Bot, title: str, **context: Any) -> TemplateResponse:
+    def render(
+        self, request: HttpRequest, bot: Bot, title: str, **context: Any
+    ) -> TemplateResponse:
         admin_context = self.model_admin.admin_site.each_context(request)
-        page = {**admin_context, "opts": Bot._meta, "original": bot, "bot": bot, "title": title, **context}
+        page = {
+            **admin_context,
+            "opts": Bot._meta,
+            "original": bot,
+            "bot": bot,
+            "title": title,
+            **context,
+        }
         return TemplateResponse(request, self.template_name, page)
 
 
@@ -64,7 +79,9 @@ class PreviewView(BotAdminView):
         form = PreviewForm(
             initial={
                 "question": SAMPLE_QUESTION,
-                "history": json.dumps([turn.__dict__ for turn in SAMPLE_HISTORY], indent=2, ensure_ascii=False),
+                "history": json.dumps(
+                    [turn.__dict__ for turn in SAMPLE_HISTORY], indent=2, ensure_ascii=False
+                ),
                 "chunks": json.dumps(
                     [{key: getattr(chunk, key) for key in CHUNK_KEYS} for chunk in SAMPLE_CHUNKS],
                     indent=2,
@@ -73,7 +90,12 @@ class PreviewView(BotAdminView):
                 "locale": bot.locale,
             }
         )
-        data = {"question": SAMPLE_QUESTION, "history": SAMPLE_HISTORY, "chunks": SAMPLE_CHUNKS, "locale": bot.locale}
+        data = {
+            "question": SAMPLE_QUESTION,
+            "history": SAMPLE_HISTORY,
+            "chunks": SAMPLE_CHUNKS,
+            "locale": bot.locale,
+        }
         return self._page(request, bot, form, data)
 
     def post(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
@@ -81,15 +103,22 @@ class PreviewView(BotAdminView):
         form = PreviewForm(request.POST)
         return self._page(request, bot, form, form.cleaned_data if form.is_valid() else None)
 
-    def _page(self, request: HttpRequest, bot: Bot, form: PreviewForm, data: dict[str, Any] | None) -> HttpResponse:
+    def _page(
+        self, request: HttpRequest, bot: Bot, form: PreviewForm, data: dict[str, Any] | None
+    ) -> HttpResponse:
         answer = condense = None
         if data is not None:
             settings = bot_settings_get(bot_id=bot.pk)
             answer = prompt_build(bot=settings, **data)
             condense = condense_prompt_build(
-                bot=settings, question=data["question"], history=data["history"], locale=data["locale"]
+                bot=settings,
+                question=data["question"],
+                history=data["history"],
+                locale=data["locale"],
             )
-        return self.render(request, bot, f"Prompt preview: {bot.name}", form=form, answer=answer, condense=condense)
+        return self.render(
+            request, bot, f"Prompt preview: {bot.name}", form=form, answer=answer, condense=condense
+        )
 
 
 class TemplatesView(BotAdminView):
@@ -107,7 +136,9 @@ class TemplatesView(BotAdminView):
             form = TemplateVersionForm(request.POST)
             if not form.is_valid():
                 return self._page(request, bot, kind, form=form)
-            version = template_version_save(bot_id=bot.pk, kind=kind, author_id=request.user.pk, **form.cleaned_data)
+            version = template_version_save(
+                bot_id=bot.pk, kind=kind, author_id=request.user.pk, **form.cleaned_data
+            )
             messages.success(request, f"Saved version {version.number}; it is now active.")
         elif action == "activate":
             number = int(request.POST.get("number", "0"))
@@ -128,7 +159,9 @@ class TemplatesView(BotAdminView):
             raise Http404("unknown template kind")
         return kind
 
-    def _page(self, request: HttpRequest, bot: Bot, kind: str, form: TemplateVersionForm | None) -> HttpResponse:
+    def _page(
+        self, request: HttpRequest, bot: Bot, kind: str, form: TemplateVersionForm | None
+    ) -> HttpResponse:
         versions = template_versions_list(bot_id=bot.pk, kind=kind)
         active = next((version for version in versions if version.is_active), None)
         if form is None:
@@ -163,7 +196,13 @@ class ContextImportView(BotAdminView):
 
     def get(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id, write=True)
-        return self.render(request, bot, f"Import a prompt context: {bot.name}", form=ContextImportForm(), problems=[])
+        return self.render(
+            request,
+            bot,
+            f"Import a prompt context: {bot.name}",
+            form=ContextImportForm(),
+            problems=[],
+        )
 
     def post(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id, write=True)
@@ -176,7 +215,8 @@ class ContextImportView(BotAdminView):
                 problems = exc.problems
             else:
                 messages.success(
-                    request, f"Imported {counts['topics']} topics and {counts['lexicon_groups']} lexicon groups."
+                    request,
+                    f"Imported {counts['topics']} topics and {counts['lexicon_groups']} lexicon groups.",
                 )
                 return HttpResponseRedirect(reverse("admin:bots_bot_change", args=[bot.pk]))
         title = f"Import a prompt context: {bot.name}"

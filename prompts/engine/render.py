@@ -13,7 +13,12 @@ from typing import Any
 from jinja2 import Template
 
 from prompts.engine.data import BotSettings, Chunk, HistoryTurn, RenderedPrompt, TemplateSource
-from prompts.engine.environment import ANSWER_TEMPLATE, CONDENSE_TEMPLATE, prompt_environment, template_compile
+from prompts.engine.environment import (
+    ANSWER_TEMPLATE,
+    CONDENSE_TEMPLATE,
+    prompt_environment,
+    template_compile,
+)
 
 TEMPLATE_VARIABLES = frozenset(
     {
@@ -44,18 +49,25 @@ def prompt_variables(
     rules = bot.rules
     return {
         "context": [_chunk_json(Chunk.coerce(chunk)) for chunk in chunks],
-        "chat_history": [{"role": t.role, "content": t.content} for t in map(HistoryTurn.coerce, history)],
+        "chat_history": [
+            {"role": t.role, "content": t.content} for t in map(HistoryTurn.coerce, history)
+        ],
         "question": question,
         "locale": language,
         "covered_topics": list(bot.covered_topics),
         "excluded_topics": list(bot.excluded_topics),
-        "lexicon_groups": [{"terms": list(e.terms), "definition": e.definition} for e in bot.lexicon],
+        "lexicon_groups": [
+            {"terms": list(e.terms), "definition": e.definition} for e in bot.lexicon
+        ],
         "explainability": bot.explainability,
         "bot": {
             **{name: getattr(rules, name) for name in rules.__dataclass_fields__},
             "rag_strictness": bot.rag_strictness,
             "relaxation_statement": bot.relaxation_statement,
-            "escalation": {"allowed": bot.escalation.allowed, "triggers": list(bot.escalation.triggers)},
+            "escalation": {
+                "allowed": bot.escalation.allowed,
+                "triggers": list(bot.escalation.triggers),
+            },
             "texts": {
                 "refusal": texts.refusal,
                 "no_answer": texts.no_answer,
@@ -76,7 +88,9 @@ def prompt_build(
     locale: str | None = None,
 ) -> RenderedPrompt:
     """The four-section answer prompt as chat messages: the prompt as system message, the question as user's."""
-    variables = prompt_variables(bot=bot, question=question, history=history, chunks=chunks, locale=locale)
+    variables = prompt_variables(
+        bot=bot, question=question, history=history, chunks=chunks, locale=locale
+    )
     text = _template(bot.answer_template, ANSWER_TEMPLATE).render(variables)
     return _rendered(text, question, bot.answer_template)
 
@@ -92,7 +106,9 @@ def condense_prompt_build(
 
     The model is asked for `{"standalone_question": str, "keywords": [str, ...]}`.
     """
-    variables = prompt_variables(bot=bot, question=question, history=history, chunks=[], locale=locale)
+    variables = prompt_variables(
+        bot=bot, question=question, history=history, chunks=[], locale=locale
+    )
     text = _template(bot.condense_template, CONDENSE_TEMPLATE).render(variables)
     return _rendered(text, question, bot.condense_template)
 
@@ -110,4 +126,10 @@ def _rendered(text: str, question: str, choice: TemplateSource) -> RenderedPromp
 
 
 def _chunk_json(chunk: Chunk) -> dict[str, Any]:
-    return {"id": chunk.id, "title": chunk.title, "source": chunk.source, "page": chunk.page, "text": chunk.text}
+    return {
+        "id": chunk.id,
+        "title": chunk.title,
+        "source": chunk.source,
+        "page": chunk.page,
+        "text": chunk.text,
+    }

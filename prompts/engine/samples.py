@@ -71,12 +71,21 @@ def sample_bot_settings(*, strictness: str = "strict", explainability: bool = Tr
             else ""
         ),
         explainability=explainability,
-        covered_topics=("Battery & charging", "Orders & delivery", "Returns & refunds", "Small talk"),
+        covered_topics=(
+            "Battery & charging",
+            "Orders & delivery",
+            "Returns & refunds",
+            "Small talk",
+        ),
         excluded_topics=("Competitor products", "Medical advice"),
         lexicon=(
-            LexiconEntry(terms=("e-bike", "electric bike", "pedelec"), definition="A pedal-assisted bicycle."),
+            LexiconEntry(
+                terms=("e-bike", "electric bike", "pedelec"), definition="A pedal-assisted bicycle."
+            ),
             LexiconEntry(terms=("battery", "pack", "accu")),
         ),
-        escalation=EscalationSettings(allowed=True, triggers=("talk to a human", "agent"), confidence_threshold=0.3),
+        escalation=EscalationSettings(
+            allowed=True, triggers=("talk to a human", "agent"), confidence_threshold=0.3
+        ),
         texts_by_locale={"en": texts},
     )

@@ -12,7 +12,12 @@ from jinja2.exceptions import SecurityError, TemplateNotFound, UndefinedError
 
 from prompts.engine.environment import prompt_environment
 from prompts.engine.render import TEMPLATE_VARIABLES, prompt_variables
-from prompts.engine.samples import SAMPLE_CHUNKS, SAMPLE_HISTORY, SAMPLE_QUESTION, sample_bot_settings
+from prompts.engine.samples import (
+    SAMPLE_CHUNKS,
+    SAMPLE_HISTORY,
+    SAMPLE_QUESTION,
+    sample_bot_settings,
+)
 
 
 @dataclass(frozen=True)
@@ -46,23 +51,41 @@ def template_check(*, source: str) -> TemplateProblem | None:
     for strictness in ("strict", "relaxed"):
         bot = sample_bot_settings(strictness=strictness)
         variables = prompt_variables(
-            bot=bot, question=SAMPLE_QUESTION, history=SAMPLE_HISTORY, chunks=SAMPLE_CHUNKS, locale="en"
+            bot=bot,
+            question=SAMPLE_QUESTION,
+            history=SAMPLE_HISTORY,
+            chunks=SAMPLE_CHUNKS,
+            locale="en",
         )
         try:
             template.render(variables)
         except SecurityError as exc:
-            return TemplateProblem("template_forbidden", f"forbidden in the sandbox: {exc}", _template_line())
+            return TemplateProblem(
+                "template_forbidden", f"forbidden in the sandbox: {exc}", _template_line()
+            )
         except UndefinedError as exc:
-            return TemplateProblem("template_unknown_variable", f"undefined value: {exc}", _template_line())
+            return TemplateProblem(
+                "template_unknown_variable", f"undefined value: {exc}", _template_line()
+            )
         except TemplateNotFound as exc:
-            return TemplateProblem("template_render", f"included template not found: {exc}", _template_line())
-        except Exception as exc:  # any failure of an admin's template is reported, never raised into the admin
-            return TemplateProblem("template_render", f"{exc.__class__.__name__}: {exc}", _template_line())
+            return TemplateProblem(
+                "template_render", f"included template not found: {exc}", _template_line()
+            )
+        except (
+            Exception
+        ) as exc:  # any failure of an admin's template is reported, never raised into the admin
+            return TemplateProblem(
+                "template_render", f"{exc.__class__.__name__}: {exc}", _template_line()
+            )
     return None
 
 
 def _first_line_of(tree: nodes.Template, name: str) -> int | None:
-    lines = [node.lineno for node in tree.find_all(nodes.Name) if node.name == name and node.ctx == "load"]
+    lines = [
+        node.lineno
+        for node in tree.find_all(nodes.Name)
+        if node.name == name and node.ctx == "load"
+    ]
     return min(lines) if lines else None
 
 

@@ -15,17 +15,35 @@ DEMO_WORKSPACE = "Lumen Bikes"
 DEMO_WORKSPACE_SLUG = "lumen-bikes"
 DEMO_BOT = "Lumi"
 
-COVERED = ("Orders & delivery", "Warranty & repairs", "Battery & charging", "Returns & refunds", SMALL_TALK)
+COVERED = (
+    "Orders & delivery",
+    "Warranty & repairs",
+    "Battery & charging",
+    "Returns & refunds",
+    SMALL_TALK,
+)
 EXCLUDED = ("Other brands' bikes", "Medical or fitness advice", "Road traffic law")
 LEXICON = (
-    (["e-bike", "electric bike", "pedelec", "bike"], "A Lumen Bikes bicycle with pedal-assist motor."),
-    (["battery", "pack", "accu", "power pack"], "The removable lithium-ion battery of a Lumen bike."),
+    (
+        ["e-bike", "electric bike", "pedelec", "bike"],
+        "A Lumen Bikes bicycle with pedal-assist motor.",
+    ),
+    (
+        ["battery", "pack", "accu", "power pack"],
+        "The removable lithium-ion battery of a Lumen bike.",
+    ),
     (["charger", "power adapter", "charging brick"], ""),
-    (["order", "purchase", "order number"], "A purchase made on the Lumen Bikes web shop or in a partner shop."),
+    (
+        ["order", "purchase", "order number"],
+        "A purchase made on the Lumen Bikes web shop or in a partner shop.",
+    ),
     (["return", "send back", "withdrawal"], "Sending a product back within the return period."),
     (["refund", "money back", "reimbursement"], ""),
     (["repair", "service", "fix", "workshop"], "Work done by a Lumen service partner."),
-    (["display", "screen", "head unit"], "The handlebar screen that shows speed, assist level and battery charge."),
+    (
+        ["display", "screen", "head unit"],
+        "The handlebar screen that shows speed, assist level and battery charge.",
+    ),
 )
 
 BOT_FIELDS = {
@@ -88,8 +106,12 @@ FRENCH_TEXTS = {
 def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
     """Create the demo workspace and bot with its topics and lexicon when missing; return the bot."""
     with transaction.atomic():
-        workspace, _ = Workspace.objects.get_or_create(slug=workspace_slug, defaults={"name": DEMO_WORKSPACE})
-        bot, created = Bot.objects.get_or_create(workspace=workspace, name=DEMO_BOT, defaults=BOT_FIELDS)
+        workspace, _ = Workspace.objects.get_or_create(
+            slug=workspace_slug, defaults={"name": DEMO_WORKSPACE}
+        )
+        bot, created = Bot.objects.get_or_create(
+            workspace=workspace, name=DEMO_BOT, defaults=BOT_FIELDS
+        )
         if created:
             BotLocaleText.objects.create(bot=bot, locale="fr", **FRENCH_TEXTS)
             Topic.objects.bulk_create(
@@ -97,6 +119,7 @@ def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
                 + [Topic(bot=bot, name=name, kind=Topic.Kind.EXCLUDED) for name in EXCLUDED]
             )
             LexiconGroup.objects.bulk_create(
-                LexiconGroup(bot=bot, terms=terms, definition=definition) for terms, definition in LEXICON
+                LexiconGroup(bot=bot, terms=terms, definition=definition)
+                for terms, definition in LEXICON
             )
     return bot

@@ -30,16 +30,24 @@ def template_version_save(
     """Validate, then store as the next version number and make it the active one."""
     if len(source) > TEMPLATE_MAX_CHARS:
         raise TemplateRejected(
-            TemplateProblem("template_too_long", f"A template is at most {TEMPLATE_MAX_CHARS} characters.", None)
+            TemplateProblem(
+                "template_too_long", f"A template is at most {TEMPLATE_MAX_CHARS} characters.", None
+            )
         )
     problem = template_check(source=source)
     if problem is not None:
         raise TemplateRejected(problem)
-    for _attempt in range(3):  # two admins saving at once race for the same number; retry on the unique index
+    for _attempt in range(
+        3
+    ):  # two admins saving at once race for the same number; retry on the unique index
         try:
             with transaction.atomic():
-                top = PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind).aggregate(n=Max("number"))["n"]
-                PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(is_active=False)
+                top = PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind).aggregate(
+                    n=Max("number")
+                )["n"]
+                PromptTemplateVersion.objects.filter(
+                    bot_id=bot_id, kind=kind, is_active=True
+                ).update(is_active=False)
                 return PromptTemplateVersion.objects.create(
                     bot_id=bot_id,
                     kind=kind,
@@ -61,7 +69,9 @@ def template_version_activate(*, bot_id: Any, kind: str, number: int) -> PromptT
     if problem is not None:
         raise TemplateRejected(problem)
     with transaction.atomic():
-        PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(is_active=False)
+        PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(
+            is_active=False
+        )
         PromptTemplateVersion.objects.filter(pk=version.pk).update(is_active=True)
     version.is_active = True
     return version
@@ -69,4 +79,6 @@ def template_version_activate(*, bot_id: Any, kind: str, number: int) -> PromptT
 
 def template_default_restore(*, bot_id: Any, kind: str) -> None:
     """Deactivate every override of this kind: the bot uses the default template file again."""
-    PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(is_active=False)
+    PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(
+        is_active=False
+    )

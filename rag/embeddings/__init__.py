@@ -74,7 +74,9 @@ def _provider_build(model_id: str) -> EmbeddingProvider:
         from rag.embeddings.remote import OpenAIProvider
 
         endpoint = EmbeddingEndpoint.from_settings(model=name)
-        return OpenAIProvider(model_id=model_id, endpoint=endpoint, batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE)
+        return OpenAIProvider(
+            model_id=model_id, endpoint=endpoint, batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE
+        )
     message = f"Unknown embedding model {model_id!r}: use {LOCAL_MODEL_ID!r} or 'openai/<model>'."
     raise EmbeddingError(message, transient=False)
 

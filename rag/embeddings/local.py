@@ -27,7 +27,11 @@ class LocalProvider:
         if not texts:
             return []
         vectors = self._model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
         )
         return vectors.tolist()
 

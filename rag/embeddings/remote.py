@@ -23,7 +23,9 @@ class OpenAIProvider:
                 result = embeddings_create(endpoint=self.endpoint, texts=batch)
             except LLMError as exc:
                 verb = "unavailable" if exc.transient else "refused the request"
-                raise EmbeddingError(f"Embedding endpoint {verb}: {exc}", transient=exc.transient) from exc
+                raise EmbeddingError(
+                    f"Embedding endpoint {verb}: {exc}", transient=exc.transient
+                ) from exc
             vectors.extend(result.vectors)
         return vectors
 

@@ -31,7 +31,9 @@ from rag.selectors import workspace_embedding_model
 logger = logging.getLogger(__name__)
 
 _TRANSIENT_DB = (OperationalError, InterfaceError)
-Outcomes = dict[str, tuple[str, str]]  # document id -> (ready | skipped | failed | not_claimed | retry, reason)
+Outcomes = dict[
+    str, tuple[str, str]
+]  # document id -> (ready | skipped | failed | not_claimed | retry, reason)
 
 
 def document_ingest(*, document_id: str, claim_id: str, batch_limit: int = 1) -> str:
@@ -64,7 +66,9 @@ def _documents_run(*, documents: list[Document], claim_id: str, outcomes: Outcom
     for document in documents:
         try:
             if document.workspace_id not in models:
-                models[document.workspace_id] = workspace_embedding_model(workspace_id=document.workspace_id)
+                models[document.workspace_id] = workspace_embedding_model(
+                    workspace_id=document.workspace_id
+                )
             item = document_prepare(document=document, model_id=models[document.workspace_id])
         except SoftTimeLimitExceeded:
             raise
@@ -80,7 +84,9 @@ def _documents_run(*, documents: list[Document], claim_id: str, outcomes: Outcom
         _embed_and_store(prepared=prepared, claim_id=claim_id, outcomes=outcomes)
 
 
-def _embed_and_store(*, prepared: list[PreparedDocument], claim_id: str, outcomes: Outcomes) -> None:
+def _embed_and_store(
+    *, prepared: list[PreparedDocument], claim_id: str, outcomes: Outcomes
+) -> None:
     try:
         documents_progress_parsed(prepared=prepared, claim_id=claim_id)
         vectors = documents_embed(prepared=prepared, claim_id=claim_id)
@@ -89,12 +95,18 @@ def _embed_and_store(*, prepared: list[PreparedDocument], claim_id: str, outcome
     except Exception as exc:
         if len(prepared) > 1 and not _transient(exc):
             # A batch-wide error names no culprit: each document runs alone, so only the bad one fails.
-            logger.warning("batch embedding failed (%s); embedding its %d documents one by one", exc, len(prepared))
+            logger.warning(
+                "batch embedding failed (%s); embedding its %d documents one by one",
+                exc,
+                len(prepared),
+            )
             for item in prepared:
                 _embed_and_store(prepared=[item], claim_id=claim_id, outcomes=outcomes)
             return
         for item in prepared:
-            outcomes[str(item.document.pk)] = _settle(document=item.document, claim_id=claim_id, exc=exc)
+            outcomes[str(item.document.pk)] = _settle(
+                document=item.document, claim_id=claim_id, exc=exc
+            )
         return
     for item, item_vectors in zip(prepared, vectors, strict=True):
         try:
@@ -102,7 +114,9 @@ def _embed_and_store(*, prepared: list[PreparedDocument], claim_id: str, outcome
         except SoftTimeLimitExceeded:
             raise
         except Exception as exc:
-            outcomes[str(item.document.pk)] = _settle(document=item.document, claim_id=claim_id, exc=exc)
+            outcomes[str(item.document.pk)] = _settle(
+                document=item.document, claim_id=claim_id, exc=exc
+            )
             continue
         outcomes[str(item.document.pk)] = ("ready" if stored else "not_claimed", "")
 
@@ -121,13 +135,19 @@ def _settle(*, document: Document, claim_id: str, exc: Exception) -> tuple[str, 
         released = document_release(document=document, claim_id=claim_id, reason=reason)
         return ("retry", reason) if released else ("failed", reason)
     if isinstance(exc, IngestError):
-        document_fail(document_id=document_id, claim_id=claim_id, code=exc.code, message=exc.message)
+        document_fail(
+            document_id=document_id, claim_id=claim_id, code=exc.code, message=exc.message
+        )
     elif isinstance(exc, EmbeddingError):
-        document_fail(document_id=document_id, claim_id=claim_id, code="embedding_failed", message=str(exc))
+        document_fail(
+            document_id=document_id, claim_id=claim_id, code="embedding_failed", message=str(exc)
+        )
     else:  # a bug or an unexpected library error: still say why, never stay stuck
         logger.error("ingestion of document %s failed unexpectedly", document_id, exc_info=exc)
         message = f"Unexpected error while ingesting: {type(exc).__name__}: {exc}"[:2000]
-        document_fail(document_id=document_id, claim_id=claim_id, code="internal_error", message=message)
+        document_fail(
+            document_id=document_id, claim_id=claim_id, code="internal_error", message=message
+        )
     return ("failed", "")
 
 
@@ -138,7 +158,9 @@ def _out_of_time(*, documents: list[Document], claim_id: str, outcomes: Outcomes
     for document in unfinished:
         if len(documents) == 1:
             message = f"Ingestion took longer than the {limit} s limit; split the file and retry."
-            document_fail(document_id=str(document.pk), claim_id=claim_id, code="timeout", message=message)
+            document_fail(
+                document_id=str(document.pk), claim_id=claim_id, code="timeout", message=message
+            )
             outcomes[str(document.pk)] = ("failed", "")
         else:
             exc = TransientIngestError(f"the batch it ran in reached the {limit} s limit")

@@ -30,30 +30,48 @@ def documents_claim(*, document_id: str, claim_id: str, batch_limit: int = 1) ->
     Returns the claimed documents, the named one first; an empty list when it was not ours to take.
     """
     now = timezone.now()
-    previous = Document.objects.filter(pk=document_id).values("status", "claim_id", "error", "heartbeat_at").first()
+    previous = (
+        Document.objects.filter(pk=document_id)
+        .values("status", "claim_id", "error", "heartbeat_at")
+        .first()
+    )
     if previous is None or not _claimable_now(previous, claim_id=claim_id, now=now):
         return []  # the common case of a message whose document a batch already took: one query
     stale = now - timedelta(seconds=settings.PARLEY_INGEST_STUCK_AFTER)
     claimable = (
         Q(status=Document.Status.PENDING)
-        | Q(status=Document.Status.PROCESSING, claim_id=claim_id)  # our own message, redelivered after a crash
+        | Q(
+            status=Document.Status.PROCESSING, claim_id=claim_id
+        )  # our own message, redelivered after a crash
         | Q(status=Document.Status.PROCESSING, heartbeat_at__lt=stale)
     )
-    redelivered = previous["status"] == Document.Status.PROCESSING and previous["claim_id"] == claim_id
+    redelivered = (
+        previous["status"] == Document.Status.PROCESSING and previous["claim_id"] == claim_id
+    )
     with transaction.atomic():
-        if not Document.objects.filter(claimable, pk=document_id).update(**_claim_fields(claim_id, now)):
+        if not Document.objects.filter(claimable, pk=document_id).update(
+            **_claim_fields(claim_id, now)
+        ):
             return []
         if redelivered:
             _release_orphans(claim_id=claim_id, keep=document_id, now=now)
         lead = Document.objects.get(pk=document_id)
         if lead.attempts > settings.PARLEY_INGEST_MAX_ATTEMPTS:
             crashed = previous["status"] == Document.Status.PROCESSING
-            cause = "the worker stopped mid-document (killed, or out of memory)" if crashed else previous["error"]
+            cause = (
+                "the worker stopped mid-document (killed, or out of memory)"
+                if crashed
+                else previous["error"]
+            )
             message = f"Gave up after {lead.attempts - 1} attempts: {cause or 'unknown cause'}."
             code = "worker_lost" if crashed else "gave_up"
             document_fail(document_id=document_id, claim_id=claim_id, code=code, message=message)
             return []
-        mates = _claim_mates(lead=lead, claim_id=claim_id, limit=batch_limit - 1, now=now) if batch_limit > 1 else []
+        mates = (
+            _claim_mates(lead=lead, claim_id=claim_id, limit=batch_limit - 1, now=now)
+            if batch_limit > 1
+            else []
+        )
     return [lead, *mates]
 
 
@@ -63,7 +81,11 @@ def _claimable_now(previous: dict, *, claim_id: str, now: object) -> bool:
     if previous["status"] != Document.Status.PROCESSING:
         return False
     stale = now - timedelta(seconds=settings.PARLEY_INGEST_STUCK_AFTER)  # type: ignore[operator]
-    return previous["claim_id"] == claim_id or previous["heartbeat_at"] is None or previous["heartbeat_at"] < stale
+    return (
+        previous["claim_id"] == claim_id
+        or previous["heartbeat_at"] is None
+        or previous["heartbeat_at"] < stale
+    )
 
 
 def _claim_fields(claim_id: str, now: object) -> dict:
@@ -103,7 +125,9 @@ def _claim_mates(*, lead: Document, claim_id: str, limit: int, now: object) -> l
         budget -= size
     if not chosen:
         return []
-    Document.objects.filter(pk__in=chosen, status=Document.Status.PENDING).update(**_claim_fields(claim_id, now))
+    Document.objects.filter(pk__in=chosen, status=Document.Status.PENDING).update(
+        **_claim_fields(claim_id, now)
+    )
     return list(Document.objects.filter(pk__in=chosen, claim_id=claim_id).order_by("queued_at"))
 
 
@@ -111,7 +135,9 @@ def _release_orphans(*, claim_id: str, keep: str, now: object) -> None:
     """Batch mates a dead delivery of this message had claimed go back to pending, each with a message of its own."""
     from rag.tasks import document_ingest_task
 
-    orphans = Document.objects.filter(status=Document.Status.PROCESSING, claim_id=claim_id).exclude(pk=keep)
+    orphans = Document.objects.filter(status=Document.Status.PROCESSING, claim_id=claim_id).exclude(
+        pk=keep
+    )
     orphan_ids = [str(pk) for pk in orphans.values_list("pk", flat=True)]
     Document.objects.filter(pk__in=orphan_ids, claim_id=claim_id).update(
         status=Document.Status.PENDING, claim_id="", progress=0, queued_at=now
@@ -129,14 +155,18 @@ def documents_progress_report(*, claim_id: str, percents: dict[str, int]) -> int
     for document_id, percent in percents.items():
         by_percent.setdefault(percent, []).append(document_id)
     cases = [When(pk__in=ids, then=Value(percent)) for percent, ids in by_percent.items()]
-    return Document.objects.filter(pk__in=list(percents), claim_id=claim_id, status=Document.Status.PROCESSING).update(
-        progress=Case(*cases, output_field=IntegerField()), heartbeat_at=timezone.now()
-    )
+    return Document.objects.filter(
+        pk__in=list(percents), claim_id=claim_id, status=Document.Status.PROCESSING
+    ).update(progress=Case(*cases, output_field=IntegerField()), heartbeat_at=timezone.now())
 
 
 def document_finish_unchanged(*, document_id: str, claim_id: str) -> None:
     Document.objects.filter(pk=document_id, claim_id=claim_id).update(
-        status=Document.Status.READY, progress=100, claim_id="", attempts=0, finished_at=timezone.now()
+        status=Document.Status.READY,
+        progress=100,
+        claim_id="",
+        attempts=0,
+        finished_at=timezone.now(),
     )
 
 
@@ -164,11 +194,16 @@ def document_release(*, document: Document, claim_id: str, reason: str) -> bool:
     """Give the claim back before a retry (True), or fail the document once its attempts are spent (False)."""
     if document.attempts >= settings.PARLEY_INGEST_MAX_ATTEMPTS:
         message = f"Gave up after {document.attempts} attempts: {reason}"
-        document_fail(document_id=str(document.pk), claim_id=claim_id, code="gave_up", message=message)
+        document_fail(
+            document_id=str(document.pk), claim_id=claim_id, code="gave_up", message=message
+        )
         return False
     try:
         Document.objects.filter(pk=document.pk, claim_id=claim_id).update(
-            status=Document.Status.PENDING, claim_id="", progress=0, error=f"Retrying: {reason}"[:2000]
+            status=Document.Status.PENDING,
+            claim_id="",
+            progress=0,
+            error=f"Retrying: {reason}"[:2000],
         )
     except DatabaseError:
         logger.warning("could not release document %s; the stale-claim sweep will", document.pk)

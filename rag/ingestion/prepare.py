@@ -58,8 +58,12 @@ def _read(document: Document) -> bytes:
     try:
         size = document.file.size
         if size > limit:
-            raise IngestError("file_too_large", f"The file is {size:,} bytes, over the {limit:,}-byte limit.")
+            raise IngestError(
+                "file_too_large", f"The file is {size:,} bytes, over the {limit:,}-byte limit."
+            )
         with document.file.open("rb") as handle:
             return handle.read()
     except FileNotFoundError as exc:
-        raise IngestError("file_missing", "The document's file is missing from storage; upload it again.") from exc
+        raise IngestError(
+            "file_missing", "The document's file is missing from storage; upload it again."
+        ) from exc

@@ -35,12 +35,16 @@ FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(page
 """
 
 
-def chunks_replace(*, prepared: PreparedDocument, vectors: list[list[float]], claim_id: str) -> bool:
+def chunks_replace(
+    *, prepared: PreparedDocument, vectors: list[list[float]], claim_id: str
+) -> bool:
     """Swap the document's chunks for the new ones and mark it ready; False when its claim was lost meanwhile."""
     document = prepared.document
     with transaction.atomic():
         # The conditional UPDATE is the guard: zero rows means another worker took the document over.
-        owned = Document.objects.filter(pk=document.pk, claim_id=claim_id, status=Document.Status.PROCESSING)
+        owned = Document.objects.filter(
+            pk=document.pk, claim_id=claim_id, status=Document.Status.PROCESSING
+        )
         finished = owned.update(
             status=Document.Status.READY,
             checksum=prepared.checksum,
@@ -67,7 +71,11 @@ def _chunks_insert(*, prepared: PreparedDocument, vectors: Sequence[Sequence[flo
     if not drafts:
         return
     document = prepared.document
-    metadata = {"filename": document.filename, "languages": iso639_3(prepared.language), "modality": prepared.modality}
+    metadata = {
+        "filename": document.filename,
+        "languages": iso639_3(prepared.language),
+        "modality": prepared.modality,
+    }
     params = {
         "document": document.pk,
         "workspace": document.workspace_id,

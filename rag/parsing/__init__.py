@@ -66,12 +66,29 @@ def _parsers() -> dict[str, Parser]:
     }
 
 
-SUPPORTED_EXTENSIONS = (".txt", ".text", ".md", ".markdown", ".html", ".htm", ".pdf", ".docx", ".csv", ".vtt", ".srt")
+SUPPORTED_EXTENSIONS = (
+    ".txt",
+    ".text",
+    ".md",
+    ".markdown",
+    ".html",
+    ".htm",
+    ".pdf",
+    ".docx",
+    ".csv",
+    ".vtt",
+    ".srt",
+)
 
 
 def mime_type_guess(filename: str) -> str:
     suffix = PurePath(filename).suffix.lower()
-    known = {".md": "text/markdown", ".vtt": "text/vtt", ".srt": "application/x-subrip", ".markdown": "text/markdown"}
+    known = {
+        ".md": "text/markdown",
+        ".vtt": "text/vtt",
+        ".srt": "application/x-subrip",
+        ".markdown": "text/markdown",
+    }
     return known.get(suffix) or mimetypes.guess_type(filename)[0] or "application/octet-stream"
 
 
@@ -88,5 +105,7 @@ def document_parse(*, data: bytes, filename: str) -> ParsedDocument:
     parsed = parser(data, filename)
     parsed.blocks = [block for block in parsed.blocks if block.text.strip()]
     if not parsed.blocks:
-        raise IngestError("no_text", "No text could be extracted from this file (a scanned PDF needs OCR first).")
+        raise IngestError(
+            "no_text", "No text could be extracted from this file (a scanned PDF needs OCR first)."
+        )
     return parsed

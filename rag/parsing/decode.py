@@ -15,8 +15,13 @@ def text_decode(data: bytes) -> str:
     except UnicodeDecodeError:
         pass
     if b"\x00" in data[:4096] and not data.startswith(_BOMS):
-        raise IngestError("unknown_encoding", "The file looks binary, not text: its encoding could not be recognised.")
+        raise IngestError(
+            "unknown_encoding",
+            "The file looks binary, not text: its encoding could not be recognised.",
+        )
     best = from_bytes(data).best()
     if best is None or best.chaos > 0.2:
-        raise IngestError("unknown_encoding", "The text's encoding could not be recognised; save it as UTF-8.")
+        raise IngestError(
+            "unknown_encoding", "The text's encoding could not be recognised; save it as UTF-8."
+        )
     return str(best)

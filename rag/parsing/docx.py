@@ -29,12 +29,19 @@ def parse_docx(data: bytes, filename: str) -> ParsedDocument:
     for table_id, item in enumerate(document.iter_inner_content()):
         path = tuple(text for _, text in headings)
         if isinstance(item, Table):
-            rows = [[cell.text.strip().replace("\n", " ") for cell in row.cells] for row in item.rows]
+            rows = [
+                [cell.text.strip().replace("\n", " ") for cell in row.cells] for row in item.rows
+            ]
             if not rows:
                 continue
             header = "| " + " | ".join(rows[0]) + " |\n|" + "---|" * len(rows[0])
             blocks.extend(
-                Block(text="| " + " | ".join(row) + " |", heading_path=path, table_header=header, table_id=table_id)
+                Block(
+                    text="| " + " | ".join(row) + " |",
+                    heading_path=path,
+                    table_header=header,
+                    table_id=table_id,
+                )
                 for row in rows[1:]
             )
             continue
@@ -62,7 +69,9 @@ def _refuse_bombs(data: bytes) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             expanded = sum(info.file_size for info in archive.infolist())
     except zipfile.BadZipFile as exc:
-        raise IngestError("corrupt_docx", "The DOCX file is damaged: it is not a valid zip archive.") from exc
+        raise IngestError(
+            "corrupt_docx", "The DOCX file is damaged: it is not a valid zip archive."
+        ) from exc
     limit = settings.PARLEY_UPLOAD_MAX_BYTES * MAX_EXPANSION
     if expanded > limit:
         raise IngestError(

@@ -14,24 +14,34 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
     import pypdf
 
     if not data.lstrip().startswith(b"%PDF-"):
-        raise IngestError("corrupt_pdf", "This is not a readable PDF: the file does not start with a PDF header.")
+        raise IngestError(
+            "corrupt_pdf", "This is not a readable PDF: the file does not start with a PDF header."
+        )
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         encrypted = reader.is_encrypted
     except Exception as exc:
-        raise IngestError("corrupt_pdf", f"The PDF is damaged and cannot be read ({type(exc).__name__}).") from exc
+        raise IngestError(
+            "corrupt_pdf", f"The PDF is damaged and cannot be read ({type(exc).__name__})."
+        ) from exc
     if encrypted:
         try:
             readable = reader.decrypt("") != pypdf.PasswordType.NOT_DECRYPTED
         except Exception:
             readable = False
         if not readable:
-            raise IngestError("encrypted_pdf", "The PDF is password-protected; upload a copy without a password.")
+            raise IngestError(
+                "encrypted_pdf", "The PDF is password-protected; upload a copy without a password."
+            )
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
-            pages = [(page.page_number, page.extract_text_lines(return_chars=True)) for page in pdf.pages]
+            pages = [
+                (page.page_number, page.extract_text_lines(return_chars=True)) for page in pdf.pages
+            ]
     except Exception as exc:
-        raise IngestError("corrupt_pdf", f"The PDF is damaged and cannot be read ({type(exc).__name__}).") from exc
+        raise IngestError(
+            "corrupt_pdf", f"The PDF is damaged and cannot be read ({type(exc).__name__})."
+        ) from exc
     sizes = [_size(line) for _, lines in pages for line in lines if line["text"].strip()]
     body_size = statistics.median(sizes) if sizes else 0.0
     blocks: list[Block] = []

@@ -29,7 +29,9 @@ def _cues(read: Callable[[str], Iterable[Caption]], data: bytes) -> ParsedDocume
     try:
         captions = read(text)
     except Exception as exc:
-        raise IngestError("corrupt_subtitles", f"The subtitle file could not be read ({exc}).") from exc
+        raise IngestError(
+            "corrupt_subtitles", f"The subtitle file could not be read ({exc})."
+        ) from exc
     blocks = [
         Block(
             text=" ".join(caption.text.split()),

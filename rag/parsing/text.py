@@ -16,7 +16,9 @@ _markdown = MarkdownIt("commonmark").enable("table")
 
 def parse_txt(data: bytes, filename: str) -> ParsedDocument:
     text = text_decode(data)
-    return ParsedDocument(blocks=[Block(text=part.strip()) for part in _PARAGRAPH_BREAK.split(text)])
+    return ParsedDocument(
+        blocks=[Block(text=part.strip()) for part in _PARAGRAPH_BREAK.split(text)]
+    )
 
 
 def parse_markdown(data: bytes, filename: str) -> ParsedDocument:
@@ -45,7 +47,9 @@ def markdown_blocks(source: str) -> ParsedDocument:
             header = "\n".join(lines[start : start + 2])
             for row in lines[start + 2 : end]:
                 if row.strip():
-                    blocks.append(Block(text=row, heading_path=path, table_header=header, table_id=start))
+                    blocks.append(
+                        Block(text=row, heading_path=path, table_header=header, table_id=start)
+                    )
             continue
         blocks.append(Block(text="\n".join(lines[start:end]).strip(), heading_path=path))
     return ParsedDocument(blocks=blocks, title=title)
@@ -56,7 +60,11 @@ def parse_html(data: bytes, filename: str) -> ParsedDocument:
 
     html = text_decode(data)
     extracted = trafilatura.extract(
-        html, output_format="markdown", include_tables=True, include_formatting=True, favor_recall=True
+        html,
+        output_format="markdown",
+        include_tables=True,
+        include_formatting=True,
+        favor_recall=True,
     )
     if not extracted:
         raise IngestError("no_text", "No main content could be found in this HTML page.")

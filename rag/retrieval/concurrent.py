@@ -32,7 +32,11 @@ _lock = threading.Lock()
 
 def text_search_start(*, params: HybridParams) -> Callable[[], list[TextHit]]:
     """Start the full-text statement; the returned callable waits for its hits (or runs it inline)."""
-    if settings.RETRIEVAL_TEXT_THREADS == 0 or connection.in_atomic_block or params.text_weight <= 0:
+    if (
+        settings.RETRIEVAL_TEXT_THREADS == 0
+        or connection.in_atomic_block
+        or params.text_weight <= 0
+    ):
         return lambda: text_rows(params=params)
     future = _pool().submit(_on_own_connection, params)
     return lambda: _collected(future, params)
@@ -56,6 +60,8 @@ def _pool() -> ThreadPoolExecutor:
     global _executor, _executor_pid
     with _lock:
         if _executor is None or _executor_pid != os.getpid():
-            _executor = ThreadPoolExecutor(max_workers=settings.RETRIEVAL_TEXT_THREADS, thread_name_prefix="fulltext")
+            _executor = ThreadPoolExecutor(
+                max_workers=settings.RETRIEVAL_TEXT_THREADS, thread_name_prefix="fulltext"
+            )
             _executor_pid = os.getpid()
         return _executor

@@ -22,13 +22,25 @@ def rerank_scores(*, query: str, texts: Sequence[str]) -> list[float] | None:
     url = settings.RERANKER_URL
     if not url or not texts:
         return None
-    body: dict[str, object] = {"query": query, "texts": list(texts), "documents": list(texts), "top_n": len(texts)}
+    body: dict[str, object] = {
+        "query": query,
+        "texts": list(texts),
+        "documents": list(texts),
+        "top_n": len(texts),
+    }
     if settings.RERANKER_MODEL:
         body["model"] = settings.RERANKER_MODEL
-    headers = {"Authorization": f"Bearer {settings.RERANKER_API_KEY}"} if settings.RERANKER_API_KEY else {}
+    headers = (
+        {"Authorization": f"Bearer {settings.RERANKER_API_KEY}"}
+        if settings.RERANKER_API_KEY
+        else {}
+    )
     try:
         response = httpx.post(
-            url.rstrip("/") + "/rerank", json=body, headers=headers, timeout=settings.RERANKER_TIMEOUT_SECONDS
+            url.rstrip("/") + "/rerank",
+            json=body,
+            headers=headers,
+            timeout=settings.RERANKER_TIMEOUT_SECONDS,
         )
         response.raise_for_status()
         return _scores(response.json(), len(texts))

@@ -71,7 +71,9 @@ class RetrievalScope:
     workspace_id: str
     bot_ids: Sequence[str] | None = None  # None: every shared document of the workspace
     conversation_id: str | None = None
-    external_user_id: str | None = None  # None: no boundary; "" : only documents of no external user
+    external_user_id: str | None = (
+        None  # None: no boundary; "" : only documents of no external user
+    )
     document_ids: Sequence[str] | None = None
 
 
@@ -85,12 +87,16 @@ class RetrievalResult:
     latencies: dict[str, int] = field(default_factory=dict)
 
 
-def query_expand(*, question: str, keywords: Sequence[str] = (), lexicon: Sequence[Sequence[str]] = ()) -> str:
+def query_expand(
+    *, question: str, keywords: Sequence[str] = (), lexicon: Sequence[Sequence[str]] = ()
+) -> str:
     """The full-text query: the question, the condensing keywords, and the synonyms of lexicon terms it uses."""
     parts = [question, *keywords]
     haystack = " ".join(parts).lower()
     for group in lexicon:
-        if any(re.search(rf"\b{re.escape(term.lower())}\b", haystack) for term in group if term.strip()):
+        if any(
+            re.search(rf"\b{re.escape(term.lower())}\b", haystack) for term in group if term.strip()
+        ):
             parts.extend(term for term in group if term.lower() not in haystack)
     return " ".join(part for part in parts if part)
 
@@ -115,23 +121,40 @@ def chunks_retrieve(
     query_text = query_expand(question=question, keywords=keywords, lexicon=lexicon)
     query_language = language_detect(question) or language
     native = MODEL_LANGUAGES.get(model_id)
-    vector_weight = fusion.vector_weight_native if native in (None, query_language) else fusion.vector_weight_foreign
+    vector_weight = (
+        fusion.vector_weight_native
+        if native in (None, query_language)
+        else fusion.vector_weight_foreign
+    )
     text_weight = fusion.text_weight
     if mode != "hybrid":
         vector_weight, text_weight = (1.0, 0.0) if mode == "vector" else (0.0, 1.0)
     params = HybridParams(
-        workspace_id=scope.workspace_id, model_id=model_id, query_text=query_text, query_embedding=(),
-        bot_ids=scope.bot_ids, conversation_id=scope.conversation_id, external_user_id=scope.external_user_id,
-        document_ids=scope.document_ids, vector_weight=vector_weight, text_weight=text_weight,
-        rrf_k=fusion.rrf_k, candidates=fusion.candidates, pool=max(top_k, fusion.rerank_pool),
-    )  # fmt: skip
+        workspace_id=scope.workspace_id,
+        model_id=model_id,
+        query_text=query_text,
+        query_embedding=(),
+        bot_ids=scope.bot_ids,
+        conversation_id=scope.conversation_id,
+        external_user_id=scope.external_user_id,
+        document_ids=scope.document_ids,
+        vector_weight=vector_weight,
+        text_weight=text_weight,
+        rrf_k=fusion.rrf_k,
+        candidates=fusion.candidates,
+        pool=max(top_k, fusion.rerank_pool),
+    )
     text_hits = text_search_start(params=params)  # runs while the question is embedded
     params = replace(params, query_embedding=embed_query(question, model_id=model_id))
     embedded = time.perf_counter()
     text = text_hits()
     ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
-    rows = hybrid_rows(params=params, text=text, ef_search=max(ef_search, fusion.candidates),
-                       exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS)  # fmt: skip
+    rows = hybrid_rows(
+        params=params,
+        text=text,
+        ef_search=max(ef_search, fusion.candidates),
+        exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
+    )
     searched = time.perf_counter()
     kept = [row for row in rows if row.vector_score >= score_threshold]
     ordered, rerank = _reranked(question, kept)
@@ -144,7 +167,9 @@ def chunks_retrieve(
     return RetrievalResult(hits, query_text, model_id, len(rows), rerank, latencies)
 
 
-def _reranked(question: str, rows: list[HybridRow]) -> tuple[list[tuple[HybridRow, float | None]], bool]:
+def _reranked(
+    question: str, rows: list[HybridRow]
+) -> tuple[list[tuple[HybridRow, float | None]], bool]:
     scores = rerank_scores(query=question, texts=[row.text for row in rows])
     if scores is None:
         return [(row, None) for row in rows], False
@@ -154,11 +179,21 @@ def _reranked(question: str, rows: list[HybridRow]) -> tuple[list[tuple[HybridRo
 
 def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedHit:
     return RetrievedHit(
-        chunk_id=row.chunk_id, document_id=row.document_id, text=row.text, title=row.title,
-        filename=row.filename, page_number=row.page_number, start_time=row.start_time, rank=rank,
-        vector_score=row.vector_score, vector_rank=row.vector_rank, text_score=row.text_score, text_rank=row.text_rank,
-        fused_score=row.fused_score, rerank_score=rerank_score,
-    )  # fmt: skip
+        chunk_id=row.chunk_id,
+        document_id=row.document_id,
+        text=row.text,
+        title=row.title,
+        filename=row.filename,
+        page_number=row.page_number,
+        start_time=row.start_time,
+        rank=rank,
+        vector_score=row.vector_score,
+        vector_rank=row.vector_rank,
+        text_score=row.text_score,
+        text_rank=row.text_rank,
+        fused_score=row.fused_score,
+        rerank_score=rerank_score,
+    )
 
 
 def _ms(seconds: float) -> int:

@@ -50,7 +50,9 @@ scope AS (
 # index walk may stop short of a small scope in a large table, at hnsw.max_scan_tuples).
 # It is sent with the hybrid statement in one round trip: PostgreSQL runs the statements of one message
 # as one transaction, so the settings (`set_config(..., true)`) last for exactly that message.
-_SETTINGS_RESET = "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan"
+_SETTINGS_RESET = (
+    "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan"
+)
 _PLAN_SQL = (
     "WITH"  # noqa: S608 (module constants only)
     + _SCOPE_CTE
@@ -132,7 +134,9 @@ class HybridParams:
     workspace_id: str
     model_id: str
     query_text: str
-    query_embedding: Sequence[float]  # () for the full-text statement, which runs before the embedding exists
+    query_embedding: Sequence[
+        float
+    ]  # () for the full-text statement, which runs before the embedding exists
     bot_ids: Sequence[str] | None  # None: every shared document of the workspace
     conversation_id: str | None
     external_user_id: str | None  # None: no boundary (a server key acting for nobody in particular)
@@ -175,32 +179,73 @@ def text_rows(*, params: HybridParams) -> list[TextHit]:
         return [TextHit(str(chunk_id), float(score)) for chunk_id, score in cursor.fetchall()]
 
 
-def hybrid_rows(*, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int) -> list[HybridRow]:
+def hybrid_rows(
+    *, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int
+) -> list[HybridRow]:
     """The vector side fused with the full-text hits, in one round trip: the planner settings chosen by the
     scope's size (`_PLAN_SQL`: exact vector scan or HNSW walk, by that size against `exact_max`), then the
     query. Outside a transaction the settings last for this round trip only; inside one, to its end."""
     with connection.cursor() as cursor:
-        rows = _run(cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max, prefix="")
+        rows = _run(
+            cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max, prefix=""
+        )
     return [
-        HybridRow(str(r[0]), str(r[1]), r[2], r[3], r[4], r[5], r[6], float(r[7]), r[8], r[9], r[10], float(r[11]))
+        HybridRow(
+            str(r[0]),
+            str(r[1]),
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            float(r[7]),
+            r[8],
+            r[9],
+            r[10],
+            float(r[11]),
+        )
         for r in rows
     ]
 
 
-def hybrid_plan(*, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int) -> str:
+def hybrid_plan(
+    *, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int
+) -> str:
     """The plan PostgreSQL runs for these parameters (EXPLAIN ANALYZE text), for tests and diagnosis."""
     with connection.cursor() as cursor:
-        rows = _run(cursor, params=params, text=text, ef_search=ef_search, exact_max=exact_max,
-                    prefix="EXPLAIN ANALYZE ")  # fmt: skip
+        rows = _run(
+            cursor,
+            params=params,
+            text=text,
+            ef_search=ef_search,
+            exact_max=exact_max,
+            prefix="EXPLAIN ANALYZE ",
+        )
     return "\n".join(row[0] for row in rows)
 
 
-def _run(cursor, *, params: HybridParams, text: Sequence[TextHit], ef_search: int, exact_max: int, prefix: str):  # type: ignore[no-untyped-def]
-    values = {**_values(params), "text_ids": [hit.chunk_id for hit in text], "text_scores": [hit.score for hit in text]}
+def _run(
+    cursor,
+    *,
+    params: HybridParams,
+    text: Sequence[TextHit],
+    ef_search: int,
+    exact_max: int,
+    prefix: str,
+):  # type: ignore[no-untyped-def]
+    values = {
+        **_values(params),
+        "text_ids": [hit.chunk_id for hit in text],
+        "text_scores": [hit.score for hit in text],
+    }
     statements = _PLAN_SQL + prefix + _HYBRID_SQL.format(dims=len(params.query_embedding))
-    if connection.in_atomic_block:  # inside a caller's transaction the settings would outlive this search
+    if (
+        connection.in_atomic_block
+    ):  # inside a caller's transaction the settings would outlive this search
         statements += ";\n" + _SETTINGS_RESET
-    cursor.execute(statements, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)})
+    cursor.execute(
+        statements, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)}
+    )
     cursor.nextset()  # past the settings' row
     return cursor.fetchall()
 

@@ -38,8 +38,21 @@ def live_api(
         **llm_child_env(llm_server),
         "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
-    argv = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-            "--log-level", "warning", "--no-access-log", "--lifespan", "off"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "config.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        "--lifespan",
+        "off",
+    ]
     process = subprocess.Popen(argv, env=env, start_new_session=True)
     base_url = f"http://127.0.0.1:{port}"
 

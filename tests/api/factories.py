@@ -23,7 +23,9 @@ def bot_make(workspace: Workspace | None = None, name: str = "Helper") -> Bot:
 def server_key_make(
     workspace: Workspace, *, scopes: tuple[str, ...] = (), expires_at: datetime | None = None
 ) -> tuple[str, uuid.UUID]:
-    key, raw = server_api_key_create(workspace=workspace, name="test key", scopes=scopes, expires_at=expires_at)
+    key, raw = server_api_key_create(
+        workspace=workspace, name="test key", scopes=scopes, expires_at=expires_at
+    )
     return raw, key.pk
 
 

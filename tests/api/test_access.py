@@ -24,16 +24,27 @@ pytestmark = pytest.mark.django_db
 
 def _server(workspace_id: uuid.UUID, external_user_id: str | None = None) -> Principal:
     return Principal(
-        kind=PrincipalKind.SERVER, key_id=uuid.uuid4(), workspace_id=workspace_id, bot_id=None,
-        scopes=frozenset({"chat"}), external_user_id=external_user_id,
-    )  # fmt: skip
+        kind=PrincipalKind.SERVER,
+        key_id=uuid.uuid4(),
+        workspace_id=workspace_id,
+        bot_id=None,
+        scopes=frozenset({"chat"}),
+        external_user_id=external_user_id,
+    )
 
 
-def _widget(bot_id: uuid.UUID, workspace_id: uuid.UUID, visitor: VisitorSession | None = None) -> Principal:
+def _widget(
+    bot_id: uuid.UUID, workspace_id: uuid.UUID, visitor: VisitorSession | None = None
+) -> Principal:
     return Principal(
-        kind=PrincipalKind.WIDGET, key_id=uuid.uuid4(), workspace_id=workspace_id, bot_id=bot_id,
-        scopes=frozenset({"chat"}), visitor=visitor, origin="https://shop.example",
-    )  # fmt: skip
+        kind=PrincipalKind.WIDGET,
+        key_id=uuid.uuid4(),
+        workspace_id=workspace_id,
+        bot_id=bot_id,
+        scopes=frozenset({"chat"}),
+        visitor=visitor,
+        origin="https://shop.example",
+    )
 
 
 def _not_found(call) -> None:  # type: ignore[no-untyped-def]
@@ -49,7 +60,9 @@ def test_bots_owner_teammate_stranger() -> None:
     stranger = _server(workspace_make().pk)
     assert bot_get_for_principal(principal=_server(workspace.pk), bot_id=bot.pk) == bot
     assert bot_get_for_principal(principal=_widget(bot.pk, workspace.pk), bot_id=bot.pk) == bot
-    _not_found(lambda: bot_get_for_principal(principal=_widget(sibling.pk, workspace.pk), bot_id=bot.pk))
+    _not_found(
+        lambda: bot_get_for_principal(principal=_widget(sibling.pk, workspace.pk), bot_id=bot.pk)
+    )
     _not_found(lambda: bot_get_for_principal(principal=stranger, bot_id=bot.pk))
     _not_found(lambda: bot_get_for_principal(principal=stranger, bot_id=uuid.uuid4()))
     assert list(bots_for_principal(principal=_widget(bot.pk, workspace.pk))) == [bot]
@@ -64,9 +77,13 @@ def test_conversations_owner_teammate_stranger() -> None:
     other_session, _ = visitor_session_start(principal=owner, bot=bot)
     conversation_id = session.conversation_id
 
-    found = conversation_get_for_principal(principal=owner.with_visitor(session), conversation_id=conversation_id)
+    found = conversation_get_for_principal(
+        principal=owner.with_visitor(session), conversation_id=conversation_id
+    )
     assert found.pk == conversation_id
-    assert conversation_get_for_principal(principal=_server(workspace.pk), conversation_id=conversation_id)
+    assert conversation_get_for_principal(
+        principal=_server(workspace.pk), conversation_id=conversation_id
+    )
     for principal in [
         owner,  # a widget without a session
         owner.with_visitor(other_session),  # another visitor of the same bot
@@ -95,10 +112,14 @@ def test_conversations_of_an_external_user_are_theirs_alone() -> None:
         )
 
 
-def test_a_cached_server_key_authenticates_without_a_query(django_assert_num_queries, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_cached_server_key_authenticates_without_a_query(
+    django_assert_num_queries, settings
+) -> None:  # type: ignore[no-untyped-def]
     raw, _ = server_key_make(workspace_make())
     client = Client()
-    client.get("/api/v1/me", **bearer(raw))  # the first use reads the key, records last_used_at, caches it
+    client.get(
+        "/api/v1/me", **bearer(raw)
+    )  # the first use reads the key, records last_used_at, caches it
     with django_assert_num_queries(0):
         assert client.get("/api/v1/me", **bearer(raw)).status_code == 200
     settings.API_KEY_CACHE_SECONDS = 0  # without the cache: one indexed SELECT
@@ -111,8 +132,13 @@ def test_streams_follow_their_owner() -> None:
     bot = bot_make(workspace)
     session, _ = visitor_session_start(principal=_widget(bot.pk, workspace.pk), bot=bot)
     visitor = _widget(bot.pk, workspace.pk).with_visitor(session)
-    stream_id = stream_open(owner=StreamOwner.for_principal(visitor, conversation_id=session.conversation_id))
-    assert stream_get_for_principal(principal=visitor, stream_id=stream_id).visitor_id == session.visitor_id
+    stream_id = stream_open(
+        owner=StreamOwner.for_principal(visitor, conversation_id=session.conversation_id)
+    )
+    assert (
+        stream_get_for_principal(principal=visitor, stream_id=stream_id).visitor_id
+        == session.visitor_id
+    )
     assert stream_get_for_principal(principal=_server(workspace.pk), stream_id=stream_id)
     other_session, _ = visitor_session_start(principal=_widget(bot.pk, workspace.pk), bot=bot)
     for principal in [
@@ -120,8 +146,20 @@ def test_streams_follow_their_owner() -> None:
         _widget(bot_make(workspace, name="Sibling").pk, workspace.pk),
         _server(workspace_make().pk),
     ]:
-        _not_found(lambda principal=principal: stream_get_for_principal(principal=principal, stream_id=stream_id))
+        _not_found(
+            lambda principal=principal: stream_get_for_principal(
+                principal=principal, stream_id=stream_id
+            )
+        )
 
-    alice_stream = stream_open(owner=StreamOwner.for_principal(_server(workspace.pk, "alice"), bot_id=bot.pk))
-    assert stream_get_for_principal(principal=_server(workspace.pk, "alice"), stream_id=alice_stream)
-    _not_found(lambda: stream_get_for_principal(principal=_server(workspace.pk, "bob"), stream_id=alice_stream))
+    alice_stream = stream_open(
+        owner=StreamOwner.for_principal(_server(workspace.pk, "alice"), bot_id=bot.pk)
+    )
+    assert stream_get_for_principal(
+        principal=_server(workspace.pk, "alice"), stream_id=alice_stream
+    )
+    _not_found(
+        lambda: stream_get_for_principal(
+            principal=_server(workspace.pk, "bob"), stream_id=alice_stream
+        )
+    )

@@ -43,16 +43,22 @@ def test_only_a_hash_of_the_server_key_is_stored() -> None:
     assert raw.startswith(f"psk_{row.prefix}_")
     assert raw not in {row.secret_hash, row.prefix} and len(row.secret_hash) == 64
     assert server_api_key_revoke(key_id=key_id) is True
-    assert server_api_key_revoke(key_id=key_id) is False  # conditional update: only the first call revokes
+    assert (
+        server_api_key_revoke(key_id=key_id) is False
+    )  # conditional update: only the first call revokes
 
 
-@pytest.mark.parametrize("problem", ["revoked", "expired", "tampered", "unknown", "garbage", "missing"])
+@pytest.mark.parametrize(
+    "problem", ["revoked", "expired", "tampered", "unknown", "garbage", "missing"]
+)
 def test_bad_keys_are_refused_alike(problem: str) -> None:
     raw, key_id = server_key_make(workspace_make())
     if problem == "revoked":
         server_api_key_revoke(key_id=key_id)
     elif problem == "expired":
-        ServerApiKey.objects.filter(pk=key_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+        ServerApiKey.objects.filter(pk=key_id).update(
+            expires_at=timezone.now() - timedelta(seconds=1)
+        )
     elif problem == "tampered":
         raw = raw[:-2] + ("AA" if not raw.endswith("AA") else "BB")
     elif problem == "unknown":
@@ -94,11 +100,20 @@ def test_another_workspace_bot_and_a_missing_bot_look_the_same() -> None:
     raw, _ = server_key_make(mine)
     client = Client()
     answers = [
-        client.post("/api/v1/sessions", {"bot_id": str(bot_id)}, content_type="application/json", **bearer(raw))
+        client.post(
+            "/api/v1/sessions",
+            {"bot_id": str(bot_id)},
+            content_type="application/json",
+            **bearer(raw),
+        )
         for bot_id in (their_bot.pk, uuid.uuid4())
     ]
     assert [a.status_code for a in answers] == [404, 404]
-    assert answers[0].json() == answers[1].json() == {"code": "not_found", "message": "Not found.", "extra": {}}
+    assert (
+        answers[0].json()
+        == answers[1].json()
+        == {"code": "not_found", "message": "Not found.", "extra": {}}
+    )
 
 
 def test_widget_key_from_an_allowed_origin_gets_cors_for_that_origin_only() -> None:
@@ -126,13 +141,17 @@ def test_widget_key_from_another_origin_is_refused_without_cors(origin: str | No
 def test_preflight_is_answered_only_for_origins_a_widget_key_lists() -> None:
     widget_key_make(bot_make())
     client = Client()
-    allowed = client.options("/api/v1/sessions", HTTP_ORIGIN=ORIGIN, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST")
+    allowed = client.options(
+        "/api/v1/sessions", HTTP_ORIGIN=ORIGIN, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
     assert allowed.status_code == 204
     assert allowed["Access-Control-Allow-Origin"] == ORIGIN
     assert "Authorization" in allowed["Access-Control-Allow-Headers"]
     assert "X-Parley-Session" in allowed["Access-Control-Allow-Headers"]
     refused = client.options(
-        "/api/v1/sessions", HTTP_ORIGIN="https://evil.example", HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+        "/api/v1/sessions",
+        HTTP_ORIGIN="https://evil.example",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
     )
     assert not refused.has_header("Access-Control-Allow-Origin")
 
@@ -162,12 +181,18 @@ def test_widget_external_user_needs_the_bots_hmac_signature() -> None:
     good = me("alice", external_user_signature(secret=secret, external_user_id="alice"))
     assert good["status"] == 200 and good["external_user_id"] == "alice"
     forged = [
-        me("bob", external_user_signature(secret=secret, external_user_id="alice")),  # alice's signature, bob's id
-        me("alice", external_user_signature(secret=other_secret, external_user_id="alice")),  # another bot's secret
+        me(
+            "bob", external_user_signature(secret=secret, external_user_id="alice")
+        ),  # alice's signature, bob's id
+        me(
+            "alice", external_user_signature(secret=other_secret, external_user_id="alice")
+        ),  # another bot's secret
         me("alice", "0" * 64),
         me("alice", None),
     ]
-    assert all(f["status"] == 401 and f["code"] == "invalid_external_user_signature" for f in forged), forged
+    assert all(
+        f["status"] == 401 and f["code"] == "invalid_external_user_signature" for f in forged
+    ), forged
 
 
 def test_server_key_may_name_an_external_user_without_signature() -> None:
@@ -181,23 +206,36 @@ def test_visitor_session_is_bound_to_its_conversation_bot_and_external_user() ->
     key = widget_key_make(bot)
     client = Client()
     started = client.post(
-        "/api/v1/sessions", {}, content_type="application/json", HTTP_ORIGIN=ORIGIN, **bearer(key.key)
+        "/api/v1/sessions",
+        {},
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
+        **bearer(key.key),
     )
     assert started.status_code == 201, started.content
     session = started.json()
     assert session["bot_id"] == str(bot.pk)
     me = client.get(
-        "/api/v1/me", HTTP_ORIGIN=ORIGIN, HTTP_X_PARLEY_SESSION=session["session_token"], **bearer(key.key)
+        "/api/v1/me",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=session["session_token"],
+        **bearer(key.key),
     ).json()
     assert me["conversation_id"] == session["conversation_id"]
 
     other_key = widget_key_make(bot_make(bot.workspace, name="Another"))
     foreign = client.get(
-        "/api/v1/me", HTTP_ORIGIN=ORIGIN, HTTP_X_PARLEY_SESSION=session["session_token"], **bearer(other_key.key)
+        "/api/v1/me",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=session["session_token"],
+        **bearer(other_key.key),
     )
     assert foreign.status_code == 401 and foreign.json()["code"] == "invalid_session"
     tampered = client.get(
-        "/api/v1/me", HTTP_ORIGIN=ORIGIN, HTTP_X_PARLEY_SESSION=session["session_token"][:-3] + "abc", **bearer(key.key)
+        "/api/v1/me",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=session["session_token"][:-3] + "abc",
+        **bearer(key.key),
     )
     assert tampered.status_code == 401 and tampered.json()["code"] == "invalid_session"
 
@@ -205,8 +243,11 @@ def test_visitor_session_is_bound_to_its_conversation_bot_and_external_user() ->
 def test_a_widget_cannot_choose_its_visitor_id() -> None:
     key = widget_key_make(bot_make())
     started = Client().post(
-        "/api/v1/sessions", {"visitor_id": "someone-else"}, content_type="application/json", HTTP_ORIGIN=ORIGIN,
+        "/api/v1/sessions",
+        {"visitor_id": "someone-else"},
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
         **bearer(key.key),
-    )  # fmt: skip
+    )
     assert started.status_code == 201
     assert started.json()["visitor_id"] != "someone-else"

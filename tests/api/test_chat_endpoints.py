@@ -12,7 +12,14 @@ from django.test import Client
 from api.principal import external_user_signature
 from conversations.models import Conversation, Turn
 from rag.models import Chunk
-from tests.api.factories import bearer, bot_make, server_key_make, signing_secret_make, widget_key_make, workspace_make
+from tests.api.factories import (
+    bearer,
+    bot_make,
+    server_key_make,
+    signing_secret_make,
+    widget_key_make,
+    workspace_make,
+)
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
@@ -31,16 +38,25 @@ def shop():
 
 
 def _session(client: Client, key: str, **headers: str) -> dict:
-    response = client.post("/api/v1/sessions", {}, content_type="application/json", HTTP_ORIGIN=ORIGIN,
-                           **bearer(key), **headers)  # fmt: skip
+    response = client.post(
+        "/api/v1/sessions",
+        {},
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
+        **bearer(key),
+        **headers,
+    )
     assert response.status_code == 201, response.content
     return response.json()
 
 
 def _turn(client: Client, conversation_id: str, message: str, cid: str, **headers: str):
-    return client.post(f"/api/v1/conversations/{conversation_id}/turns",
-                       {"message": message, "client_message_id": cid}, content_type="application/json",
-                       **headers)  # fmt: skip
+    return client.post(
+        f"/api/v1/conversations/{conversation_id}/turns",
+        {"message": message, "client_message_id": cid},
+        content_type="application/json",
+        **headers,
+    )
 
 
 def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop) -> None:
@@ -48,24 +64,48 @@ def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop)
     key = widget_key_make(bot).key
     client = Client()
     session = _session(client, key)
-    headers = {"HTTP_ORIGIN": ORIGIN, "HTTP_X_PARLEY_SESSION": session["session_token"], **bearer(key)}
-    first = _turn(client, session["conversation_id"], "How much does a day rental cost?", "m-1", **headers)
+    headers = {
+        "HTTP_ORIGIN": ORIGIN,
+        "HTTP_X_PARLEY_SESSION": session["session_token"],
+        **bearer(key),
+    }
+    first = _turn(
+        client, session["conversation_id"], "How much does a day rental cost?", "m-1", **headers
+    )
     assert first.status_code == 200, first.content
     body = first.json()
-    assert body["status"] == "found_in_context" and "25 euros" in body["answer"] and body["owner"] == "bot"
+    assert (
+        body["status"] == "found_in_context"
+        and "25 euros" in body["answer"]
+        and body["owner"] == "bot"
+    )
     citation = body["citations"][0]
-    assert set(citation) == {"n", "chunk_id", "document_id", "title", "page_number", "start_time", "text_preview"}
-    again = _turn(client, session["conversation_id"], "How much does a day rental cost?", "m-1", **headers)
+    assert set(citation) == {
+        "n",
+        "chunk_id",
+        "document_id",
+        "title",
+        "page_number",
+        "start_time",
+        "text_preview",
+    }
+    again = _turn(
+        client, session["conversation_id"], "How much does a day rental cost?", "m-1", **headers
+    )
     assert again.json() == body and Turn.objects.count() == 1
 
     chunk = client.get(f"/api/v1/chunks/{citation['chunk_id']}", HTTP_ORIGIN=ORIGIN, **bearer(key))
     assert chunk.status_code == 200
     assert chunk.json() == {
-        "id": citation["chunk_id"], "document_id": citation["document_id"],
-        "text": Chunk.objects.get(pk=citation["chunk_id"]).text, "page_number": None, "bbox": [],
-        "start_time": None, "end_time": None,
+        "id": citation["chunk_id"],
+        "document_id": citation["document_id"],
+        "text": Chunk.objects.get(pk=citation["chunk_id"]).text,
+        "page_number": None,
+        "bbox": [],
+        "start_time": None,
+        "end_time": None,
         "metadata": {"filename": "guide.md", "languages": ["eng"], "modality": "text"},
-    }  # fmt: skip
+    }
 
 
 def test_a_muted_conversation_answers_202_forwarded_to_agent(shop) -> None:
@@ -74,27 +114,48 @@ def test_a_muted_conversation_answers_202_forwarded_to_agent(shop) -> None:
     response = _turn(Client(), str(conversation.pk), "Hello?", "m-1", **bearer(raw))
     assert response.status_code == 202
     body = response.json()
-    assert (body["status"], body["owner"], body["message"]["text"]) == ("forwarded_to_agent", "agent", "Hello?")
+    assert (body["status"], body["owner"], body["message"]["text"]) == (
+        "forwarded_to_agent",
+        "agent",
+        "Hello?",
+    )
     assert not Turn.objects.exists()
-    assert conversation.messages.get().role == "visitor"  # handed to the agent (handoff.visitor_message_post)
+    assert (
+        conversation.messages.get().role == "visitor"
+    )  # handed to the agent (handoff.visitor_message_post)
 
     # A client that asked for a stream (the widget does) gets the same JSON, labelled as JSON.
     body = {"message": "Still there?", "client_message_id": "m-2", "stream": True}
-    streamed = Client().post(f"/api/v1/conversations/{conversation.pk}/turns", body, content_type="application/json",
-                             HTTP_ACCEPT="text/event-stream", **bearer(raw))  # fmt: skip
+    streamed = Client().post(
+        f"/api/v1/conversations/{conversation.pk}/turns",
+        body,
+        content_type="application/json",
+        HTTP_ACCEPT="text/event-stream",
+        **bearer(raw),
+    )
     assert streamed.status_code == 202 and streamed["Content-Type"] == "application/json"
     assert streamed.json()["status"] == "forwarded_to_agent"
 
 
 def test_rag_search_json_has_exactly_the_spec_shape(shop) -> None:
     _, raw = shop
-    response = Client().post("/api/v1/rag_search", {"query": "How much does a day rental cost?"},
-                             content_type="application/json", **bearer(raw))  # fmt: skip
+    response = Client().post(
+        "/api/v1/rag_search",
+        {"query": "How much does a day rental cost?"},
+        content_type="application/json",
+        **bearer(raw),
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     assert set(body) == {"response", "contexts", "sources_used", "model", "execution_id"}
     assert body["sources_used"] == [1] and '<citation id="' in body["response"]
-    assert set(body["contexts"][0]) == {"rank", "chunk_id", "document_id", "text_preview", "used_in_response"}
+    assert set(body["contexts"][0]) == {
+        "rank",
+        "chunk_id",
+        "document_id",
+        "text_preview",
+        "used_in_response",
+    }
 
 
 def test_rag_search_document_ids_must_be_readable_uuids(shop) -> None:
@@ -103,8 +164,12 @@ def test_rag_search_document_ids_must_be_readable_uuids(shop) -> None:
     client = Client()
 
     def search(ids: list[str]):
-        return client.post("/api/v1/rag_search", {"query": "day rental price", "document_ids": ids},
-                           content_type="application/json", **bearer(raw))  # fmt: skip
+        return client.post(
+            "/api/v1/rag_search",
+            {"query": "day rental price", "document_ids": ids},
+            content_type="application/json",
+            **bearer(raw),
+        )
 
     assert search(["not-a-uuid"]).status_code == 400
     missing, other = search([str(uuid.uuid4())]), search([str(foreign.pk)])
@@ -116,14 +181,18 @@ def test_rag_search_document_ids_must_be_readable_uuids(shop) -> None:
 def test_isolation_other_workspace_stranger_key_external_user_and_forged_signature(shop) -> None:
     bot, raw = shop
     secret = signing_secret_make(bot).secret
-    private = document_ingested(workspace=bot.workspace, text=PRIVATE, bots=[bot], external_user_id="alice")
+    private = document_ingested(
+        workspace=bot.workspace, text=PRIVATE, bots=[bot], external_user_id="alice"
+    )
     private_chunk = str(private.chunks.get().pk)
     client = Client()
     stranger, _ = server_key_make(workspace_make())
     conversation = Conversation.objects.create(bot=bot)
     missing = client.get(f"/api/v1/chunks/{uuid.uuid4()}", **bearer(raw)).json()
     assert client.get(f"/api/v1/chunks/{private_chunk}", **bearer(stranger)).json() == missing
-    assert client.get(f"/api/v1/chunks/{private_chunk}", **bearer(raw)).json() == missing  # nobody's user
+    assert (
+        client.get(f"/api/v1/chunks/{private_chunk}", **bearer(raw)).json() == missing
+    )  # nobody's user
     as_bob = bearer(raw) | {"HTTP_X_PARLEY_EXTERNAL_USER": "bob"}
     assert client.get(f"/api/v1/chunks/{private_chunk}", **as_bob).json() == missing
     as_alice = bearer(raw) | {"HTTP_X_PARLEY_EXTERNAL_USER": "alice"}
@@ -131,32 +200,77 @@ def test_isolation_other_workspace_stranger_key_external_user_and_forged_signatu
 
     foreign_turn = _turn(client, str(conversation.pk), "Hi", "m-1", **bearer(stranger))
     no_such_turn = _turn(client, str(uuid.uuid4()), "Hi", "m-1", **bearer(raw))
-    assert foreign_turn.status_code == no_such_turn.status_code == 404 and foreign_turn.json() == no_such_turn.json()
+    assert (
+        foreign_turn.status_code == no_such_turn.status_code == 404
+        and foreign_turn.json() == no_such_turn.json()
+    )
 
     key = widget_key_make(bot).key
     signed = {
         "HTTP_X_PARLEY_EXTERNAL_USER": "alice",
-        "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": external_user_signature(secret=secret, external_user_id="alice"),
+        "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": external_user_signature(
+            secret=secret, external_user_id="alice"
+        ),
     }
-    forged = {"HTTP_X_PARLEY_EXTERNAL_USER": "alice", "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": "0" * 64}  # fmt: skip
+    forged = {
+        "HTTP_X_PARLEY_EXTERNAL_USER": "alice",
+        "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": "0" * 64,
+    }
     bob_session = _session(client, key)
     alice_session = _session(client, key, **signed)
     question = "What does Alice's bike rental plan cost for a day rental?"
-    bob = _turn(client, bob_session["conversation_id"], question, "m-1", HTTP_ORIGIN=ORIGIN,
-                HTTP_X_PARLEY_SESSION=bob_session["session_token"], **bearer(key)).json()  # fmt: skip
-    alice = _turn(client, alice_session["conversation_id"], question, "m-1", HTTP_ORIGIN=ORIGIN,
-                  HTTP_X_PARLEY_SESSION=alice_session["session_token"], **signed, **bearer(key)).json()  # fmt: skip
-    assert private_chunk not in {c["chunk_id"] for c in bob["citations"]} and "19 euros" not in bob["answer"]
+    bob = _turn(
+        client,
+        bob_session["conversation_id"],
+        question,
+        "m-1",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=bob_session["session_token"],
+        **bearer(key),
+    ).json()
+    alice = _turn(
+        client,
+        alice_session["conversation_id"],
+        question,
+        "m-1",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=alice_session["session_token"],
+        **signed,
+        **bearer(key),
+    ).json()
+    assert (
+        private_chunk not in {c["chunk_id"] for c in bob["citations"]}
+        and "19 euros" not in bob["answer"]
+    )
     assert "19 euros" in alice["answer"]
-    refused = _turn(client, alice_session["conversation_id"], question, "m-2", HTTP_ORIGIN=ORIGIN,
-                    HTTP_X_PARLEY_SESSION=alice_session["session_token"], **forged, **bearer(key))  # fmt: skip
-    assert refused.status_code == 401 and refused.json()["code"] == "invalid_external_user_signature"
-    other_visitor = _turn(client, alice_session["conversation_id"], question, "m-3", HTTP_ORIGIN=ORIGIN,
-                          HTTP_X_PARLEY_SESSION=bob_session["session_token"], **bearer(key))  # fmt: skip
+    refused = _turn(
+        client,
+        alice_session["conversation_id"],
+        question,
+        "m-2",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=alice_session["session_token"],
+        **forged,
+        **bearer(key),
+    )
+    assert (
+        refused.status_code == 401 and refused.json()["code"] == "invalid_external_user_signature"
+    )
+    other_visitor = _turn(
+        client,
+        alice_session["conversation_id"],
+        question,
+        "m-3",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_X_PARLEY_SESSION=bob_session["session_token"],
+        **bearer(key),
+    )
     assert other_visitor.status_code == 404
 
 
-def test_a_widget_key_reads_a_chunk_by_referer_only_where_a_browser_could_send_no_origin(shop) -> None:
+def test_a_widget_key_reads_a_chunk_by_referer_only_where_a_browser_could_send_no_origin(
+    shop,
+) -> None:
     """Security review (issue 6): the Referer stands in for Origin only on GET/HEAD without Origin.
 
     A browser sends the key only in a header (Authorization or X-Api-Key), and a cross-origin request
@@ -174,8 +288,12 @@ def test_a_widget_key_reads_a_chunk_by_referer_only_where_a_browser_could_send_n
     assert same_origin.status_code == 200 and same_origin.json()["id"] == str(chunk.pk)
     assert "Access-Control-Allow-Origin" not in same_origin  # no Origin, no CORS answer
     refused = [
-        client.get(url, **auth, HTTP_ORIGIN="https://evil.example", HTTP_REFERER=f"{ORIGIN}/faq/"),  # Origin wins
-        client.get(url, **auth, HTTP_ORIGIN="null", HTTP_REFERER=f"{ORIGIN}/faq/"),  # sandboxed frame, file://
+        client.get(
+            url, **auth, HTTP_ORIGIN="https://evil.example", HTTP_REFERER=f"{ORIGIN}/faq/"
+        ),  # Origin wins
+        client.get(
+            url, **auth, HTTP_ORIGIN="null", HTTP_REFERER=f"{ORIGIN}/faq/"
+        ),  # sandboxed frame, file://
         client.get(url, **auth, HTTP_REFERER="https://evil.example/"),
         client.get(url, **auth),  # no Referer either (Referrer-Policy: no-referrer)
         client.post(

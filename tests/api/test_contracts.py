@@ -18,9 +18,15 @@ from api.sse import wants_event_stream
 
 def test_rag_search_input() -> None:
     doc = str(uuid.uuid4())
-    ok = RagSearchRequestSerializer(data={"query": "How do I reset my token?", "document_ids": [doc, doc]})
+    ok = RagSearchRequestSerializer(
+        data={"query": "How do I reset my token?", "document_ids": [doc, doc]}
+    )
     assert ok.is_valid(), ok.errors
-    assert ok.validated_data == {"query": "How do I reset my token?", "document_ids": [uuid.UUID(doc)], "stream": False}
+    assert ok.validated_data == {
+        "query": "How do I reset my token?",
+        "document_ids": [uuid.UUID(doc)],
+        "stream": False,
+    }
     assert RagSearchRequestSerializer(data={"query": "q"}).is_valid()
 
 
@@ -68,10 +74,15 @@ def test_rag_search_output_keeps_the_spec_fields() -> None:
 
 def test_chunk_output_for_text_and_media() -> None:
     pdf = {
-        "id": uuid.uuid4(), "document_id": uuid.uuid4(), "text": "Full text", "page_number": 3,
-        "bbox": [{"bbox": [1.0, 2.0, 3.0, 4.0], "page_number": 3}], "start_time": None, "end_time": None,
+        "id": uuid.uuid4(),
+        "document_id": uuid.uuid4(),
+        "text": "Full text",
+        "page_number": 3,
+        "bbox": [{"bbox": [1.0, 2.0, 3.0, 4.0], "page_number": 3}],
+        "start_time": None,
+        "end_time": None,
         "metadata": {"filename": "guide.pdf", "languages": ["eng"], "modality": "text"},
-    }  # fmt: skip
+    }
     data = ChunkSerializer(pdf).data
     assert data["bbox"] == [{"bbox": [1.0, 2.0, 3.0, 4.0], "page_number": 3}]
     video = {**pdf, "page_number": None, "bbox": [], "start_time": 120.5, "end_time": 135.0}
@@ -81,7 +92,9 @@ def test_chunk_output_for_text_and_media() -> None:
 def test_chat_turn_input_and_stream_negotiation() -> None:
     serializer = ChatTurnRequestSerializer(data={"message": "Hello", "client_message_id": "m-1"})
     assert serializer.is_valid(), serializer.errors
-    assert not ChatTurnRequestSerializer(data={"message": "Hi", "client_message_id": "bad id!"}).is_valid()
+    assert not ChatTurnRequestSerializer(
+        data={"message": "Hi", "client_message_id": "bad id!"}
+    ).is_valid()
     factory = RequestFactory()
     assert wants_event_stream(factory.get("/", HTTP_ACCEPT="text/event-stream"))
     assert not wants_event_stream(factory.get("/", HTTP_ACCEPT="application/json"))

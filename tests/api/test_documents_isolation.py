@@ -19,7 +19,14 @@ from django.utils import timezone
 from api.principal import Principal, PrincipalKind
 from api.services import server_api_key_revoke, visitor_session_start
 from rag.models import Document
-from tests.api.factories import bearer, bot_make, server_key_make, signing_secret_make, widget_key_make, workspace_make
+from tests.api.factories import (
+    bearer,
+    bot_make,
+    server_key_make,
+    signing_secret_make,
+    widget_key_make,
+    workspace_make,
+)
 
 pytestmark = pytest.mark.django_db
 JSON = "application/json"
@@ -39,12 +46,22 @@ def world() -> dict[str, Any]:
     owner, _ = server_key_make(workspace)
     teammate, _ = server_key_make(workspace, scopes=("documents:read",))
     stranger, _ = server_key_make(stranger_workspace)
-    created = Client().post("/api/v1/documents", {"title": "Handbook", "text": "Be kind."}, content_type=JSON,
-                            **bearer(owner))  # fmt: skip
+    created = Client().post(
+        "/api/v1/documents",
+        {"title": "Handbook", "text": "Be kind."},
+        content_type=JSON,
+        **bearer(owner),
+    )
     assert created.status_code == 201
-    return {"workspace": workspace, "bot": bot, "stranger_bot": stranger_bot, "owner": bearer(owner),
-            "teammate": bearer(teammate), "stranger": bearer(stranger),
-            "document_id": created.json()["documents"][0]["id"]}  # fmt: skip
+    return {
+        "workspace": workspace,
+        "bot": bot,
+        "stranger_bot": stranger_bot,
+        "owner": bearer(owner),
+        "teammate": bearer(teammate),
+        "stranger": bearer(stranger),
+        "document_id": created.json()["documents"][0]["id"],
+    }
 
 
 @pytest.fixture
@@ -68,8 +85,12 @@ def _refused(response: Any, status: int, code: str) -> dict[str, Any]:
 
 def _every_call(document_id: str) -> list[tuple[str, str, dict[str, Any]]]:
     url = f"/api/v1/documents/{document_id}"
-    return [("get", url, {}), ("patch", url, {"title": "Mine now"}), ("post", f"{url}/rerun", {}),
-            ("delete", url, {})]  # fmt: skip
+    return [
+        ("get", url, {}),
+        ("patch", url, {"title": "Mine now"}),
+        ("post", f"{url}/rerun", {}),
+        ("delete", url, {}),
+    ]
 
 
 def _call(method: str, url: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
@@ -89,34 +110,53 @@ def test_a_stranger_gets_the_same_404_as_for_a_missing_document(world, unchanged
 
 
 def test_a_teammate_reads_but_a_read_only_key_cannot_write(world, unchanged) -> None:  # type: ignore[no-untyped-def]
-    assert Client().get(f"/api/v1/documents/{world['document_id']}", **world["teammate"]).status_code == 200
+    assert (
+        Client().get(f"/api/v1/documents/{world['document_id']}", **world["teammate"]).status_code
+        == 200
+    )
     for method, url, body in _every_call(world["document_id"])[1:]:
         _refused(_call(method, url, body, world["teammate"]), 403, "insufficient_scope")
-    created = Client().post("/api/v1/documents", {"title": "t", "text": "x"}, content_type=JSON, **world["teammate"])
+    created = Client().post(
+        "/api/v1/documents", {"title": "t", "text": "x"}, content_type=JSON, **world["teammate"]
+    )
     _refused(created, 403, "insufficient_scope")
     unchanged()
 
 
 def test_another_external_user_cannot_reach_a_private_document(world) -> None:  # type: ignore[no-untyped-def]
     alice = {**world["owner"], "HTTP_X_PARLEY_EXTERNAL_USER": "alice"}
-    created = Client().post("/api/v1/documents", {"title": "Mine", "text": "x"}, content_type=JSON, **alice)
+    created = Client().post(
+        "/api/v1/documents", {"title": "Mine", "text": "x"}, content_type=JSON, **alice
+    )
     document_id = created.json()["documents"][0]["id"]
     before = Document.objects.count()
     for who in ({**world["owner"], "HTTP_X_PARLEY_EXTERNAL_USER": "mallory"}, world["owner"]):
         for method, url, body in _every_call(document_id):
             _refused(_call(method, url, body, who), 404, "not_found")
-    _refused(Client().get(f"/api/v1/documents/{document_id}", **world["teammate"]), 404, "not_found")
+    _refused(
+        Client().get(f"/api/v1/documents/{document_id}", **world["teammate"]), 404, "not_found"
+    )
     assert Document.objects.count() == before
 
 
 def test_bots_and_conversations_of_other_workspaces_cannot_be_used(world, unchanged) -> None:  # type: ignore[no-untyped-def]
     stranger_bot = world["stranger_bot"]
-    principal = Principal(PrincipalKind.SERVER, stranger_bot.pk, stranger_bot.workspace_id, None, frozenset())
-    foreign_session, _ = visitor_session_start(principal=principal, bot=stranger_bot, visitor_id="v")
-    for body in ({"bot_ids": [str(world["bot"].pk), str(stranger_bot.pk)]},
-                 {"conversation_id": str(foreign_session.conversation_id)}):  # fmt: skip
-        response = Client().post("/api/v1/documents", {"title": "t", "text": "x", **body}, content_type=JSON,
-                                 **world["owner"])  # fmt: skip
+    principal = Principal(
+        PrincipalKind.SERVER, stranger_bot.pk, stranger_bot.workspace_id, None, frozenset()
+    )
+    foreign_session, _ = visitor_session_start(
+        principal=principal, bot=stranger_bot, visitor_id="v"
+    )
+    for body in (
+        {"bot_ids": [str(world["bot"].pk), str(stranger_bot.pk)]},
+        {"conversation_id": str(foreign_session.conversation_id)},
+    ):
+        response = Client().post(
+            "/api/v1/documents",
+            {"title": "t", "text": "x", **body},
+            content_type=JSON,
+            **world["owner"],
+        )
         assert set(_refused(response, 400, "invalid_request")["extra"]["fields"]) == set(body)
     upload = {"files": [SimpleUploadedFile("a.txt", b"x")], "bot_ids": [str(stranger_bot.pk)]}
     _refused(Client().post("/api/v1/documents", upload, **world["owner"]), 400, "invalid_request")
@@ -130,22 +170,41 @@ def test_widget_keys_and_forged_signatures_cannot_manage_documents(world, unchan
     _refused(Client().get("/api/v1/documents", **browser), 403, "insufficient_scope")
     for method, url, body in _every_call(world["document_id"]):
         _refused(_call(method, url, body, browser), 403, "insufficient_scope")
-    forged = {**browser, "HTTP_X_PARLEY_EXTERNAL_USER": "alice", "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": "00" * 32}
+    forged = {
+        **browser,
+        "HTTP_X_PARLEY_EXTERNAL_USER": "alice",
+        "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": "00" * 32,
+    }
     _refused(Client().get("/api/v1/documents", **forged), 401, "invalid_external_user_signature")
     elsewhere = {**bearer(widget.key), "HTTP_ORIGIN": "https://evil.example"}
-    _refused(Client().post("/api/v1/documents", {"title": "t", "text": "x"}, content_type=JSON, **elsewhere), 401,
-             "authentication_failed")  # fmt: skip
+    _refused(
+        Client().post(
+            "/api/v1/documents", {"title": "t", "text": "x"}, content_type=JSON, **elsewhere
+        ),
+        401,
+        "authentication_failed",
+    )
     unchanged()
 
 
 def test_revoked_expired_and_missing_keys_are_refused(world, unchanged) -> None:  # type: ignore[no-untyped-def]
     revoked, revoked_id = server_key_make(world["workspace"])
     server_api_key_revoke(key_id=revoked_id)
-    expired, _ = server_key_make(world["workspace"], expires_at=timezone.now() - timedelta(seconds=1))
+    expired, _ = server_key_make(
+        world["workspace"], expires_at=timezone.now() - timedelta(seconds=1)
+    )
     body = json.dumps({"title": "t", "text": "x"})
     for headers in (bearer(revoked), bearer(expired), bearer("psk_nope_nope")):
-        _refused(Client().post("/api/v1/documents", body, content_type=JSON, **headers), 401, "authentication_failed")
-        _refused(Client().get(f"/api/v1/documents/{world['document_id']}", **headers), 401, "authentication_failed")
+        _refused(
+            Client().post("/api/v1/documents", body, content_type=JSON, **headers),
+            401,
+            "authentication_failed",
+        )
+        _refused(
+            Client().get(f"/api/v1/documents/{world['document_id']}", **headers),
+            401,
+            "authentication_failed",
+        )
     _refused(Client().get("/api/v1/documents"), 401, "authentication_required")
     unchanged()
 
@@ -161,12 +220,18 @@ def test_revoked_expired_and_missing_keys_are_refused(world, unchanged) -> None:
         ('{"title": "t", "text": "x", "bot_ids": "all"}', "invalid_request", "bot_ids"),
         ('{"title": "t", "text": "x", "bot_ids": [12]}', "invalid_request", "bot_ids"),
         ('{"title": "t", "text": "x", "format": "pdf"}', "invalid_request", "format"),
-        ('{"title": "t", "text": "x", "conversation_id": "nope"}', "invalid_request", "conversation_id"),
+        (
+            '{"title": "t", "text": "x", "conversation_id": "nope"}',
+            "invalid_request",
+            "conversation_id",
+        ),
         ('["title", "text"]', "invalid_request", "non_field_errors"),
     ],
 )
 def test_bad_json_bodies(world, unchanged, raw: str, code: str, field: str | None) -> None:  # type: ignore[no-untyped-def]
-    body = _refused(Client().post("/api/v1/documents", raw, content_type=JSON, **world["owner"]), 400, code)
+    body = _refused(
+        Client().post("/api/v1/documents", raw, content_type=JSON, **world["owner"]), 400, code
+    )
     if field:
         assert field in body["extra"]["fields"]
     unchanged()
@@ -179,14 +244,24 @@ def test_bad_uploads(world, unchanged, settings) -> None:  # type: ignore[no-unt
     files = [SimpleUploadedFile("ok.txt", b"x"), SimpleUploadedFile("big.txt", b"x" * 4096)]
     too_big = _refused(post({"files": files}), 413, "payload_too_large")
     assert too_big["extra"] == {"filename": "big.txt", "max_bytes": 2048}
-    wrong_type = _refused(post({"files": [SimpleUploadedFile("tool.exe", b"MZ")]}), 400, "invalid_request")
+    wrong_type = _refused(
+        post({"files": [SimpleUploadedFile("tool.exe", b"MZ")]}), 400, "invalid_request"
+    )
     assert "not supported" in wrong_type["extra"]["fields"]["files"][0]
-    _refused(post({"files": [SimpleUploadedFile(f"{n}.txt", b"x") for n in range(3)]}), 400, "invalid_request")
+    _refused(
+        post({"files": [SimpleUploadedFile(f"{n}.txt", b"x") for n in range(3)]}),
+        400,
+        "invalid_request",
+    )
     _refused(post({"title": "no file"}), 400, "invalid_request")
     two = [SimpleUploadedFile("a.txt", b"a"), SimpleUploadedFile("b.txt", b"b")]
     _refused(post({"files": two, "title": "one title"}), 400, "invalid_request")
     long_text = json.dumps({"title": "t", "text": "x" * 3000})
-    _refused(Client().post("/api/v1/documents", long_text, content_type=JSON, **world["owner"]), 400, "invalid_request")
+    _refused(
+        Client().post("/api/v1/documents", long_text, content_type=JSON, **world["owner"]),
+        400,
+        "invalid_request",
+    )
     unchanged()
 
 
@@ -195,12 +270,24 @@ def test_the_documents_endpoint_alone_takes_bodies_over_the_api_cap(world, setti
     settings.API_DOCUMENTS_MAX_REQUEST_BYTES = 64 * 1024
     settings.PARLEY_UPLOAD_MAX_BYTES = 32 * 1024
     before = Document.objects.count()
-    file = SimpleUploadedFile("long.txt", b"Paragraph.\n\n" * 1000)  # 12 kB: over the API cap, under the upload cap
-    assert Client().post("/api/v1/documents", {"files": [file]}, **world["owner"]).status_code == 201
-    elsewhere = Client().post("/api/v1/sessions", json.dumps({"visitor_id": "v" * 5000}), content_type=JSON,
-                              **world["owner"])  # fmt: skip
+    file = SimpleUploadedFile(
+        "long.txt", b"Paragraph.\n\n" * 1000
+    )  # 12 kB: over the API cap, under the upload cap
+    assert (
+        Client().post("/api/v1/documents", {"files": [file]}, **world["owner"]).status_code == 201
+    )
+    elsewhere = Client().post(
+        "/api/v1/sessions",
+        json.dumps({"visitor_id": "v" * 5000}),
+        content_type=JSON,
+        **world["owner"],
+    )
     assert _refused(elsewhere, 413, "payload_too_large")["extra"] == {"max_bytes": 4096}
     huge = SimpleUploadedFile("huge.txt", b"x" * (70 * 1024))
-    body = _refused(Client().post("/api/v1/documents", {"files": [huge]}, **world["owner"]), 413, "payload_too_large")
+    body = _refused(
+        Client().post("/api/v1/documents", {"files": [huge]}, **world["owner"]),
+        413,
+        "payload_too_large",
+    )
     assert body["extra"] == {"max_bytes": 64 * 1024}
     assert Document.objects.count() == before + 1

@@ -28,12 +28,16 @@ def _error(response, status: int, code: str) -> dict:  # type: ignore[no-untyped
 
 
 def test_malformed_json(key: str) -> None:
-    response = Client().post("/api/v1/sessions", '{"bot_id": ', content_type="application/json", **bearer(key))
+    response = Client().post(
+        "/api/v1/sessions", '{"bot_id": ', content_type="application/json", **bearer(key)
+    )
     _error(response, 400, "malformed_json")
 
 
 def test_wrong_types_name_the_field(key: str) -> None:
-    response = Client().post("/api/v1/sessions", {"bot_id": 12}, content_type="application/json", **bearer(key))
+    response = Client().post(
+        "/api/v1/sessions", {"bot_id": 12}, content_type="application/json", **bearer(key)
+    )
     body = _error(response, 400, "invalid_request")
     assert list(body["extra"]["fields"]) == ["bot_id"]
     missing = Client().post("/api/v1/sessions", {}, content_type="application/json", **bearer(key))
@@ -43,24 +47,33 @@ def test_wrong_types_name_the_field(key: str) -> None:
 
 
 def test_a_body_that_is_not_json(key: str) -> None:
-    response = Client().post("/api/v1/sessions", "bot_id=1", content_type="text/plain", **bearer(key))
+    response = Client().post(
+        "/api/v1/sessions", "bot_id=1", content_type="text/plain", **bearer(key)
+    )
     _error(response, 415, "unsupported_media_type")
 
 
 @override_settings(API_MAX_REQUEST_BODY_BYTES=1024)
 def test_oversized_body(key: str) -> None:
     body = '{"bot_id": "' + "x" * 2000 + '"}'
-    response = Client().post("/api/v1/sessions", body, content_type="application/json", **bearer(key))
+    response = Client().post(
+        "/api/v1/sessions", body, content_type="application/json", **bearer(key)
+    )
     assert _error(response, 413, "payload_too_large")["extra"] == {"max_bytes": 1024}
 
 
 def test_unknown_ids_and_paths(key: str) -> None:
     client = Client()
     unknown_bot = client.post(
-        "/api/v1/sessions", {"bot_id": str(uuid.uuid4())}, content_type="application/json", **bearer(key)
+        "/api/v1/sessions",
+        {"bot_id": str(uuid.uuid4())},
+        content_type="application/json",
+        **bearer(key),
     )
     _error(unknown_bot, 404, "not_found")
-    _error(client.get(f"/api/v1/streams/{uuid.uuid4().hex}/events", **bearer(key)), 404, "not_found")
+    _error(
+        client.get(f"/api/v1/streams/{uuid.uuid4().hex}/events", **bearer(key)), 404, "not_found"
+    )
     _error(client.get("/api/v1/streams/not-a-stream/events", **bearer(key)), 404, "not_found")
     _error(client.get("/api/v1/no-such-endpoint", **bearer(key)), 404, "not_found")
     _error(client.get("/api/nothing-here"), 404, "not_found")

@@ -14,8 +14,20 @@ from api.key_cache import api_key_cache_clear, api_key_cache_get, api_key_cache_
 from api.models import ServerApiKey
 from api.principal import external_user_signature
 from api.redis_gateway import redis_sync
-from api.services import bot_signing_secret_rotate, key_hash, server_api_key_revoke, widget_key_revoke
-from tests.api.factories import bearer, bot_make, server_key_make, signing_secret_make, widget_key_make, workspace_make
+from api.services import (
+    bot_signing_secret_rotate,
+    key_hash,
+    server_api_key_revoke,
+    widget_key_revoke,
+)
+from tests.api.factories import (
+    bearer,
+    bot_make,
+    server_key_make,
+    signing_secret_make,
+    widget_key_make,
+    workspace_make,
+)
 
 pytestmark = pytest.mark.django_db
 ORIGIN = "https://shop.example"
@@ -47,7 +59,9 @@ def test_an_admin_edit_or_a_deletion_drops_the_cache() -> None:
     assert _me(raw) == 401
     other, other_id = server_key_make(workspace_make())
     assert _me(other) == 200 and _cached(other)
-    ServerApiKey.objects.get(pk=other_id).workspace.delete()  # the key goes with its workspace (a cascade)
+    ServerApiKey.objects.get(
+        pk=other_id
+    ).workspace.delete()  # the key goes with its workspace (a cascade)
     assert _me(other) == 401
 
 
@@ -64,7 +78,10 @@ def test_a_cached_widget_key_follows_revocation_origins_and_secret_rotation() ->
     secret = signing_secret_make(bot).secret
     key = widget_key_make(bot, origins=(ORIGIN, "https://old.example"))
     signature = external_user_signature(secret=secret, external_user_id="alice")
-    signed = {"HTTP_X_PARLEY_EXTERNAL_USER": "alice", "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": signature}
+    signed = {
+        "HTTP_X_PARLEY_EXTERNAL_USER": "alice",
+        "HTTP_X_PARLEY_EXTERNAL_USER_SIGNATURE": signature,
+    }
     assert _me(key.key, ORIGIN, **signed) == 200 and _cached(key.key)
     assert _me(key.key, "https://evil.example") == 401  # a hit still checks the origin
 
@@ -105,13 +122,19 @@ def test_the_cache_holds_digests_and_expires(settings) -> None:  # type: ignore[
     raw, _ = server_key_make(workspace_make())
     assert _me(raw) == 200
     fields = redis_sync().hgetall(key_cache._HASH)
-    assert key_hash(raw) in fields and not any(raw in name or raw in value for name, value in fields.items())
+    assert key_hash(raw) in fields and not any(
+        raw in name or raw in value for name, value in fields.items()
+    )
     assert 0 < redis_sync().ttl(key_cache._HASH) <= settings.API_KEY_CACHE_SECONDS
 
 
-def test_keys_are_read_from_the_database_when_redis_is_unreachable(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keys_are_read_from_the_database_when_redis_is_unreachable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     raw, key_id = server_key_make(workspace_make())
-    unreachable = redis.Redis(host="127.0.0.1", port=9, socket_connect_timeout=0.2)  # nothing listens there
+    unreachable = redis.Redis(
+        host="127.0.0.1", port=9, socket_connect_timeout=0.2
+    )  # nothing listens there
     monkeypatch.setattr(key_cache, "redis_sync", lambda: unreachable)
     assert _me(raw) == 200
     server_api_key_revoke(key_id=key_id)

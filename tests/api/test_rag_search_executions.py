@@ -22,20 +22,28 @@ from tests.support.llm_server import Reply, ScriptedLLMServer
 
 GUIDE = "# Bike rental\n\nA day rental costs 25 euros and includes a helmet. Children's bikes are half price."
 QUERY = "How much does a day rental cost?"
-SPEC_EXECUTION_ID = re.compile(r"^call_[A-Za-z0-9]{24}$")  # rag-search-tool: "call_HB55iUMZE3dZ3QKCHGKE6qYF"
+SPEC_EXECUTION_ID = re.compile(
+    r"^call_[A-Za-z0-9]{24}$"
+)  # rag-search-tool: "call_HB55iUMZE3dZ3QKCHGKE6qYF"
 
 
 @pytest.fixture
 def shop():
     bot = bot_make()
-    document = document_ingested(workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md")
+    document = document_ingested(
+        workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md"
+    )
     raw, key_id = server_key_make(bot.workspace)
     return bot, document, raw, key_id
 
 
 def _search(raw: str, **body: object):
-    return Client().post("/api/v1/rag_search", {"query": QUERY, **body}, content_type="application/json",
-                         **bearer(raw))  # fmt: skip
+    return Client().post(
+        "/api/v1/rag_search",
+        {"query": QUERY, **body},
+        content_type="application/json",
+        **bearer(raw),
+    )
 
 
 @pytest.mark.django_db
@@ -46,18 +54,43 @@ def test_a_json_rag_search_leaves_one_completed_execution_with_its_contexts(shop
     body = response.json()
 
     execution = RagSearchExecution.objects.get()
-    assert execution.execution_id == body["execution_id"] and SPEC_EXECUTION_ID.match(body["execution_id"])
-    assert (execution.status, execution.answer_status, execution.error_code) == ("completed", "found_in_context", "")
-    assert (execution.workspace_id, execution.bot_id, execution.caller_kind) == (bot.workspace_id, None, "server")
-    assert (execution.api_key_id, execution.query, execution.document_ids) == (key_id, QUERY, [document.pk])
-    assert execution.response == body["response"] and execution.sources_used == body["sources_used"] == [1]
-    assert execution.model == body["model"] == "offline" and execution.completed_at >= execution.created_at
+    assert execution.execution_id == body["execution_id"] and SPEC_EXECUTION_ID.match(
+        body["execution_id"]
+    )
+    assert (execution.status, execution.answer_status, execution.error_code) == (
+        "completed",
+        "found_in_context",
+        "",
+    )
+    assert (execution.workspace_id, execution.bot_id, execution.caller_kind) == (
+        bot.workspace_id,
+        None,
+        "server",
+    )
+    assert (execution.api_key_id, execution.query, execution.document_ids) == (
+        key_id,
+        QUERY,
+        [document.pk],
+    )
+    assert execution.response == body["response"] and execution.sources_used == body[
+        "sources_used"
+    ] == [1]
+    assert (
+        execution.model == body["model"] == "offline"
+        and execution.completed_at >= execution.created_at
+    )
     assert "day rental" in execution.expanded_query.lower()
     [context] = execution.contexts
     assert (context["rank"], context["chunk_id"], context["used_in_response"]) == (
-        1, body["contexts"][0]["chunk_id"], True,
-    )  # fmt: skip
-    assert context["vector_score"] > 0 and context["fused_score"] > 0 and context["text_score"] is not None
+        1,
+        body["contexts"][0]["chunk_id"],
+        True,
+    )
+    assert (
+        context["vector_score"] > 0
+        and context["fused_score"] > 0
+        and context["text_score"] is not None
+    )
     assert execution.parsed_output["status"] == "found_in_context" and execution.raw_output
     assert {"embed", "search", "prompt", "llm", "total"} <= set(execution.latencies)
 
@@ -66,8 +99,13 @@ def test_a_json_rag_search_leaves_one_completed_execution_with_its_contexts(shop
 def test_a_refused_call_stores_nothing(shop) -> None:
     bot, _, _, _ = shop
     key = widget_key_make(bot)  # widget keys have no rag_search scope
-    response = Client().post("/api/v1/rag_search", {"query": QUERY}, content_type="application/json",
-                             HTTP_ORIGIN="https://shop.example", **bearer(key.key))  # fmt: skip
+    response = Client().post(
+        "/api/v1/rag_search",
+        {"query": QUERY},
+        content_type="application/json",
+        HTTP_ORIGIN="https://shop.example",
+        **bearer(key.key),
+    )
     assert response.status_code == 403 and response.json()["code"] == "insufficient_scope"
     assert not RagSearchExecution.objects.exists()
 
@@ -77,20 +115,36 @@ def test_a_search_for_a_bot_and_a_session_records_them(shop) -> None:
     bot, _, _, _ = shop
     conversation = Conversation.objects.create(bot=bot, external_user_id="alice")
 
-    result = rag_search_answer(workspace_id=bot.workspace_id, query=QUERY, bot_id=bot.pk,
-                               conversation_id=conversation.pk, external_user_id="alice")  # fmt: skip
+    result = rag_search_answer(
+        workspace_id=bot.workspace_id,
+        query=QUERY,
+        bot_id=bot.pk,
+        conversation_id=conversation.pk,
+        external_user_id="alice",
+    )
 
     execution = RagSearchExecution.objects.get(execution_id=result["execution_id"])
-    assert (execution.bot_id, execution.conversation_id, execution.external_user_id) == (bot.pk, conversation.pk,
-                                                                                         "alice")  # fmt: skip
+    assert (execution.bot_id, execution.conversation_id, execution.external_user_id) == (
+        bot.pk,
+        conversation.pk,
+        "alice",
+    )
     assert (execution.caller_kind, execution.api_key_id, execution.document_ids) == ("", None, None)
-    assert execution.status == "completed" and len(execution.contexts) == len(result["contexts"]) == 1
+    assert (
+        execution.status == "completed" and len(execution.contexts) == len(result["contexts"]) == 1
+    )
 
 
 @pytest.mark.django_db
-def test_a_failing_llm_leaves_its_error_on_the_execution(shop, settings, llm: ScriptedLLMServer) -> None:
+def test_a_failing_llm_leaves_its_error_on_the_execution(
+    shop, settings, llm: ScriptedLLMServer
+) -> None:
     _, _, raw, _ = shop
-    settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_MODEL = "openai", llm.base_url, "scripted-model"
+    settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_MODEL = (
+        "openai",
+        llm.base_url,
+        "scripted-model",
+    )
     settings.LLM_MAX_RETRIES = 0
     llm.enqueue(Reply.error(500, "upstream exploded"))
 
@@ -105,11 +159,17 @@ def test_a_failing_llm_leaves_its_error_on_the_execution(shop, settings, llm: Sc
 
 
 @pytest.mark.django_db
-def test_a_call_that_fails_leaves_a_failed_execution_with_its_error(shop, settings, llm: ScriptedLLMServer) -> None:
+def test_a_call_that_fails_leaves_a_failed_execution_with_its_error(
+    shop, settings, llm: ScriptedLLMServer
+) -> None:
     bot, _, raw, _ = shop
     settings.PARLEY_EMBEDDING_OPENAI_BASE_URL, settings.LLM_MAX_RETRIES = llm.base_url, 0
-    model = f"openai/refused-{uuid.uuid4().hex[:6]}"  # a fresh name: providers are cached per process
-    WorkspaceEmbedding.objects.update_or_create(workspace=bot.workspace, defaults={"embedding_model": model})
+    model = (
+        f"openai/refused-{uuid.uuid4().hex[:6]}"  # a fresh name: providers are cached per process
+    )
+    WorkspaceEmbedding.objects.update_or_create(
+        workspace=bot.workspace, defaults={"embedding_model": model}
+    )
     llm.enqueue_embeddings(Reply.error(400, "model not served here"))
 
     response = _search(raw)
@@ -124,7 +184,9 @@ def test_a_call_that_fails_leaves_a_failed_execution_with_its_error(shop, settin
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.worker
 @pytest.mark.timeout(120)
-def test_a_streamed_rag_search_leaves_the_execution_its_tool_end_names(live_api: str, celery_worker: str) -> None:
+def test_a_streamed_rag_search_leaves_the_execution_its_tool_end_names(
+    live_api: str, celery_worker: str
+) -> None:
     bot = bot_make()
     document_ingested(workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md")
     raw, key_id = server_key_make(bot.workspace)
@@ -132,7 +194,11 @@ def test_a_streamed_rag_search_leaves_the_execution_its_tool_end_names(live_api:
     with (
         httpx.Client(timeout=60) as client,
         connect_sse(
-            client, "POST", f"{live_api}/api/v1/rag_search", json={"query": QUERY, "stream": True}, headers=headers
+            client,
+            "POST",
+            f"{live_api}/api/v1/rag_search",
+            json={"query": QUERY, "stream": True},
+            headers=headers,
         ) as source,
     ):
         assert source.response.status_code == 200
@@ -141,7 +207,18 @@ def test_a_streamed_rag_search_leaves_the_execution_its_tool_end_names(live_api:
     result = events[-1].json()
 
     execution = RagSearchExecution.objects.get(workspace=bot.workspace)
-    assert execution.execution_id == result["execution_id"] and SPEC_EXECUTION_ID.match(execution.execution_id)
-    assert (execution.status, execution.caller_kind, execution.api_key_id) == ("completed", "server", key_id)
-    assert [c["chunk_id"] for c in execution.contexts] == [c["chunk_id"] for c in result["contexts"]]
-    assert execution.response == result["response"] and execution.sources_used == result["sources_used"]
+    assert execution.execution_id == result["execution_id"] and SPEC_EXECUTION_ID.match(
+        execution.execution_id
+    )
+    assert (execution.status, execution.caller_kind, execution.api_key_id) == (
+        "completed",
+        "server",
+        key_id,
+    )
+    assert [c["chunk_id"] for c in execution.contexts] == [
+        c["chunk_id"] for c in result["contexts"]
+    ]
+    assert (
+        execution.response == result["response"]
+        and execution.sources_used == result["sources_used"]
+    )

@@ -27,7 +27,9 @@ def test_a_key_over_its_limit_gets_429_with_retry_after() -> None:
     retry_after = int(limited["Retry-After"])
     assert 1 <= retry_after <= 30
     assert body["extra"]["retry_after"] == retry_after
-    assert client.get("/api/v1/me", **bearer(other_raw)).status_code == 200  # another key has its own budget
+    assert (
+        client.get("/api/v1/me", **bearer(other_raw)).status_code == 200
+    )  # another key has its own budget
 
 
 @override_settings(API_RATE_LIMIT_VISITOR_REQUESTS=2, API_RATE_LIMIT_VISITOR_WINDOW_SECONDS=60)
@@ -50,7 +52,9 @@ def test_a_limited_widget_answer_still_carries_cors() -> None:
     assert client.get("/api/v1/me", **headers).status_code == 200
     limited = client.get("/api/v1/me", **headers)
     assert limited.status_code == 429
-    assert limited["Access-Control-Allow-Origin"] == "https://shop.example"  # the widget can read the 429
+    assert (
+        limited["Access-Control-Allow-Origin"] == "https://shop.example"
+    )  # the widget can read the 429
     assert "Retry-After" in limited["Access-Control-Expose-Headers"]
 
 

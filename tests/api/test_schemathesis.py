@@ -64,7 +64,9 @@ def server_headers(transactional_db: None) -> Iterator[dict[str, str]]:
     _current_key.append(raw)
     yield {"Authorization": f"Bearer {raw}"}
     busy = Document.objects.filter(status__in=[Document.Status.PENDING, Document.Status.PROCESSING])
-    wait_for(lambda: not busy.exists(), timeout=60, interval=0.2, what="the test worker's ingestion")
+    wait_for(
+        lambda: not busy.exists(), timeout=60, interval=0.2, what="the test worker's ingestion"
+    )
 
 
 @pytest.fixture
@@ -73,8 +75,12 @@ def warm_server(live_api: str, server_headers: dict[str, str]) -> None:
     can outlast an example's 15 s timeout on a loaded machine (it did with four test suites running)."""
     if live_api in _warm_servers:
         return
-    response = httpx.post(f"{live_api}/api/v1/rag_search", json={"query": "warm-up"}, headers=server_headers,
-                          timeout=90)  # fmt: skip
+    response = httpx.post(
+        f"{live_api}/api/v1/rag_search",
+        json={"query": "warm-up"},
+        headers=server_headers,
+        timeout=90,
+    )
     assert response.status_code == 200, response.text
     _warm_servers.add(live_api)
 
@@ -82,8 +88,12 @@ def warm_server(live_api: str, server_headers: dict[str, str]) -> None:
 @pytest.fixture
 def existing_ids(server_headers: dict[str, str], live_api: str) -> dict[str, str]:
     """Path parameters worth pointing at real objects, so operations on them run past the 404."""
-    response = httpx.post(f"{live_api}/api/v1/documents", json={"title": "Fuzzed", "text": "Some text."},
-                          headers=server_headers, timeout=15)  # fmt: skip
+    response = httpx.post(
+        f"{live_api}/api/v1/documents",
+        json={"title": "Fuzzed", "text": "Some text."},
+        headers=server_headers,
+        timeout=15,
+    )
     assert response.status_code == 201, response.text
     return {"document_id": response.json()["documents"][0]["id"]}
 
@@ -121,7 +131,9 @@ def test_operation_conforms_to_the_schema(
         case.headers["Authorization"] = server_headers["Authorization"]
     # 60 s: the server's first JSON rag_search loads the embedding model in the request (17 s measured on the
     # shared 2-core machine under load, past the 15 s this had).
-    response = case.call_and_validate(base_url=live_api, timeout=60, excluded_checks=[positive_data_acceptance])
+    response = case.call_and_validate(
+        base_url=live_api, timeout=60, excluded_checks=[positive_data_acceptance]
+    )
     _statuses.setdefault(case.operation.label, []).append(response.status_code)
 
 
@@ -129,5 +141,7 @@ def test_every_operation_ran_past_authentication() -> None:
     """Guards the test above against passing on 401s alone (a key that never reached the server)."""
     if not _statuses:
         pytest.skip("the schemathesis test did not run in this session")
-    unauthenticated = sorted(label for label, statuses in _statuses.items() if set(statuses) <= {401})
+    unauthenticated = sorted(
+        label for label, statuses in _statuses.items() if set(statuses) <= {401}
+    )
     assert not unauthenticated, unauthenticated

@@ -32,7 +32,11 @@ def _new_stream() -> str:
 
 
 def _partials(stream_id: str) -> list[tuple[int, str]]:
-    return [(ms, data["content"]) for ms, event, data in _entries(stream_id) if event == "tool_partial_update"]
+    return [
+        (ms, data["content"])
+        for ms, event, data in _entries(stream_id)
+        if event == "tool_partial_update"
+    ]
 
 
 class _TimedWriter(StreamWriter):
@@ -140,7 +144,9 @@ def test_a_streamed_request_announces_search_preparation_before_any_worker_runs(
 
     raw, _ = server_key_make(workspace_make())
     # Opened, not enqueued: the buffer holds the web process's own first event.
-    stream_id = stream_runner_open(principal=server_key_principal(raw_key=raw), runner="demo", kwargs={}).stream_id
+    stream_id = stream_runner_open(
+        principal=server_key_principal(raw_key=raw), runner="demo", kwargs={}
+    ).stream_id
     assert [(event, data) for _, event, data in _entries(stream_id)] == [
         ("tool_update", {"phase": "SEARCH_PREPARATION", "status": "started"})
     ]

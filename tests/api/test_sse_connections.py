@@ -50,7 +50,9 @@ def test_relays_on_one_event_loop_share_one_async_client_and_its_pool() -> None:
 
     first, second = in_a_new_loop()
     assert first is second
-    assert first.connection_pool.max_connections >= 1000  # one per open stream: not redis-py's default 100
+    assert (
+        first.connection_pool.max_connections >= 1000
+    )  # one per open stream: not redis-py's default 100
     other_loop, _ = in_a_new_loop()
     assert other_loop is not first  # connections belong to the loop that made them
 
@@ -88,7 +90,9 @@ def test_a_new_streams_run_starts_once_its_first_event_is_sent() -> None:
     stream_id = _stream_opened()
     started: list[int] = []
 
-    def start() -> None:  # the run: here it only records how much the client had when it started, then ends
+    def start() -> (
+        None
+    ):  # the run: here it only records how much the client had when it started, then ends
         started.append(1)
         stream_close(stream_id=stream_id)
 
@@ -103,10 +107,16 @@ def test_a_run_that_cannot_be_queued_ends_the_stream_with_an_error_event() -> No
 
     frames = _relayed(_stream_opened(), start)
     assert "SEARCH_PREPARATION" in frames[1]
-    assert frames[-1].startswith("id: ") and "event: error" in frames[-1] and '"code":"internal_error"' in frames[-1]
+    assert (
+        frames[-1].startswith("id: ")
+        and "event: error" in frames[-1]
+        and '"code":"internal_error"' in frames[-1]
+    )
 
 
 def test_a_client_leaving_before_its_first_event_still_starts_the_run() -> None:
     started: list[int] = []
-    frames = _relayed(_stream_opened(), lambda: started.append(1), frames=1)  # only ": connected" was read
+    frames = _relayed(
+        _stream_opened(), lambda: started.append(1), frames=1
+    )  # only ": connected" was read
     assert frames == [": connected\n"] and started == [1]

@@ -12,11 +12,15 @@ from api.sse.framing import EventCursor, event_cursor_parse
 
 def _payload() -> str:
     text = 'Selon le "manuel" \\ télétravail 🏠\n\tligne\x01 ' * 300
-    return json.dumps({"response": text, "contexts": [{"rank": 1}]}, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(
+        {"response": text, "contexts": [{"rank": 1}]}, ensure_ascii=False, separators=(",", ":")
+    )
 
 
 def test_a_small_event_goes_out_whole() -> None:
-    [frame] = frames_for_entry(entry_id="5-0", event="tool_update", data='{"phase":"RETRIEVAL"}', max_bytes=1024)
+    [frame] = frames_for_entry(
+        entry_id="5-0", event="tool_update", data='{"phase":"RETRIEVAL"}', max_bytes=1024
+    )
     assert frame.encode() == 'id: 5-0\nevent: tool_update\ndata: {"phase":"RETRIEVAL"}\n\n'
 
 
@@ -37,7 +41,9 @@ def test_a_large_event_is_split_into_pieces_that_join_back(limit: int) -> None:
 
 def test_event_ids_parse_and_refuse_garbage() -> None:
     assert event_cursor_parse("1764480000000-12") == EventCursor(entry_id="1764480000000-12")
-    assert event_cursor_parse("1764480000000-12.3") == EventCursor(entry_id="1764480000000-12", seq=3)
+    assert event_cursor_parse("1764480000000-12.3") == EventCursor(
+        entry_id="1764480000000-12", seq=3
+    )
     for bad in ["", "abc", "1-2.x", "1-2\nevent: x"]:
         with pytest.raises(ValueError):
             event_cursor_parse(bad)
@@ -55,7 +61,10 @@ def test_the_emitter_speaks_the_spec_vocabulary() -> None:
     emit.end(result={"response": "x"})
     assert events == [
         ("tool_update", {"phase": "SEARCH_PREPARATION", "status": "started"}),
-        ("tool_update", {"phase": "RETRIEVAL", "status": "completed", "data": {"retrieved_count": 15}}),
+        (
+            "tool_update",
+            {"phase": "RETRIEVAL", "status": "completed", "data": {"retrieved_count": 15}},
+        ),
         (
             "tool_update",
             {

@@ -28,7 +28,9 @@ def _in_background(produce: Callable[[], None]) -> threading.Thread:
 
 
 def _publisher(stream_id: str, ids: list[str]) -> StreamEmitter:
-    return StreamEmitter(lambda event, data: ids.append(stream_publish(stream_id=stream_id, event=event, data=data)))
+    return StreamEmitter(
+        lambda event, data: ids.append(stream_publish(stream_id=stream_id, event=event, data=data))
+    )
 
 
 def _join_deltas(events: list[ServerSentEvent]) -> list[tuple[str, str, Any]]:
@@ -42,7 +44,9 @@ def _join_deltas(events: list[ServerSentEvent]) -> list[tuple[str, str, Any]]:
             pieces.append(piece)
             if piece["seq"] == piece["total"] - 1:
                 data = json.loads("".join(p["chunk"] for p in pieces))
-                joined.append((event.event.removesuffix("_delta_sse"), event.id.rsplit(".", 1)[0], data))
+                joined.append(
+                    (event.event.removesuffix("_delta_sse"), event.id.rsplit(".", 1)[0], data)
+                )
                 pieces = []
         else:
             joined.append((event.event, event.id, json.loads(event.data)))
@@ -53,7 +57,13 @@ def _join_deltas(events: list[ServerSentEvent]) -> list[tuple[str, str, Any]]:
 def _big_result() -> dict[str, Any]:
     text = 'Selon le "manuel", le télétravail 🏠 est permis.\n' * 120
     contexts = [{"rank": n, "chunk_id": f"c{n}", "text_preview": text[:200]} for n in range(1, 6)]
-    return {"response": text, "contexts": contexts, "sources_used": [1, 2], "model": "offline", "execution_id": "x"}
+    return {
+        "response": text,
+        "contexts": contexts,
+        "sources_used": [1, 2],
+        "model": "offline",
+        "execution_id": "x",
+    }
 
 
 def _server_stream() -> tuple[dict[str, str], str]:
@@ -88,9 +98,15 @@ def test_events_arrive_in_order_with_ids_while_they_are_produced(live_api: str) 
             assert source.response.headers["x-parley-stream-id"] == stream_id
             events = list(source.iter_sse())
     thread.join(5)
-    assert [event.event for event in events] == ["tool_update"] * 4 + ["tool_partial_update"] * 3 + ["tool_end"]
+    assert [event.event for event in events] == ["tool_update"] * 4 + [
+        "tool_partial_update"
+    ] * 3 + ["tool_end"]
     assert [event.id for event in events] == ids
-    assert json.loads(events[1].data) == {"phase": "RETRIEVAL", "status": "completed", "data": {"retrieved_count": 15}}
+    assert json.loads(events[1].data) == {
+        "phase": "RETRIEVAL",
+        "status": "completed",
+        "data": {"retrieved_count": 15},
+    }
     assert "".join(json.loads(e.data)["content"] for e in events[4:7]) == "Selon le document..."
     assert json.loads(events[-1].data)["sources_used"] == [1]
 
@@ -165,14 +181,20 @@ def test_an_idle_stream_sends_heartbeats_then_ends_on_close(live_api: str) -> No
         for line in response.iter_lines():
             lines.append(line)
             if lines.count(": heartbeat") == 3:
-                stream_close(stream_id=stream_id)  # the loop ends only if the server then ends the response
+                stream_close(
+                    stream_id=stream_id
+                )  # the loop ends only if the server then ends the response
     assert lines[0] == ": connected"
     assert lines.count(": heartbeat") >= 3
 
 
 def test_an_expired_stream_ends_with_an_error_event(live_api: str) -> None:
     headers, stream_id = _server_stream()
-    stream_publish(stream_id=stream_id, event="tool_update", data={"phase": "SEARCH_PREPARATION", "status": "started"})
+    stream_publish(
+        stream_id=stream_id,
+        event="tool_update",
+        data={"phase": "SEARCH_PREPARATION", "status": "started"},
+    )
 
     def expire() -> None:
         time.sleep(0.5)
@@ -180,7 +202,10 @@ def test_an_expired_stream_ends_with_an_error_event(live_api: str) -> None:
 
     thread = _in_background(expire)
     url = f"{live_api}/api/v1/streams/{stream_id}/events"
-    with httpx.Client(timeout=10) as client, connect_sse(client, "GET", url, headers=headers) as source:
+    with (
+        httpx.Client(timeout=10) as client,
+        connect_sse(client, "GET", url, headers=headers) as source,
+    ):
         events = list(source.iter_sse())
     thread.join(5)
     assert [event.event for event in events] == ["tool_update", "error"]
@@ -197,12 +222,16 @@ def test_a_widget_reads_its_visitors_stream_with_cors_and_nobody_else_can(live_a
         visitor = {**base, "X-Parley-Session": session["session_token"]}
         me = client.get(f"{live_api}/api/v1/me", headers=visitor).json()
         owner = StreamOwner(
-            workspace_id=me["workspace_id"], bot_id=me["bot_id"], visitor_id=session["visitor_id"],
+            workspace_id=me["workspace_id"],
+            bot_id=me["bot_id"],
+            visitor_id=session["visitor_id"],
             conversation_id=session["conversation_id"],
-        )  # fmt: skip
+        )
         stream_id = stream_open(owner=owner)
         stream_publish(
-            stream_id=stream_id, event="tool_partial_update", data={"content": "hi", "output_key": "response"}
+            stream_id=stream_id,
+            event="tool_partial_update",
+            data={"content": "hi", "output_key": "response"},
         )
         stream_close(stream_id=stream_id)
         url = f"{live_api}/api/v1/streams/{stream_id}/events"
@@ -214,7 +243,9 @@ def test_a_widget_reads_its_visitors_stream_with_cors_and_nobody_else_can(live_a
         refused = [
             client.get(url, headers=base),  # no visitor session
             client.get(url, headers={**base, "X-Parley-Session": another_visitor["session_token"]}),
-            client.get(url, headers={"Authorization": f"Bearer {server_key_make(workspace_make())[0]}"}),
+            client.get(
+                url, headers={"Authorization": f"Bearer {server_key_make(workspace_make())[0]}"}
+            ),
         ]
         assert [response.status_code for response in refused] == [404, 404, 404]
         assert all(response.json()["code"] == "not_found" for response in refused)

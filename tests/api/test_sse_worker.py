@@ -16,10 +16,14 @@ from tests.api.test_sse_live import _join_deltas
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True), pytest.mark.timeout(90)]
 
 
-def test_a_worker_streams_a_run_that_the_web_process_relays(live_api: str, celery_worker: str) -> None:
+def test_a_worker_streams_a_run_that_the_web_process_relays(
+    live_api: str, celery_worker: str
+) -> None:
     raw, _ = server_key_make(workspace_make())
     principal = server_key_principal(raw_key=raw)
-    run = stream_runner_open(principal=principal, runner="demo", kwargs={"interval": 0.05, "padding": 6000})
+    run = stream_runner_open(
+        principal=principal, runner="demo", kwargs={"interval": 0.05, "padding": 6000}
+    )
     run.enqueue()
     stream_id = run.stream_id
     url = f"{live_api}/api/v1/streams/{stream_id}/events"
@@ -36,7 +40,9 @@ def test_a_worker_streams_a_run_that_the_web_process_relays(live_api: str, celer
     answer = "".join(data["content"] for name, _, data in joined if name == "tool_partial_update")
     result = joined[-1][2]
     assert answer == result["response"]
-    partials = names.count("tool_partial_update")  # a word every ~17 ms, at most one delta per 50 ms
+    partials = names.count(
+        "tool_partial_update"
+    )  # a word every ~17 ms, at most one delta per 50 ms
     assert partials < len(result["response"].split(" ")) / 2
     assert result["model"] == "scripted-demo" and len(result["padding"]) == 6000
     assert any(event.event == "tool_end_delta_sse" for event in events)

@@ -39,7 +39,10 @@ def test_a_failing_producer_sends_an_error_event_without_details_then_closes() -
     with pytest.raises(RuntimeError), stream_producing(stream_id=stream_id):
         raise RuntimeError("database password is hunter2")
     events = _buffer(stream_id)
-    assert events[0] == ("error", {"code": "internal_error", "message": "An internal error occurred.", "extra": {}})
+    assert events[0] == (
+        "error",
+        {"code": "internal_error", "message": "An internal error occurred.", "extra": {}},
+    )
     assert events[-1][0] == CLOSE_MARKER
     assert "hunter2" not in json.dumps(events)
 
@@ -48,7 +51,10 @@ def test_an_api_error_keeps_its_code_in_the_stream() -> None:
     stream_id = _new_stream()
     with pytest.raises(ApiError), stream_producing(stream_id=stream_id):
         raise ApiError(ErrorCode.NOT_FOUND)
-    assert _buffer(stream_id)[0] == ("error", {"code": "not_found", "message": "Not found.", "extra": {}})
+    assert _buffer(stream_id)[0] == (
+        "error",
+        {"code": "not_found", "message": "Not found.", "extra": {}},
+    )
 
 
 def test_an_unknown_runner_fails_in_the_request_not_in_the_worker() -> None:

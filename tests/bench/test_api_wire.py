@@ -23,8 +23,14 @@ _EVENTS = (
 def test_the_parser_joins_events_split_at_any_byte() -> None:
     for cut in range(1, len(_EVENTS)):
         parser = SseParser()
-        events = parser.feed(_EVENTS[:cut]) + parser.feed(_EVENTS[cut:])  # é is two bytes: some cuts split it
-        assert [e.event for e in events] == ["tool_update", "tool_partial_update", *["tool_end_delta_sse"] * 2]
+        events = parser.feed(_EVENTS[:cut]) + parser.feed(
+            _EVENTS[cut:]
+        )  # é is two bytes: some cuts split it
+        assert [e.event for e in events] == [
+            "tool_update",
+            "tool_partial_update",
+            *["tool_end_delta_sse"] * 2,
+        ]
         assert json.loads(events[1].data)["content"] == "Bonjour, vélo "
     assert SseParser().feed(b"event: x\ndata: a\ndata: b\n\n") == [SseEvent("x", "a\nb")]
 
@@ -39,13 +45,24 @@ def test_turns_reuse_one_connection_and_an_error_status_is_reported() -> None:
 
     async def requests_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         while head := await reader.readuntil(b"\r\n\r\n"):
-            length = int(next(line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))[15:])
+            length = int(
+                next(
+                    line
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )[15:]
+            )
             body = json.loads(await reader.readexactly(length))
             if body["query"] == "refuse":
                 error = b'{"code":"invalid_request"}'
-                writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\n\r\n%s" % (len(error), error))
+                writer.write(
+                    b"HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\n\r\n%s"
+                    % (len(error), error)
+                )
                 continue
-            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+            )
             for start in range(0, len(_EVENTS), 7):  # small chunks, cut mid-line
                 piece = _EVENTS[start : start + 7]
                 writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
@@ -62,7 +79,9 @@ def test_turns_reuse_one_connection_and_an_error_status_is_reported() -> None:
         server.close()
         return turns
 
-    with ThreadPoolExecutor(max_workers=1) as executor:  # a loop of its own: the browser tests leave one running
+    with ThreadPoolExecutor(
+        max_workers=1
+    ) as executor:  # a loop of its own: the browser tests leave one running
         first, second, refused = executor.submit(asyncio.run, scenario()).result()
     assert first.error is None and first.partials == 1 and 0 < first.first_event <= first.total
     assert second.error is None and second.total is not None

@@ -55,25 +55,41 @@ def chunks() -> list[RetrievedChunk]:
     ]
     scores = [0.82, 0.41, 0.37]
     return [
-        RetrievedChunk(id=f"c{i + 1}", text=text, score=score, rank=i + 1, document_id="d1", title="Shop guide")
+        RetrievedChunk(
+            id=f"c{i + 1}", text=text, score=score, rank=i + 1, document_id="d1", title="Shop guide"
+        )
         for i, (text, score) in enumerate(zip(texts, scores, strict=True))
     ]
 
 
 @pytest.fixture
-def ask(endpoint: LLMEndpoint, chunks: list[RetrievedChunk], rules: BotRules) -> Callable[..., AnswerOutcome]:
+def ask(
+    endpoint: LLMEndpoint, chunks: list[RetrievedChunk], rules: BotRules
+) -> Callable[..., AnswerOutcome]:
     """Run one turn's answer step through the gateway, the scripted server and the contract."""
 
-    def run(question: str = QUESTION, *, rules: BotRules = rules, chunks: Sequence[RetrievedChunk] = chunks,
-            fallback: Callable[[], str] | None = None) -> AnswerOutcome:  # fmt: skip
+    def run(
+        question: str = QUESTION,
+        *,
+        rules: BotRules = rules,
+        chunks: Sequence[RetrievedChunk] = chunks,
+        fallback: Callable[[], str] | None = None,
+    ) -> AnswerOutcome:
         def generate(feedback: str | None) -> str:
-            messages = [{"role": "system", "content": "Answer with the JSON object."},
-                        {"role": "user", "content": question}]  # fmt: skip
+            messages = [
+                {"role": "system", "content": "Answer with the JSON object."},
+                {"role": "user", "content": question},
+            ]
             if feedback:
                 messages.append({"role": "user", "content": feedback})
             return llm_complete(endpoint=endpoint, messages=messages).text
 
-        return answer_obtain(generate=generate, chunks=chunks, rules=rules, question=question,
-                             fallback_generate=fallback)  # fmt: skip
+        return answer_obtain(
+            generate=generate,
+            chunks=chunks,
+            rules=rules,
+            question=question,
+            fallback_generate=fallback,
+        )
 
     return run

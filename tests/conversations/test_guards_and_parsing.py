@@ -61,10 +61,16 @@ def test_an_unclosed_fence_around_a_complete_object_parses() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "code"),
-    [("", "output_empty"), ("   ", "output_empty"), ("[1, 2]", "output_not_object"),
-     ('{"a": 1', "output_truncated"), ('{"a": "unterminated', "output_truncated"),
-     ('{"a": nope}', "output_invalid_json"), ("just words", "output_not_object")],
-)  # fmt: skip
+    [
+        ("", "output_empty"),
+        ("   ", "output_empty"),
+        ("[1, 2]", "output_not_object"),
+        ('{"a": 1', "output_truncated"),
+        ('{"a": "unterminated', "output_truncated"),
+        ('{"a": nope}', "output_invalid_json"),
+        ("just words", "output_not_object"),
+    ],
+)
 def test_unusable_outputs_have_stable_codes(raw: str, code: str) -> None:
     with pytest.raises(ContractError) as raised:
         output_parse(raw=raw)
@@ -74,9 +80,9 @@ def test_unusable_outputs_have_stable_codes(raw: str, code: str) -> None:
 
 def test_the_answer_preview_follows_a_streamed_object() -> None:
     assert answer_preview(partial_output='{"status": "found_in_context", "ans') is None
-    assert answer_preview(partial_output='```json\n{"status": "found_in_context", "answer": "A day rental co') == (
-        "A day rental co"
-    )
+    assert answer_preview(
+        partial_output='```json\n{"status": "found_in_context", "answer": "A day rental co'
+    ) == ("A day rental co")
 
 
 def test_quotes_match_across_layout_and_typography() -> None:

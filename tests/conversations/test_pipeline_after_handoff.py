@@ -30,13 +30,22 @@ PRICE = "A day rental costs 25 euros and includes a helmet."
 
 
 def _found(chunk: Chunk) -> dict:
-    return {"status": "found_in_context", "answer": "A day costs 25 euros.", "display_answer": True,
-            "confidence_score": 0.9, "topic": "unknown", "suggested_topics": [], "understanding": "Day price.",
-            "redirection_intent": None,
-            "context_usage": [{"chunk": str(chunk.pk), "sentences": [PRICE], "used_in_response": True}]}  # fmt: skip
+    return {
+        "status": "found_in_context",
+        "answer": "A day costs 25 euros.",
+        "display_answer": True,
+        "confidence_score": 0.9,
+        "topic": "unknown",
+        "suggested_topics": [],
+        "understanding": "Day price.",
+        "redirection_intent": None,
+        "context_usage": [{"chunk": str(chunk.pk), "sentences": [PRICE], "used_in_response": True}],
+    }
 
 
-def test_the_bot_answers_after_a_return_with_the_agents_messages_in_its_history(llm, endpoint) -> None:
+def test_the_bot_answers_after_a_return_with_the_agents_messages_in_its_history(
+    llm, endpoint
+) -> None:
     workspace = Workspace.objects.create(name="Rentals", slug="rentals")
     bot = Bot.objects.create(workspace=workspace, name="Rental bot", escalation_allowed=True)
     document_ingested(workspace=workspace, text=GUIDE, bots=[bot], filename="guide.md")
@@ -46,19 +55,38 @@ def test_the_bot_answers_after_a_return_with_the_agents_messages_in_its_history(
     MembershipFactory(user=agent, workspace=workspace)
 
     llm.enqueue(Reply.json(_found(chunk)))
-    turn_answer(conversation_id=conversation.pk, client_message_id="m1", message="Price of a day?", endpoint=endpoint)
+    turn_answer(
+        conversation_id=conversation.pk,
+        client_message_id="m1",
+        message="Price of a day?",
+        endpoint=endpoint,
+    )
 
     handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST)
     assert handoff_claim(conversation_id=conversation.pk, agent=agent).won
-    visitor_message_post(conversation_id=conversation.pk, text="Can I add a child seat?", client_message_id="v2")
-    agent_message_post(conversation_id=conversation.pk, agent=agent, text="Yes, child seats are available.")
+    visitor_message_post(
+        conversation_id=conversation.pk, text="Can I add a child seat?", client_message_id="v2"
+    )
+    agent_message_post(
+        conversation_id=conversation.pk, agent=agent, text="Yes, child seats are available."
+    )
     handoff_return_to_bot(conversation_id=conversation.pk, agent=agent)
 
     llm.enqueue(
-        Reply.json({"standalone_question": "What does a child seat cost per day?", "keywords": ["child seat"]}),
+        Reply.json(
+            {
+                "standalone_question": "What does a child seat cost per day?",
+                "keywords": ["child seat"],
+            }
+        ),
         Reply.json(_found(chunk)),
     )
-    turn_answer(conversation_id=conversation.pk, client_message_id="m3", message="How much is it?", endpoint=endpoint)
+    turn_answer(
+        conversation_id=conversation.pk,
+        client_message_id="m3",
+        message="How much is it?",
+        endpoint=endpoint,
+    )
     condensing, answering = (json.dumps(request.messages) for request in llm.chat_requests()[1:3])
     for sent in (condensing, answering):
         assert "(human agent) Yes, child seats are available." in sent

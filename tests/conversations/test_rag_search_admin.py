@@ -20,11 +20,21 @@ pytestmark = pytest.mark.django_db
 LIST = "/admin/conversations/ragsearchexecution/"
 
 
-def _execution(workspace, query: str, *, model: str = "offline", failed: bool = False) -> RagSearchExecution:
-    finished = {"status": "failed", "error_code": "embedding_failed", "error_message": "refused"} if failed else {
-        "status": "completed", "answer_status": "found_in_context", "response": f"About {query}."}  # fmt: skip
-    return RagSearchExecution.objects.create(workspace=workspace, query=query, model=model,
-                                             completed_at=timezone.now(), **finished)  # fmt: skip
+def _execution(
+    workspace, query: str, *, model: str = "offline", failed: bool = False
+) -> RagSearchExecution:
+    finished = (
+        {"status": "failed", "error_code": "embedding_failed", "error_message": "refused"}
+        if failed
+        else {
+            "status": "completed",
+            "answer_status": "found_in_context",
+            "response": f"About {query}.",
+        }
+    )
+    return RagSearchExecution.objects.create(
+        workspace=workspace, query=query, model=model, completed_at=timezone.now(), **finished
+    )
 
 
 @pytest.fixture
@@ -50,18 +60,41 @@ def test_a_member_browses_only_their_workspace_executions(tenancy: dict) -> None
     listing = client.get(LIST)
     assert listing.status_code == 200
     page = listing.content.decode()
-    assert "ours-rental-price" in page and "ours-broken-search" in page and "theirs-secret-plan" not in page
+    assert (
+        "ours-rental-price" in page
+        and "ours-broken-search" in page
+        and "theirs-secret-plan" not in page
+    )
     assert tenancy["ours"].execution_id in page
 
-    context = {"rank": 1, "chunk_id": "c-1", "title": "Rental guide", "vector_score": 0.61234, "vector_rank": 1,
-               "text_score": None, "text_rank": None, "fused_score": 0.0164, "used_in_response": True}  # fmt: skip
+    context = {
+        "rank": 1,
+        "chunk_id": "c-1",
+        "title": "Rental guide",
+        "vector_score": 0.61234,
+        "vector_rank": 1,
+        "text_score": None,
+        "text_rank": None,
+        "fused_score": 0.0164,
+        "used_in_response": True,
+    }
     RagSearchExecution.objects.filter(pk=tenancy["ours"].pk).update(contexts=[context])
     detail = client.get(f"{LIST}{tenancy['ours'].pk}/change/")
     assert detail.status_code == 200 and "ours-rental-price" in detail.content.decode()
     table = detail.content.decode().split('id="execution-contexts"')[1].split("</table>")[0]
-    assert "Rental guide" in table and "0.6123 (1)" in table and "0.0164" in table and "<td>yes</td>" in table
-    theirs, missing = client.get(f"{LIST}{tenancy['theirs'].pk}/change/"), client.get(f"{LIST}{uuid.uuid4()}/change/")
-    assert theirs.status_code == missing.status_code == 302  # the admin's answer for an object it cannot find
+    assert (
+        "Rental guide" in table
+        and "0.6123 (1)" in table
+        and "0.0164" in table
+        and "<td>yes</td>" in table
+    )
+    theirs, missing = (
+        client.get(f"{LIST}{tenancy['theirs'].pk}/change/"),
+        client.get(f"{LIST}{uuid.uuid4()}/change/"),
+    )
+    assert (
+        theirs.status_code == missing.status_code == 302
+    )  # the admin's answer for an object it cannot find
 
 
 def test_the_admin_is_read_only(tenancy: dict) -> None:
@@ -73,7 +106,9 @@ def test_the_admin_is_read_only(tenancy: dict) -> None:
     assert RagSearchExecution.objects.count() == 3
 
 
-def test_a_superuser_sees_every_workspace_and_filters_by_model_status_and_date(tenancy: dict) -> None:
+def test_a_superuser_sees_every_workspace_and_filters_by_model_status_and_date(
+    tenancy: dict,
+) -> None:
     client = _client(UserFactory(is_superuser=True))
     assert "theirs-secret-plan" in client.get(LIST).content.decode()
 
@@ -81,13 +116,22 @@ def test_a_superuser_sees_every_workspace_and_filters_by_model_status_and_date(t
     assert "ours-rental-price" in by_model and "ours-broken-search" not in by_model
     by_status = client.get(LIST, {"status__exact": "failed"}).content.decode()
     assert "ours-broken-search" in by_status and "ours-rental-price" not in by_status
-    RagSearchExecution.objects.filter(pk=tenancy["theirs"].pk).update(created_at=timezone.now() - timedelta(days=40))
+    RagSearchExecution.objects.filter(pk=tenancy["theirs"].pk).update(
+        created_at=timezone.now() - timedelta(days=40)
+    )
     midnight = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    today = {"created_at__gte": str(midnight), "created_at__lt": str(midnight + timedelta(days=1))}  # "Today"
+    today = {
+        "created_at__gte": str(midnight),
+        "created_at__lt": str(midnight + timedelta(days=1)),
+    }  # "Today"
     recent = client.get(LIST, today).content.decode()
     assert "ours-rental-price" in recent and "theirs-secret-plan" not in recent
     day = timezone.localdate()
-    drill = {"created_at__year": day.year, "created_at__month": day.month, "created_at__day": day.day}
+    drill = {
+        "created_at__year": day.year,
+        "created_at__month": day.month,
+        "created_at__day": day.day,
+    }
     drilled = client.get(LIST, drill).content.decode()
     assert "ours-rental-price" in drilled and "theirs-secret-plan" not in drilled
 

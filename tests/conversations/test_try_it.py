@@ -54,24 +54,38 @@ def test_demo_bot_answers_in_the_console_with_the_offline_provider(demo) -> None
     assert 'id="try-prompt"' in page and "<citation id=" in page.replace("&lt;", "<")
 
 
-def test_demo_bot_answers_in_the_console_with_the_scripted_server(demo, settings, llm: ScriptedLLMServer) -> None:
+def test_demo_bot_answers_in_the_console_with_the_scripted_server(
+    demo, settings, llm: ScriptedLLMServer
+) -> None:
     bot, client = demo
     settings.LLM_BASE_URL, settings.LLM_API_KEY = llm.base_url, "test-key"
     Bot.objects.filter(pk=bot.pk).update(llm_provider="openai", llm_model="scripted-model")
     cold = "Do not charge a battery below 0 degrees"
     chunk = Chunk.objects.get(document__workspace=bot.workspace, text__contains=cold)
     sentence = next(s for s in chunk.text.split(". ") if cold in s)
-    reply = {"status": "found_in_context", "answer": "No: do not charge it below 0 °C.", "display_answer": True,
-             "confidence_score": 0.92, "topic": "unknown", "suggested_topics": [], "understanding": "Cold charging.",
-             "redirection_intent": None,
-             "context_usage": [{"chunk": str(chunk.pk), "sentences": [sentence],
-                                "used_in_response": True}]}  # fmt: skip
+    reply = {
+        "status": "found_in_context",
+        "answer": "No: do not charge it below 0 °C.",
+        "display_answer": True,
+        "confidence_score": 0.92,
+        "topic": "unknown",
+        "suggested_topics": [],
+        "understanding": "Cold charging.",
+        "redirection_intent": None,
+        "context_usage": [
+            {"chunk": str(chunk.pk), "sentences": [sentence], "used_in_response": True}
+        ],
+    }
     llm.enqueue(Reply.json(reply))
     page = _ask(client, bot, "bot")
     assert "model scripted-model" in page and "do not charge it below 0 °C." in page
-    assert f'<citation id="{chunk.pk}">' in page.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
+    assert f'<citation id="{chunk.pk}">' in page.replace("&lt;", "<").replace("&gt;", ">").replace(
+        "&quot;", '"'
+    )
     assert json.dumps(reply)[:40].replace('"', "&quot;") in page  # the raw output is shown
-    assert str(chunk.pk) in json.dumps(llm.chat_requests()[0].messages)  # the chunk went into the prompt
+    assert str(chunk.pk) in json.dumps(
+        llm.chat_requests()[0].messages
+    )  # the chunk went into the prompt
 
 
 def _href(page: str, anchor_id: str) -> str:
@@ -86,9 +100,13 @@ def test_the_bot_admin_links_to_the_console_and_the_link_answers(demo) -> None:
     assert change_page.status_code == 200
     url = _href(change_page.content.decode(), "bot-try-it")
     listing = client.get(reverse("admin:bots_bot_changelist")).content.decode()
-    assert f'<a href="{url}">Try it</a>' in listing  # the bot list's column links to the same console
+    assert (
+        f'<a href="{url}">Try it</a>' in listing
+    )  # the bot list's column links to the same console
 
     console = client.get(url)
     assert console.status_code == 200 and f"Try it: {bot.name}" in console.content.decode()
-    answered = client.post(url, {"question": QUESTION, "history": "", "provider": "offline"}).content.decode()
+    answered = client.post(
+        url, {"question": QUESTION, "history": "", "provider": "offline"}
+    ).content.decode()
     assert "found_in_context" in answered and "0 degrees" in answered

@@ -20,12 +20,16 @@ from tests.support.knowledge import document_ingested
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(120)
-def test_an_admin_reaches_the_console_from_the_bot_page_and_asks_the_demo_bot(page: Page, live_server: object) -> None:
+def test_an_admin_reaches_the_console_from_the_bot_page_and_asks_the_demo_bot(
+    page: Page, live_server: object
+) -> None:
     base = live_server.url  # type: ignore[attr-defined]
     workspace_admins_group_ensure()  # an earlier transactional test may have flushed the migrated group
     bot = demo_bot_ensure(workspace_slug="demo-try-it-browser")
     guide = (DEMO_DIR / "orders-and-delivery.md").read_text()
-    document_ingested(workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md")
+    document_ingested(
+        workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md"
+    )
     membership = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
     admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
 
@@ -41,4 +45,6 @@ def test_an_admin_reaches_the_console_from_the_bot_page_and_asks_the_demo_bot(pa
     answer = page.locator("#try-answer")
     expect(answer).to_contain_text("3 to 4")
     expect(answer).to_contain_text("[1]")  # the inline citation of the first chunk
-    expect(page.locator("#try-chunks")).to_contain_text(re.compile("orders and delivery", re.IGNORECASE))
+    expect(page.locator("#try-chunks")).to_contain_text(
+        re.compile("orders and delivery", re.IGNORECASE)
+    )

@@ -19,6 +19,8 @@ def test_a_generated_password_is_returned_once_and_works() -> None:
 
 @pytest.mark.django_db
 def test_credentials_from_env_are_used() -> None:
-    result = admin_bootstrap(username="ops", email="ops@example.com", password="a-long-passphrase-42")
+    result = admin_bootstrap(
+        username="ops", email="ops@example.com", password="a-long-passphrase-42"
+    )
     assert result.created and result.password is None
     assert get_user_model().objects.get(username="ops").check_password("a-long-passphrase-42")

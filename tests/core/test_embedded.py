@@ -58,7 +58,9 @@ def test_restart_after_a_crash_keeps_the_data(tmp_path: Path) -> None:
         with psycopg.connect(third.database_url) as conn:
             assert conn.execute("SELECT value FROM kept").fetchone() == ("before the crash",)
     finally:
-        EmbeddedServices(database_url="", redis_url="", started=["postgres", "valkey"], var_dir=var_dir).stop()
+        EmbeddedServices(
+            database_url="", redis_url="", started=["postgres", "valkey"], var_dir=var_dir
+        ).stop()
 
 
 def test_an_unwritable_var_dir_gets_a_clear_message(tmp_path: Path) -> None:

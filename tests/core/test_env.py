@@ -30,7 +30,9 @@ def test_values_parse_and_defaults_apply(monkeypatch: pytest.MonkeyPatch) -> Non
         (lambda: env_choice("P_BAD", "a", ("a", "b")), "c", "P_BAD='c' is not one of: a, b"),
     ],
 )
-def test_bad_values_fail_loudly(monkeypatch: pytest.MonkeyPatch, reader, value: str, message: str) -> None:
+def test_bad_values_fail_loudly(
+    monkeypatch: pytest.MonkeyPatch, reader, value: str, message: str
+) -> None:
     monkeypatch.setenv("P_BAD", value)
     with pytest.raises(ImproperlyConfigured, match=message):
         reader()

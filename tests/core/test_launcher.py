@@ -36,7 +36,9 @@ def _launcher_env(**overrides: str) -> dict[str, str]:
 
 
 def test_an_unreachable_database_gets_a_message_not_a_traceback() -> None:
-    env = _launcher_env(DATABASE_URL="postgresql://parley@127.0.0.1:9/parley", REDIS_URL=settings.REDIS_URL)
+    env = _launcher_env(
+        DATABASE_URL="postgresql://parley@127.0.0.1:9/parley", REDIS_URL=settings.REDIS_URL
+    )
     result = subprocess.run(
         [sys.executable, "-m", "core.launcher"], env=env, capture_output=True, text=True, timeout=60
     )
@@ -57,7 +59,11 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
         CELERY_STREAM_QUEUE="parley-launcher-test-streams",
     )
     launcher = subprocess.Popen(
-        [sys.executable, "-m", "core.launcher"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [sys.executable, "-m", "core.launcher"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     descendants: list[psutil.Process] = []
     try:
@@ -65,7 +71,9 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
         def healthy() -> bool:
             assert launcher.poll() is None, launcher.stdout.read() if launcher.stdout else ""
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                with urllib.request.urlopen(
+                    f"http://127.0.0.1:{port}/healthz", timeout=2
+                ) as response:
                     return response.status == 200
             except OSError:
                 return False
@@ -99,13 +107,21 @@ def test_an_unwritable_var_dir_stops_the_run_command_with_a_message(tmp_path) ->
     assert "Traceback" not in result.stdout + result.stderr
 
 
-def test_the_run_command_serves_streamed_answers_from_a_thread_pool_worker_of_their_own(settings) -> None:
+def test_the_run_command_serves_streamed_answers_from_a_thread_pool_worker_of_their_own(
+    settings,
+) -> None:
     from core.launcher import worker_commands
 
     settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE = "celery", "streams"
     settings.PARLEY_WORKER_CONCURRENCY, settings.PARLEY_STREAM_WORKER_THREADS = 1, 48
-    (_, worker), (_, streams) = worker_commands(python="python", beat_schedule="var/celerybeat-schedule")
-    assert worker[worker.index("-Q") + 1] == "celery" and "--concurrency=1" in worker and "--beat" in worker
+    (_, worker), (_, streams) = worker_commands(
+        python="python", beat_schedule="var/celerybeat-schedule"
+    )
+    assert (
+        worker[worker.index("-Q") + 1] == "celery"
+        and "--concurrency=1" in worker
+        and "--beat" in worker
+    )
     assert "--pool=threads" not in worker  # ingestion is CPU-bound: prefork
     assert streams[streams.index("-Q") + 1] == "streams" and "--beat" not in streams
     assert "--pool=threads" in streams and "--concurrency=48" in streams

@@ -21,24 +21,40 @@ TEXTS = ["Charge the battery indoors.", "Store it half charged.", "Check the tyr
 
 @pytest.fixture
 def embedding_endpoint(llm: ScriptedLLMServer) -> EmbeddingEndpoint:
-    return EmbeddingEndpoint(model="scripted-embed", base_url=llm.base_url, api_key="embed-key", read_timeout=2.0,
-                             max_retries=2, backoff_base=0.05, backoff_max=3.0)  # fmt: skip
+    return EmbeddingEndpoint(
+        model="scripted-embed",
+        base_url=llm.base_url,
+        api_key="embed-key",
+        read_timeout=2.0,
+        max_retries=2,
+        backoff_base=0.05,
+        backoff_max=3.0,
+    )
 
 
-def test_vectors_come_back_in_input_order_with_usage(llm: ScriptedLLMServer, embedding_endpoint) -> None:
+def test_vectors_come_back_in_input_order_with_usage(
+    llm: ScriptedLLMServer, embedding_endpoint
+) -> None:
     result = embeddings_create(endpoint=embedding_endpoint, texts=TEXTS)
 
     assert len(result.vectors) == 3 and all(len(vector) == 16 for vector in result.vectors)
     assert result.vectors[0] != result.vectors[1]
-    assert result.vectors[0] == embeddings_create(endpoint=embedding_endpoint, texts=TEXTS[:1]).vectors[0]
+    assert (
+        result.vectors[0]
+        == embeddings_create(endpoint=embedding_endpoint, texts=TEXTS[:1]).vectors[0]
+    )
     assert (result.model, result.prompt_tokens, result.attempts) == ("scripted-embed", 3, 1)
     request = llm.embedding_requests()[0]
     assert (request.body["model"], request.body["input"]) == ("scripted-embed", TEXTS)
     assert request.headers["authorization"] == "Bearer embed-key"
 
 
-@pytest.mark.parametrize("failure", [Reply.error(503, "overloaded"), Reply.rate_limited(retry_after="0.2")])
-def test_transient_failures_are_retried(llm: ScriptedLLMServer, embedding_endpoint, failure: Reply) -> None:
+@pytest.mark.parametrize(
+    "failure", [Reply.error(503, "overloaded"), Reply.rate_limited(retry_after="0.2")]
+)
+def test_transient_failures_are_retried(
+    llm: ScriptedLLMServer, embedding_endpoint, failure: Reply
+) -> None:
     llm.enqueue_embeddings(failure)
 
     result = embeddings_create(endpoint=embedding_endpoint, texts=TEXTS)
@@ -53,7 +69,11 @@ def test_permanent_failures_fail_fast(llm: ScriptedLLMServer, embedding_endpoint
     with pytest.raises(LLMError) as raised:
         embeddings_create(endpoint=embedding_endpoint, texts=TEXTS)
 
-    assert (raised.value.code, raised.value.transient, raised.value.attempts) == (errors.LLM_BAD_REQUEST, False, 1)
+    assert (raised.value.code, raised.value.transient, raised.value.attempts) == (
+        errors.LLM_BAD_REQUEST,
+        False,
+        1,
+    )
     assert len(llm.embedding_requests()) == 1
 
 
@@ -63,18 +83,30 @@ def test_retries_run_out_with_a_transient_error(llm: ScriptedLLMServer, embeddin
     with pytest.raises(LLMError) as raised:
         embeddings_create(endpoint=replace(embedding_endpoint, max_retries=1), texts=TEXTS)
 
-    assert (raised.value.code, raised.value.transient, raised.value.attempts) == (errors.LLM_SERVER_ERROR, True, 2)
+    assert (raised.value.code, raised.value.transient, raised.value.attempts) == (
+        errors.LLM_SERVER_ERROR,
+        True,
+        2,
+    )
 
 
-def test_chat_and_embeddings_share_one_client_per_endpoint(llm: ScriptedLLMServer, embedding_endpoint) -> None:
-    chat = LLMEndpoint(model="scripted-model", base_url=llm.base_url, api_key="embed-key", read_timeout=2.0)
+def test_chat_and_embeddings_share_one_client_per_endpoint(
+    llm: ScriptedLLMServer, embedding_endpoint
+) -> None:
+    chat = LLMEndpoint(
+        model="scripted-model", base_url=llm.base_url, api_key="embed-key", read_timeout=2.0
+    )
 
     assert _client(embedding_endpoint) is _client(chat)  # same URL, key and timeouts
     assert _client(embedding_endpoint) is not _client(replace(embedding_endpoint, api_key="other"))
 
 
-def test_the_rag_provider_batches_and_names_transient_errors(llm: ScriptedLLMServer, embedding_endpoint) -> None:
-    provider = OpenAIProvider(model_id="openai/scripted-embed", endpoint=embedding_endpoint, batch_size=2)
+def test_the_rag_provider_batches_and_names_transient_errors(
+    llm: ScriptedLLMServer, embedding_endpoint
+) -> None:
+    provider = OpenAIProvider(
+        model_id="openai/scripted-embed", endpoint=embedding_endpoint, batch_size=2
+    )
 
     assert len(provider.embed_texts(TEXTS)) == 3
     assert [len(r.body["input"]) for r in llm.embedding_requests()] == [2, 1]

@@ -20,7 +20,9 @@ MESSAGES = [{"role": "system", "content": "Reply in JSON."}, {"role": "user", "c
 CONTENT = '{"status": "small_talk", "answer": "Hello there, how can I help you today?"}'
 
 
-def test_complete_returns_text_usage_and_asks_for_json(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_complete_returns_text_usage_and_asks_for_json(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply(content=CONTENT, prompt_tokens=42, completion_tokens=17))
 
     result = llm_complete(endpoint=endpoint, messages=MESSAGES)
@@ -28,7 +30,11 @@ def test_complete_returns_text_usage_and_asks_for_json(llm: ScriptedLLMServer, e
     assert result.text == CONTENT
     usage = result.usage
     assert (usage.model, usage.prompt_tokens, usage.completion_tokens) == ("scripted-model", 42, 17)
-    assert (usage.attempts, usage.json_mode, usage.finish_reason) == (1, JSON_MODE_RESPONSE_FORMAT, "stop")
+    assert (usage.attempts, usage.json_mode, usage.finish_reason) == (
+        1,
+        JSON_MODE_RESPONSE_FORMAT,
+        "stop",
+    )
     assert 0 <= usage.latency_ms < 5000
     [request] = llm.chat_requests()
     assert request.body["response_format"] == {"type": "json_object"}
@@ -54,7 +60,10 @@ def test_stream_yields_deltas_as_they_arrive(llm: ScriptedLLMServer, endpoint: L
     assert stream.result.text == CONTENT
     assert stream.result.usage.first_token_ms is not None
     assert stream.result.usage.first_token_ms < stream.result.usage.latency_ms
-    assert (stream.result.usage.prompt_tokens, stream.result.usage.completion_tokens) == (30, len(deltas))
+    assert (stream.result.usage.prompt_tokens, stream.result.usage.completion_tokens) == (
+        30,
+        len(deltas),
+    )
     [request] = llm.chat_requests()
     assert request.body["stream"] is True
     assert request.body["stream_options"] == {"include_usage": True}
@@ -71,7 +80,9 @@ def test_prompt_only_json_when_the_endpoint_lacks_response_format(
     assert "response_format" not in llm.chat_requests()[0].body
 
 
-def test_a_400_on_response_format_falls_back_to_prompt_only(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_400_on_response_format_falls_back_to_prompt_only(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply(content=CONTENT, reject_fields=("response_format",)), Reply(content=CONTENT))
 
     result = llm_complete(endpoint=endpoint, messages=MESSAGES)
@@ -83,7 +94,9 @@ def test_a_400_on_response_format_falls_back_to_prompt_only(llm: ScriptedLLMServ
     assert "response_format" not in second.body
 
 
-def test_a_stream_rejecting_stream_options_is_retried_plain(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_stream_rejecting_stream_options_is_retried_plain(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply(content=CONTENT, reject_fields=("stream_options",)), Reply(content=CONTENT))
 
     stream = llm_stream(endpoint=endpoint, messages=MESSAGES)
@@ -106,13 +119,19 @@ def test_a_timeout_is_retried(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> 
     assert 1.0 <= time.monotonic() - started < 3.0  # the read timeout, not the hang, decided
 
 
-def test_a_timeout_past_the_retries_fails_with_a_stable_code(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_timeout_past_the_retries_fails_with_a_stable_code(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply.hanging(3.0), Reply.hanging(3.0))
 
     with pytest.raises(LLMError) as raised:
         llm_complete(endpoint=replace(endpoint, max_retries=1), messages=MESSAGES)
 
-    assert (raised.value.code, raised.value.attempts, raised.value.transient) == (errors.LLM_TIMEOUT, 2, True)
+    assert (raised.value.code, raised.value.attempts, raised.value.transient) == (
+        errors.LLM_TIMEOUT,
+        2,
+        True,
+    )
 
 
 def test_a_500_then_success(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
@@ -165,17 +184,25 @@ def test_a_retry_after_longer_than_the_longest_wait_fails_at_once(
         (422, errors.LLM_REJECTED),
     ],
 )
-def test_permanent_errors_fail_fast(llm: ScriptedLLMServer, endpoint: LLMEndpoint, status: int, code: str) -> None:
+def test_permanent_errors_fail_fast(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint, status: int, code: str
+) -> None:
     llm.enqueue(Reply.error(status, "nope"))
 
     with pytest.raises(LLMError) as raised:
         llm_complete(endpoint=endpoint, messages=MESSAGES)
 
-    assert (raised.value.code, raised.value.status_code, raised.value.transient) == (code, status, False)
+    assert (raised.value.code, raised.value.status_code, raised.value.transient) == (
+        code,
+        status,
+        False,
+    )
     assert len(llm.chat_requests()) == 1
 
 
-def test_a_400_without_response_format_is_permanent(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_400_without_response_format_is_permanent(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply.error(400, "context length exceeded"))
 
     with pytest.raises(LLMError) as raised:
@@ -186,7 +213,9 @@ def test_a_400_without_response_format_is_permanent(llm: ScriptedLLMServer, endp
 
 
 def test_an_unreachable_endpoint_is_a_connection_error() -> None:
-    endpoint = LLMEndpoint(model="m", base_url=f"http://127.0.0.1:{free_port()}/v1", max_retries=1, backoff_base=0.01)
+    endpoint = LLMEndpoint(
+        model="m", base_url=f"http://127.0.0.1:{free_port()}/v1", max_retries=1, backoff_base=0.01
+    )
 
     with pytest.raises(LLMError) as raised:
         llm_complete(endpoint=endpoint, messages=MESSAGES)
@@ -195,7 +224,9 @@ def test_an_unreachable_endpoint_is_a_connection_error() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_db_connection_is_released_during_the_call(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_the_db_connection_is_released_during_the_call(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     held = connection.connection
@@ -206,7 +237,9 @@ def test_the_db_connection_is_released_during_the_call(llm: ScriptedLLMServer, e
     iterator = iter(stream)
     next(iterator)  # mid-call: the first delta is in, the rest still streaming
 
-    assert connection.connection is None  # handed back: to the pool (where it stays open), or closed
+    assert (
+        connection.connection is None
+    )  # handed back: to the pool (where it stays open), or closed
     if connection.pool is None:
         assert held.closed
     else:
@@ -218,7 +251,9 @@ def test_the_db_connection_is_released_during_the_call(llm: ScriptedLLMServer, e
 
 
 @pytest.mark.django_db
-def test_a_connection_inside_a_transaction_is_kept(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_connection_inside_a_transaction_is_kept(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     llm.enqueue(Reply(content=CONTENT))
@@ -230,7 +265,9 @@ def test_a_connection_inside_a_transaction_is_kept(llm: ScriptedLLMServer, endpo
     assert not connection.needs_rollback
 
 
-def test_a_stream_broken_after_its_first_tokens_is_not_replayed(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_stream_broken_after_its_first_tokens_is_not_replayed(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply(content=CONTENT, cut_after=3))
     received: list[str] = []
 
@@ -243,7 +280,9 @@ def test_a_stream_broken_after_its_first_tokens_is_not_replayed(llm: ScriptedLLM
     assert len(llm.chat_requests()) == 1  # deltas were out: a retry would have duplicated them
 
 
-def test_a_stream_cut_before_any_token_is_retried(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_stream_cut_before_any_token_is_retried(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply(content=CONTENT, cut_after=0), Reply(content=CONTENT))
 
     stream = llm_stream(endpoint=endpoint, messages=MESSAGES)
@@ -252,7 +291,9 @@ def test_a_stream_cut_before_any_token_is_retried(llm: ScriptedLLMServer, endpoi
     assert stream.result.usage.attempts == 2
 
 
-def test_an_error_event_before_any_token_is_retried(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_an_error_event_before_any_token_is_retried(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     llm.enqueue(Reply(content=CONTENT, raw_after=0), Reply(content=CONTENT))
 
     stream = llm_stream(endpoint=endpoint, messages=MESSAGES)
@@ -261,7 +302,9 @@ def test_an_error_event_before_any_token_is_retried(llm: ScriptedLLMServer, endp
     assert stream.result.usage.attempts == 2
 
 
-@pytest.mark.parametrize("raw", ['{"error": {"message": "the model is overloaded"}}', "not json at all"])
+@pytest.mark.parametrize(
+    "raw", ['{"error": {"message": "the model is overloaded"}}', "not json at all"]
+)
 def test_an_error_event_or_a_garbled_chunk_mid_stream_interrupts_it(
     llm: ScriptedLLMServer, endpoint: LLMEndpoint, raw: str
 ) -> None:
@@ -276,7 +319,9 @@ def test_an_error_event_or_a_garbled_chunk_mid_stream_interrupts_it(
     assert len(llm.chat_requests()) == 1
 
 
-def test_a_stream_stalled_past_the_read_timeout_is_interrupted(llm: ScriptedLLMServer, endpoint: LLMEndpoint) -> None:
+def test_a_stream_stalled_past_the_read_timeout_is_interrupted(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
     stalled = threading.Event()  # never set: the server holds the stream after two tokens
     llm.enqueue(Reply(content=CONTENT, pause_after=2, resume=stalled))
     received: list[str] = []
@@ -286,7 +331,10 @@ def test_a_stream_stalled_past_the_read_timeout_is_interrupted(llm: ScriptedLLMS
         for delta in llm_stream(endpoint=replace(endpoint, read_timeout=0.5), messages=MESSAGES):
             received.append(delta)
 
-    assert raised.value.code == errors.LLM_STREAM_INTERRUPTED and "timed out" in raised.value.message.lower()
+    assert (
+        raised.value.code == errors.LLM_STREAM_INTERRUPTED
+        and "timed out" in raised.value.message.lower()
+    )
     assert len(received) == 2 and time.monotonic() - started < 5
 
 
@@ -304,4 +352,8 @@ def test_the_endpoint_reads_the_llm_settings(settings) -> None:  # type: ignore[
         "k",
         "mistral-small",
     )
-    assert (endpoint.json_response_format, endpoint.read_timeout, endpoint.max_retries) == (False, 12.5, 0)
+    assert (endpoint.json_response_format, endpoint.read_timeout, endpoint.max_retries) == (
+        False,
+        12.5,
+        0,
+    )

@@ -14,16 +14,24 @@ def _project_sources() -> list[Path]:
     sources = []
     for folder, subfolders, files in os.walk(ROOT):
         # Prune in place: never walk into the virtualenv, the embedded services' data or hidden folders.
-        subfolders[:] = [name for name in subfolders if name not in SKIPPED and not name.startswith(".")]
+        subfolders[:] = [
+            name for name in subfolders if name not in SKIPPED and not name.startswith(".")
+        ]
         sources += [Path(folder) / name for name in files if name.endswith(".py")]
     return sources
 
 
 def _imports_openai(tree: ast.AST) -> bool:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "openai" for alias in node.names):
+        if isinstance(node, ast.Import) and any(
+            alias.name.split(".")[0] == "openai" for alias in node.names
+        ):
             return True
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "openai":
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").split(".")[0] == "openai"
+        ):
             return True
         if isinstance(node, ast.Call) and _dynamic_import_of_openai(node):
             return True
@@ -34,21 +42,35 @@ def _dynamic_import_of_openai(call: ast.Call) -> bool:
     name = getattr(call.func, "id", None) or getattr(call.func, "attr", "")
     if name not in {"__import__", "import_module"}:
         return False
-    return any(isinstance(arg, ast.Constant) and str(arg.value).split(".")[0] == "openai" for arg in call.args)
+    return any(
+        isinstance(arg, ast.Constant) and str(arg.value).split(".")[0] == "openai"
+        for arg in call.args
+    )
 
 
 def test_exactly_one_module_imports_openai() -> None:
     sources = _project_sources()
     assert len(sources) > 100  # the scan really walked the project
     importers = sorted(
-        str(path.relative_to(ROOT)) for path in sources if _imports_openai(ast.parse(path.read_text(), str(path)))
+        str(path.relative_to(ROOT))
+        for path in sources
+        if _imports_openai(ast.parse(path.read_text(), str(path)))
     )
     assert importers == ["core/llm/gateway.py"]
 
 
 def test_the_scan_sees_every_form_of_import() -> None:
-    imports = ["import openai", "import openai.types as t", "from openai import OpenAI", "from openai.types import x"]
+    imports = [
+        "import openai",
+        "import openai.types as t",
+        "from openai import OpenAI",
+        "from openai.types import x",
+    ]
     for source in [*imports, "importlib.import_module('openai')", "__import__('openai.types')"]:
         assert _imports_openai(ast.parse(source)), source
-    for source in ["import openai_helpers", "from .openai import x", "from core.llm import gateway"]:
+    for source in [
+        "import openai_helpers",
+        "from .openai import x",
+        "from core.llm import gateway",
+    ]:
         assert not _imports_openai(ast.parse(source)), source

@@ -25,7 +25,11 @@ PG_BIN = Path("/usr/lib/postgresql/15/bin")
 
 def _as_postgres(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["runuser", "-u", "postgres", "--", *argv], capture_output=True, text=True, timeout=60, check=True
+        ["runuser", "-u", "postgres", "--", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
 
 
@@ -43,8 +47,17 @@ def plain_postgres() -> Iterator[str]:
     data = root / "data"
     port = free_port()
     _as_postgres(str(PG_BIN / "initdb"), "-A", "trust", "-U", "postgres", "-D", str(data))
-    _as_postgres(str(PG_BIN / "pg_ctl"), "-w", "-D", str(data), "-l", str(root / "log"),
-                 "-o", f"-h 127.0.0.1 -p {port} -k {root}", "start")  # fmt: skip
+    _as_postgres(
+        str(PG_BIN / "pg_ctl"),
+        "-w",
+        "-D",
+        str(data),
+        "-l",
+        str(root / "log"),
+        "-o",
+        f"-h 127.0.0.1 -p {port} -k {root}",
+        "start",
+    )
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:

@@ -31,14 +31,21 @@ def test_a_task_runs_in_a_real_worker_and_writes_to_the_database(celery_worker: 
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_keeps_its_database_connection_from_one_task_to_the_next(celery_worker: str) -> None:
+def test_a_worker_keeps_its_database_connection_from_one_task_to_the_next(
+    celery_worker: str,
+) -> None:
     def probe_completed() -> None:
         probe = worker_probe_start()
-        wait_for(lambda: WorkerProbe.objects.filter(pk=probe.pk, completed_at__isnull=False).exists(), timeout=30)
+        wait_for(
+            lambda: WorkerProbe.objects.filter(pk=probe.pk, completed_at__isnull=False).exists(),
+            timeout=30,
+        )
 
     def sessions_started() -> int:
         with connection.cursor() as cursor:
-            cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+            cursor.execute(
+                "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+            )
             return cursor.fetchone()[0]
 
     probe_completed()  # the worker's pool process has connected by now

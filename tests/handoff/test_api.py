@@ -16,12 +16,18 @@ ORIGIN = "https://shop.example"
 
 def _visitor(client: Client, key: str) -> dict:
     response = client.post(
-        "/api/v1/sessions", data={}, content_type="application/json",
+        "/api/v1/sessions",
+        data={},
+        content_type="application/json",
         headers={"Authorization": f"Bearer {key}", "Origin": ORIGIN},
-    )  # fmt: skip
+    )
     assert response.status_code == 201, response.content
     body = response.json()
-    body["headers"] = {"Authorization": f"Bearer {key}", "Origin": ORIGIN, "X-Parley-Session": body["session_token"]}
+    body["headers"] = {
+        "Authorization": f"Bearer {key}",
+        "Origin": ORIGIN,
+        "X-Parley-Session": body["session_token"],
+    }
     return body
 
 
@@ -36,8 +42,12 @@ def test_visitor_asks_for_a_human_and_reads_the_history() -> None:
     client = Client()
     visitor = _visitor(client, _widget())
     url = f"/api/v1/conversations/{visitor['conversation_id']}"
-    response = client.post(f"{url}/handoff", data={"reason": "refund"}, content_type="application/json",
-                           headers=visitor["headers"])  # fmt: skip
+    response = client.post(
+        f"{url}/handoff",
+        data={"reason": "refund"},
+        content_type="application/json",
+        headers=visitor["headers"],
+    )
     assert response.status_code == 202, response.content
     assert response.json()["owner"] == "waiting_agent"
     assert Conversation.objects.get(pk=visitor["conversation_id"]).owner == "waiting_agent"
@@ -51,14 +61,20 @@ def test_same_origin_get_without_origin_uses_the_referer() -> None:
     headers = {key: value for key, value in visitor["headers"].items() if key != "Origin"}
     url = f"/api/v1/conversations/{visitor['conversation_id']}/messages"
     assert client.get(url, headers={**headers, "Referer": f"{ORIGIN}/products/"}).status_code == 200
-    assert client.get(url, headers={**headers, "Referer": "https://evil.example/"}).status_code == 401
+    assert (
+        client.get(url, headers={**headers, "Referer": "https://evil.example/"}).status_code == 401
+    )
 
 
 def test_handoff_refused_when_the_bot_does_not_allow_it() -> None:
     client = Client()
     visitor = _visitor(client, _widget(escalation_allowed=False))
-    response = client.post(f"/api/v1/conversations/{visitor['conversation_id']}/handoff", data={},
-                           content_type="application/json", headers=visitor["headers"])  # fmt: skip
+    response = client.post(
+        f"/api/v1/conversations/{visitor['conversation_id']}/handoff",
+        data={},
+        content_type="application/json",
+        headers=visitor["headers"],
+    )
     assert response.status_code == 403
     assert Conversation.objects.get(pk=visitor["conversation_id"]).owner == "bot"
 
@@ -69,19 +85,40 @@ def test_visitor_reaches_only_their_own_conversation_and_turns() -> None:
     mine, theirs = _visitor(client, key), _visitor(client, key)
     other_url = f"/api/v1/conversations/{theirs['conversation_id']}"
     assert client.get(f"{other_url}/messages", headers=mine["headers"]).status_code == 404
-    assert client.post(f"{other_url}/handoff", data={}, content_type="application/json",
-                       headers=mine["headers"]).status_code == 404  # fmt: skip
-    turn = Turn.objects.create(conversation_id=theirs["conversation_id"], client_message_id="m", user_text="q")
+    assert (
+        client.post(
+            f"{other_url}/handoff",
+            data={},
+            content_type="application/json",
+            headers=mine["headers"],
+        ).status_code
+        == 404
+    )
+    turn = Turn.objects.create(
+        conversation_id=theirs["conversation_id"], client_message_id="m", user_text="q"
+    )
     feedback = {"rating": "down", "reasons": ["wrong"]}
-    response = client.post(f"/api/v1/turns/{turn.pk}/feedback", data=feedback, content_type="application/json",
-                           headers=mine["headers"])  # fmt: skip
+    response = client.post(
+        f"/api/v1/turns/{turn.pk}/feedback",
+        data=feedback,
+        content_type="application/json",
+        headers=mine["headers"],
+    )
     assert response.status_code == 404
-    response = client.post(f"/api/v1/turns/{turn.pk}/feedback", data=feedback, content_type="application/json",
-                           headers=theirs["headers"])  # fmt: skip
+    response = client.post(
+        f"/api/v1/turns/{turn.pk}/feedback",
+        data=feedback,
+        content_type="application/json",
+        headers=theirs["headers"],
+    )
     assert response.status_code == 200, response.content
     assert TurnFeedback.objects.get(turn=turn).reasons == ["wrong"]
-    bad = client.post(f"/api/v1/turns/{turn.pk}/feedback", data={"rating": "meh"}, content_type="application/json",
-                      headers=theirs["headers"])  # fmt: skip
+    bad = client.post(
+        f"/api/v1/turns/{turn.pk}/feedback",
+        data={"rating": "meh"},
+        content_type="application/json",
+        headers=theirs["headers"],
+    )
     assert bad.status_code == 400
 
 
@@ -91,19 +128,30 @@ def test_bot_stays_silent_while_an_agent_owns_the_conversation() -> None:
     url = f"/api/v1/conversations/{visitor['conversation_id']}"
     Conversation.objects.filter(pk=visitor["conversation_id"]).update(owner="agent")
     body = {"message": "are you there?", "client_message_id": "c1"}
-    response = client.post(f"{url}/turns", data=body, content_type="application/json", headers=visitor["headers"])
+    response = client.post(
+        f"{url}/turns", data=body, content_type="application/json", headers=visitor["headers"]
+    )
     assert response.status_code == 202, response.content
     assert response.json()["status"] == "forwarded_to_agent"
-    again = client.post(f"{url}/turns", data=body, content_type="application/json", headers=visitor["headers"])
+    again = client.post(
+        f"{url}/turns", data=body, content_type="application/json", headers=visitor["headers"]
+    )
     assert again.json()["message"]["id"] == response.json()["message"]["id"]  # idempotent
-    assert not Turn.objects.filter(conversation_id=visitor["conversation_id"]).exists()  # no LLM, no bot turn
-    assert Message.objects.filter(conversation_id=visitor["conversation_id"], role="visitor").count() == 1
+    assert not Turn.objects.filter(
+        conversation_id=visitor["conversation_id"]
+    ).exists()  # no LLM, no bot turn
+    assert (
+        Message.objects.filter(conversation_id=visitor["conversation_id"], role="visitor").count()
+        == 1
+    )
 
 
 def test_a_pipeline_escalation_is_recorded_queued_and_timed() -> None:
     client = Client()
     visitor = _visitor(client, _widget())
-    turn = Turn.objects.create(conversation_id=visitor["conversation_id"], client_message_id="m", user_text="human!")
+    turn = Turn.objects.create(
+        conversation_id=visitor["conversation_id"], client_message_id="m", user_text="human!"
+    )
     assert conversation_escalate(conversation_id=visitor["conversation_id"], turn_id=turn.pk)
     handoff = Handoff.objects.get(conversation_id=visitor["conversation_id"])
     assert handoff.reason == "human_escalation" and handoff.turn_id == turn.pk

@@ -31,7 +31,9 @@ XSS_ANSWER = (
 )
 
 
-def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(browser: Browser, demo: str) -> None:
+def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(
+    browser: Browser, demo: str
+) -> None:
     page = browser_context(browser).new_page()
     widget = widget_open(page, demo)
     widget.get_by_role("button", name="Talk to a human").click()  # creates the session
@@ -39,11 +41,17 @@ def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(b
     conversation = Conversation.objects.get(bot__name="Lumi")
     Conversation.objects.filter(pk=conversation.pk).update(owner="bot")
     Turn.objects.create(
-        conversation=conversation, client_message_id="m1", user_text="battery?", completed_at=timezone.now(),
-        status="found_in_context", route_action="show_answer",
+        conversation=conversation,
+        client_message_id="m1",
+        user_text="battery?",
+        completed_at=timezone.now(),
+        status="found_in_context",
+        route_action="show_answer",
         answer=XSS_ANSWER,
-        retrieved_chunks=[{"chunk_id": "c1", "document_id": "d1", "title": "Battery guide", "page": 3}],
-    )  # fmt: skip
+        retrieved_chunks=[
+            {"chunk_id": "c1", "document_id": "d1", "title": "Battery guide", "page": 3}
+        ],
+    )
     page.reload()
     widget = widget_of(page)
 
@@ -69,7 +77,9 @@ def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(b
     # The host page forces Comic Sans on every button and div: the widget is untouched.
     font = widget.locator("button.launcher").evaluate("node => getComputedStyle(node).fontFamily")
     assert "Comic" not in font
-    assert page.evaluate("getComputedStyle(document.querySelector('main')).fontFamily").startswith("Georgia")
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).fontFamily").startswith(
+        "Georgia"
+    )
 
 
 def test_widget_script_stays_within_its_size_budget() -> None:

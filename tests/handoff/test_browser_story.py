@@ -77,13 +77,24 @@ class Scripted:
 
 
 def _found(chunk: Chunk, *, answer: str, sentence: str) -> dict[str, Any]:
-    return {"status": "found_in_context", "answer": answer, "display_answer": True, "confidence_score": 0.9,
-            "topic": "Battery & charging", "suggested_topics": [], "understanding": "A battery question.",
-            "redirection_intent": None,
-            "context_usage": [{"chunk": str(chunk.pk), "sentences": [sentence], "used_in_response": True}]}  # fmt: skip
+    return {
+        "status": "found_in_context",
+        "answer": answer,
+        "display_answer": True,
+        "confidence_score": 0.9,
+        "topic": "Battery & charging",
+        "suggested_topics": [],
+        "understanding": "A battery question.",
+        "redirection_intent": None,
+        "context_usage": [
+            {"chunk": str(chunk.pk), "sentences": [sentence], "used_in_response": True}
+        ],
+    }
 
 
-def scripted_answer(body: dict[str, Any], *, words_before_pause: int, token_delay: float = 0.02) -> Scripted:
+def scripted_answer(
+    body: dict[str, Any], *, words_before_pause: int, token_delay: float = 0.02
+) -> Scripted:
     """The answer streamed token by token, held after `words_before_pause` words of its answer field."""
     content = json.dumps(body, ensure_ascii=False)
     tokens = _TOKENS.findall(content)
@@ -91,7 +102,9 @@ def scripted_answer(body: dict[str, Any], *, words_before_pause: int, token_dela
     pause = first_word + words_before_pause
     shown = answer_preview(partial_output="".join(tokens[:pause])) or ""
     assert shown and body["answer"].startswith(shown) and shown != body["answer"]
-    reply = Reply(content=content, token_delay=token_delay, pause_after=pause, resume=threading.Event())
+    reply = Reply(
+        content=content, token_delay=token_delay, pause_after=pause, resume=threading.Event()
+    )
     return Scripted(reply=reply, shown=shown.strip())
 
 
@@ -100,9 +113,21 @@ def shop(live_api: str, celery_worker: str, llm: ScriptedLLMServer) -> Iterator[
     """The demo bot on the scripted LLM server, with two documents of its own."""
     bot = demo_bot_ensure()
     # A long LLM timeout: a test holds a stream mid-answer while it looks at the page.
-    Bot.objects.filter(pk=bot.pk).update(llm_provider="openai", llm_model="scripted-model", llm_timeout_seconds=120)
-    document_ingested(workspace=bot.workspace, text=f"# Charging\n\n{CHARGING}", bots=[bot], filename="charging.md")
-    document_ingested(workspace=bot.workspace, text=f"# Winter storage\n\n{WINTER}", bots=[bot], filename="winter.md")
+    Bot.objects.filter(pk=bot.pk).update(
+        llm_provider="openai", llm_model="scripted-model", llm_timeout_seconds=120
+    )
+    document_ingested(
+        workspace=bot.workspace,
+        text=f"# Charging\n\n{CHARGING}",
+        bots=[bot],
+        filename="charging.md",
+    )
+    document_ingested(
+        workspace=bot.workspace,
+        text=f"# Winter storage\n\n{WINTER}",
+        bots=[bot],
+        filename="winter.md",
+    )
     yield Shop(
         base=live_api,
         bot=bot,
@@ -122,8 +147,10 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
     expect(widget.locator(".msg.bot").first).to_contain_text("I am Lumi")
 
     # 1. A streamed answer: part of it is on screen while the model is still writing the rest.
-    first = scripted_answer(_found(shop.charging, answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."),
-                            words_before_pause=6)  # fmt: skip
+    first = scripted_answer(
+        _found(shop.charging, answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."),
+        words_before_pause=6,
+    )
     llm.enqueue(first.reply)
     answer = widget_ask(widget, "How long does it take to charge the battery?")
     expect(answer).to_have_text(first.shown, timeout=FIRST_ANSWER_TIMEOUT_MS)
@@ -136,12 +163,16 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
     # ... with a working citation: its title, and the chunk's text read from GET /chunks/{id}.
     citation = widget.locator(".msg.bot").last.locator(".tools button.cite").first
     expect(citation).to_contain_text("1")
-    with visitor.expect_response(re.compile(rf"/api/v1/chunks/{shop.charging.pk}$")) as chunk_response:
+    with visitor.expect_response(
+        re.compile(rf"/api/v1/chunks/{shop.charging.pk}$")
+    ) as chunk_response:
         citation.click()
     assert chunk_response.value.status == 200
     preview = widget.locator(".preview")
     expect(preview).to_contain_text(f"[1] {shop.charging.document.title}")
-    expect(preview).to_contain_text("you can leave it plugged in overnight")  # past the 200-character preview
+    expect(preview).to_contain_text(
+        "you can leave it plugged in overnight"
+    )  # past the 200-character preview
 
     # 2. The visitor asks for a human; the agent's queue shows it live, without a reload.
     widget.get_by_role("button", name="Talk to a human").click()
@@ -163,16 +194,22 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
     widget.locator("textarea").press("Enter")
     expect(agent.locator("#log")).to_contain_text("My charger light stays orange.")
     expect(widget.locator(".msg.visitor").last).to_contain_text("My charger light stays orange.")
-    expect(widget.locator(".msg.bot")).to_have_count(2)  # the greeting and the first answer: no bot bubble, no error
+    expect(widget.locator(".msg.bot")).to_have_count(
+        2
+    )  # the greeting and the first answer: no bot bubble, no error
     assert len(llm.chat_requests()) == calls
 
     # The agent replies (escaped, within a few seconds), with a typing indicator first.
     agent.fill("#reply-text", "typing")
     expect(widget.locator(".typing")).to_contain_text("typing")
-    agent.fill("#reply-text", "Hello, I am Alice <img src=x onerror=window.__xss=1>. Try another socket.")
+    agent.fill(
+        "#reply-text", "Hello, I am Alice <img src=x onerror=window.__xss=1>. Try another socket."
+    )
     started = time.monotonic()
     agent.press("#reply-text", "Enter")
-    expect(widget.locator(".msg.agent")).to_contain_text("Hello, I am Alice <img src=x onerror=window.__xss=1>.")
+    expect(widget.locator(".msg.agent")).to_contain_text(
+        "Hello, I am Alice <img src=x onerror=window.__xss=1>."
+    )
     assert time.monotonic() - started < 5  # under a second on loopback; generous for a busy CI box
     assert visitor.evaluate("window.__xss") is None
 
@@ -190,9 +227,14 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
     # history that includes the agent's reply.
     agent.get_by_role("button", name="Return to bot").click()
     expect(widget.locator(".log")).to_contain_text("chatting with the assistant again")
-    condensed = {"standalone_question": "How should I store a Lumen battery in winter?", "keywords": ["winter"]}
-    second = scripted_answer(_found(shop.winter, answer=SECOND_ANSWER, sentence=WINTER.split(". ")[0] + "."),
-                             words_before_pause=5)  # fmt: skip
+    condensed = {
+        "standalone_question": "How should I store a Lumen battery in winter?",
+        "keywords": ["winter"],
+    }
+    second = scripted_answer(
+        _found(shop.winter, answer=SECOND_ANSWER, sentence=WINTER.split(". ")[0] + "."),
+        words_before_pause=5,
+    )
     llm.enqueue(Reply.json(condensed), second.reply)
     answer = widget_ask(widget, "And how should I store it over the winter?")
     expect(answer).to_have_text(second.shown)
@@ -200,11 +242,17 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
     expect(answer).to_have_text(SECOND_ANSWER)
     expect(widget.locator(".msg.bot").last.locator(".tools button.cite").first).to_contain_text("1")
     answered_with = json.dumps(llm.chat_requests()[-1].messages)
-    assert "Try another socket." in answered_with and "My charger light stays orange." in answered_with
+    assert (
+        "Try another socket." in answered_with and "My charger light stays orange." in answered_with
+    )
 
     conversation = Conversation.objects.get(bot=shop.bot)
     assert conversation.owner == "bot"
-    assert list(conversation.owner_events.values_list("to_owner", flat=True)) == ["waiting_agent", "agent", "bot"]
+    assert list(conversation.owner_events.values_list("to_owner", flat=True)) == [
+        "waiting_agent",
+        "agent",
+        "bot",
+    ]
 
 
 def test_an_answer_stream_killed_mid_way_resumes_with_last_event_id_and_shows_the_answer_once(
@@ -214,11 +262,19 @@ def test_an_answer_stream_killed_mid_way_resumes_with_last_event_id_and_shows_th
         demo_widget_ensure(bot=shop.bot, origins=(proxy.base_url,))
         page = browser_context(browser).new_page()
         resumes: list[Request] = []
-        page.on("request", lambda r: resumes.append(r) if re.search(r"/api/v1/streams/\w+/events$", r.url) else None)
+        page.on(
+            "request",
+            lambda r: (
+                resumes.append(r) if re.search(r"/api/v1/streams/\w+/events$", r.url) else None
+            ),
+        )
         widget = widget_open(page, proxy.base_url)
 
-        scripted = scripted_answer(_found(shop.charging, answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."),
-                                   words_before_pause=12, token_delay=0.05)  # fmt: skip
+        scripted = scripted_answer(
+            _found(shop.charging, answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."),
+            words_before_pause=12,
+            token_delay=0.05,
+        )
         llm.enqueue(scripted.reply)
         # The proxy kills the answer's connection right after its second text fragment (and half a frame).
         cut = proxy.cut_after(marker=b"event: tool_partial_update", count=2)
@@ -234,7 +290,12 @@ def test_an_answer_stream_killed_mid_way_resumes_with_last_event_id_and_shows_th
 
         scripted.reply.resume.set()
         expect(answer).to_have_text(FIRST_ANSWER)
-        expect(widget.locator(".msg.bot").last.locator(".tools button.cite").first).to_contain_text("1")
+        expect(widget.locator(".msg.bot").last.locator(".tools button.cite").first).to_contain_text(
+            "1"
+        )
         log_text = widget.locator(".log").inner_text()
-        assert log_text.count("A full charge takes") == 1 and log_text.count("once the light turns green") == 1
+        assert (
+            log_text.count("A full charge takes") == 1
+            and log_text.count("once the light turns green") == 1
+        )
         assert widget.locator(".msg.bot").count() == 2  # the greeting and one answer

@@ -45,22 +45,35 @@ def test_console_claim_reply_and_scoping() -> None:
     assert client.post(f"{base}/claim").status_code == 403  # no CSRF token
     claimed = client.post(f"{base}/claim", headers={"X-CSRFToken": token})
     assert claimed.status_code == 200 and claimed.json()["won"] is True
-    reply = client.post(f"{base}/messages", data={"text": "<b>hi</b>"}, content_type="application/json",
-                        headers={"X-CSRFToken": token})  # fmt: skip
+    reply = client.post(
+        f"{base}/messages",
+        data={"text": "<b>hi</b>"},
+        content_type="application/json",
+        headers={"X-CSRFToken": token},
+    )
     assert reply.status_code == 201 and reply.json()["text"] == "<b>hi</b>"
 
     bob_client, bob_token = _csrf_client(bob)
     lost = bob_client.post(f"{base}/claim", headers={"X-CSRFToken": bob_token})
     assert lost.status_code == 409 and lost.json()["claimed_by"] == "alice"
-    assert bob_client.post(f"{base}/messages", data={"text": "x"}, content_type="application/json",
-                           headers={"X-CSRFToken": bob_token}).status_code == 409  # fmt: skip
+    assert (
+        bob_client.post(
+            f"{base}/messages",
+            data={"text": "x"},
+            content_type="application/json",
+            headers={"X-CSRFToken": bob_token},
+        ).status_code
+        == 409
+    )
 
     eve_client, _ = _csrf_client(outsider)
     assert eve_client.get(base).status_code == 404
     assert eve_client.get("/agent/api/queue").json() == {"conversations": []}
     pack = client.get(base).json()
     assert pack["owner"] == "agent" and pack["claimed_by"] == "alice"
-    assert client.post(f"{base}/resolve", headers={"X-CSRFToken": token}).json() == {"owner": "resolved"}
+    assert client.post(f"{base}/resolve", headers={"X-CSRFToken": token}).json() == {
+        "owner": "resolved"
+    }
 
 
 def test_non_agents_are_refused() -> None:

@@ -33,26 +33,34 @@ WAIT_SECONDS = 20.0
 
 
 def _waiting(bot: Bot) -> Conversation:
-    conversation = Conversation.objects.create(bot=bot, channel="widget", visitor_id=uuid.uuid4().hex[:12])
+    conversation = Conversation.objects.create(
+        bot=bot, channel="widget", visitor_id=uuid.uuid4().hex[:12]
+    )
     handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST)
     return conversation
 
 
 def _queue_stream_open(page: Page) -> None:
     """The console's queue EventSource is connected (so what follows arrives live, not by a page load)."""
-    page.wait_for_function("() => typeof queueEvents !== 'undefined' && queueEvents.readyState === EventSource.OPEN")
+    page.wait_for_function(
+        "() => typeof queueEvents !== 'undefined' && queueEvents.readyState === EventSource.OPEN"
+    )
 
 
 @pytest.fixture
 def two_shops() -> tuple[Bot, Bot]:
-    return bot_make(workspace_make("Atlas shop"), name="Atlas"), bot_make(workspace_make("Bruno shop"), name="Bruno")
+    return bot_make(workspace_make("Atlas shop"), name="Atlas"), bot_make(
+        workspace_make("Bruno shop"), name="Bruno"
+    )
 
 
 def test_an_agent_of_two_workspaces_sees_both_queues_live_and_an_agent_of_one_never_the_other(
     browser: Browser, live_api: str, two_shops: tuple[Bot, Bot]
 ) -> None:
     atlas, bruno = two_shops
-    both = agent_page(browser, live_api, username="multi", workspaces=[atlas.workspace, bruno.workspace])
+    both = agent_page(
+        browser, live_api, username="multi", workspaces=[atlas.workspace, bruno.workspace]
+    )
     only_atlas = agent_page(browser, live_api, username="solo", workspaces=[atlas.workspace])
     for page in (both, only_atlas):
         expect(page.locator("#queue")).to_contain_text("Nobody is waiting")
@@ -80,7 +88,9 @@ def _session_cookie(user: object) -> dict[str, str]:
 
 
 @contextmanager
-def _queue_stream(base: str, cookies: dict[str, str], *, last_event_id: str = "") -> Iterator[EventSource]:
+def _queue_stream(
+    base: str, cookies: dict[str, str], *, last_event_id: str = ""
+) -> Iterator[EventSource]:
     """The console's queue stream, connected: its start is fixed once the response headers are in."""
     headers = {"Last-Event-ID": last_event_id} if last_event_id else {}
     with (
@@ -91,7 +101,9 @@ def _queue_stream(base: str, cookies: dict[str, str], *, last_event_id: str = ""
         yield source
 
 
-def _read_until(source: EventSource, done: Callable[[list[ServerSentEvent]], bool]) -> list[ServerSentEvent]:
+def _read_until(
+    source: EventSource, done: Callable[[list[ServerSentEvent]], bool]
+) -> list[ServerSentEvent]:
     """The stream's events until `done(events_so_far)`; bounded, since heartbeats keep a read timeout away."""
     pool = ThreadPoolExecutor(max_workers=1)
     future = pool.submit(_collect, source, done)
@@ -104,7 +116,9 @@ def _read_until(source: EventSource, done: Callable[[list[ServerSentEvent]], boo
         pool.shutdown(wait=False)
 
 
-def _collect(source: EventSource, done: Callable[[list[ServerSentEvent]], bool]) -> list[ServerSentEvent]:
+def _collect(
+    source: EventSource, done: Callable[[list[ServerSentEvent]], bool]
+) -> list[ServerSentEvent]:
     events: list[ServerSentEvent] = []
     for event in source.iter_sse():
         events.append(event)
@@ -126,12 +140,16 @@ def test_queue_stream_merges_the_agents_workspaces_and_resumes_all_of_them_with_
     live_api: str, two_shops: tuple[Bot, Bot]
 ) -> None:
     atlas, bruno = two_shops
-    both = _session_cookie(agent_make(username="multi", workspaces=[atlas.workspace, bruno.workspace]))
+    both = _session_cookie(
+        agent_make(username="multi", workspaces=[atlas.workspace, bruno.workspace])
+    )
     solo = _session_cookie(agent_make(username="solo", workspaces=[atlas.workspace]))
     with _queue_stream(live_api, both) as both_events, _queue_stream(live_api, solo) as solo_events:
         first_bruno, first_atlas = str(_waiting(bruno).pk), str(_waiting(atlas).pk)
         seen = _changed_ids(both_events, {first_bruno, first_atlas})
-        assert sorted(conversation for conversation, _ in seen) == sorted([first_bruno, first_atlas])
+        assert sorted(conversation for conversation, _ in seen) == sorted(
+            [first_bruno, first_atlas]
+        )
         # Bruno's change was published before both of Atlas's: in this stream it would have come before the second.
         second_atlas = str(_waiting(atlas).pk)
         solo_seen = _changed_ids(solo_events, {first_atlas, second_atlas})
@@ -143,15 +161,23 @@ def test_queue_stream_merges_the_agents_workspaces_and_resumes_all_of_them_with_
     later_bruno = str(_waiting(bruno).pk)
     with _queue_stream(live_api, both, last_event_id=cursor) as resumed_events:
         resumed = _changed_ids(resumed_events, {second_atlas, later_bruno})
-    assert sorted(conversation for conversation, _ in resumed) == sorted([second_atlas, later_bruno])
+    assert sorted(conversation for conversation, _ in resumed) == sorted(
+        [second_atlas, later_bruno]
+    )
 
 
 def test_queue_stream_resends_a_split_event_whole_to_a_client_cut_in_its_middle(
     live_api: str, two_shops: tuple[Bot, Bot]
 ) -> None:
     atlas, bruno = two_shops
-    cookies = _session_cookie(agent_make(username="multi", workspaces=[atlas.workspace, bruno.workspace]))
-    data = {"conversation_id": "big", "change": "waiting", "note": "x" * 5000}  # over the tests' 2 KiB limit
+    cookies = _session_cookie(
+        agent_make(username="multi", workspaces=[atlas.workspace, bruno.workspace])
+    )
+    data = {
+        "conversation_id": "big",
+        "change": "waiting",
+        "note": "x" * 5000,
+    }  # over the tests' 2 KiB limit
 
     def last_piece(events: list[ServerSentEvent]) -> bool:
         pieces = [e.json() for e in events if e.event == "queue_changed_delta_sse"]

@@ -40,7 +40,9 @@ def _setup() -> tuple[Conversation, object, object]:
     conversation = Conversation.objects.create(bot=bot, channel="widget", visitor_id="v1")
     agents = []
     for name in ("alice", "bob"):
-        user = UserFactory(username=f"{name}-{workspace.slug}", first_name=name.title(), is_staff=True)
+        user = UserFactory(
+            username=f"{name}-{workspace.slug}", first_name=name.title(), is_staff=True
+        )
         MembershipFactory(user=user, workspace=workspace)
         agents.append(user)
     return conversation, agents[0], agents[1]
@@ -53,8 +55,13 @@ def _events(channel_stream_id: str) -> list[tuple[str, dict]]:
 
 def test_open_claim_message_return_records_every_move_and_publishes_live() -> None:
     conversation, alice, _ = _setup()
-    handoff = handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST, detail="billing")
-    assert handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST).pk == handoff.pk
+    handoff = handoff_open(
+        conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST, detail="billing"
+    )
+    assert (
+        handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST).pk
+        == handoff.pk
+    )
     conversation.refresh_from_db()
     assert conversation.owner == "waiting_agent"
     assert [row["conversation_id"] for row in agent_queue(user=alice)] == [str(conversation.pk)]
@@ -65,16 +72,25 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
         conversation_id=conversation.pk, agent=alice, text="Hi, Alice here", client_message_id="a1"
     )
     assert (
-        agent_message_post(conversation_id=conversation.pk, agent=alice, text="dup", client_message_id="a1") == message
+        agent_message_post(
+            conversation_id=conversation.pk, agent=alice, text="dup", client_message_id="a1"
+        )
+        == message
     )
-    forwarded = visitor_message_post(conversation_id=conversation.pk, text="my invoice", client_message_id="v1")
+    forwarded = visitor_message_post(
+        conversation_id=conversation.pk, text="my invoice", client_message_id="v1"
+    )
     assert forwarded["status"] == "forwarded_to_agent" and forwarded["owner"] == "agent"
     assert not Turn.objects.filter(conversation=conversation).exists()  # muted: no bot turn at all
 
     handoff_return_to_bot(conversation_id=conversation.pk, agent=alice)
     conversation.refresh_from_db()
     assert conversation.owner == "bot"
-    moves = list(OwnerEvent.objects.filter(conversation=conversation).values_list("from_owner", "to_owner", "actor"))
+    moves = list(
+        OwnerEvent.objects.filter(conversation=conversation).values_list(
+            "from_owner", "to_owner", "actor"
+        )
+    )
     assert moves == [
         ("bot", "waiting_agent", "visitor"),
         ("waiting_agent", "agent", "agent"),
@@ -86,7 +102,13 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
 
     events = _events(conversation_channel(conversation=conversation).stream_id)
     names = [name for name, _ in events]
-    assert names == ["owner_changed", "owner_changed", "agent_message", "visitor_message", "owner_changed"]
+    assert names == [
+        "owner_changed",
+        "owner_changed",
+        "agent_message",
+        "visitor_message",
+        "owner_changed",
+    ]
     assert events[2][1]["text"] == "Hi, Alice here" and events[2][1]["author"] == "Alice"
     queue_events = _events(queue_channel(workspace_id=conversation.bot.workspace_id).stream_id)
     assert [data["change"] for _, data in queue_events] == ["waiting", "claimed", "returned"]
@@ -150,7 +172,9 @@ def test_agent_of_another_workspace_sees_nothing() -> None:
 @pytest.mark.worker
 def test_timeout_message_fires_through_the_real_worker(celery_worker: str) -> None:
     conversation, _, _ = _setup()
-    HandoffPolicy.objects.create(bot=conversation.bot, timeout_seconds=1, timeout_text="Nobody is free; leave a note.")
+    HandoffPolicy.objects.create(
+        bot=conversation.bot, timeout_seconds=1, timeout_text="Nobody is free; leave a note."
+    )
     handoff = handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST)
     started = time.monotonic()
     wait_for(
@@ -159,12 +183,18 @@ def test_timeout_message_fires_through_the_real_worker(celery_worker: str) -> No
         what="the timeout message",
     )
     assert time.monotonic() - started >= 0.9
-    assert Message.objects.get(conversation=conversation, role="system").text == "Nobody is free; leave a note."
+    assert (
+        Message.objects.get(conversation=conversation, role="system").text
+        == "Nobody is free; leave a note."
+    )
     assert Handoff.objects.get(pk=handoff.pk).timed_out_at is not None
     names = [name for name, _ in _events(conversation_channel(conversation=conversation).stream_id)]
     assert names == ["owner_changed", "system_message"]
     # The visitor can still leave a message for the agents.
-    assert visitor_message_post(conversation_id=conversation.pk, text="call me")["owner"] == "waiting_agent"
+    assert (
+        visitor_message_post(conversation_id=conversation.pk, text="call me")["owner"]
+        == "waiting_agent"
+    )
 
 
 def test_feedback_is_one_row_per_turn_and_validated() -> None:

@@ -9,7 +9,11 @@ from django.db import IntegrityError, transaction
 
 from prompt_context.models import LexiconGroup, Topic
 from prompt_context.selectors import prompt_context_export
-from prompt_context.services import PromptContextImportError, prompt_context_defaults_ensure, prompt_context_import
+from prompt_context.services import (
+    PromptContextImportError,
+    prompt_context_defaults_ensure,
+    prompt_context_import,
+)
 from tests.support.factories import BotFactory, LexiconGroupFactory, TopicFactory
 
 
@@ -34,13 +38,18 @@ def test_small_talk_is_covered_by_default_once() -> None:
     bot = BotFactory()
     prompt_context_defaults_ensure(bot_id=bot.pk)
     prompt_context_defaults_ensure(bot_id=bot.pk)
-    assert list(Topic.objects.filter(bot=bot).values_list("name", "kind")) == [("Small talk", "covered")]
+    assert list(Topic.objects.filter(bot=bot).values_list("name", "kind")) == [
+        ("Small talk", "covered")
+    ]
 
 
 @pytest.mark.django_db
 def test_export_then_import_into_another_bot_round_trips() -> None:
     source = BotFactory()
-    TopicFactory(bot=source, name="Battery"), TopicFactory(bot=source, name="Cars", kind=Topic.Kind.EXCLUDED)
+    (
+        TopicFactory(bot=source, name="Battery"),
+        TopicFactory(bot=source, name="Cars", kind=Topic.Kind.EXCLUDED),
+    )
     LexiconGroupFactory(bot=source, terms=["e-bike", "pedelec"], definition="Pedal assisted.")
     exported = prompt_context_export(bot_id=source.pk)
     target = BotFactory()
@@ -60,22 +69,35 @@ def test_export_then_import_into_another_bot_round_trips() -> None:
         (json.dumps({"format": "other"}).encode(), '"format" must be'),
         (
             json.dumps(
-                {"format": "parley.prompt_context", "version": 1, "covered_topics": ["A"], "excluded_topics": ["a"]}
+                {
+                    "format": "parley.prompt_context",
+                    "version": 1,
+                    "covered_topics": ["A"],
+                    "excluded_topics": ["a"],
+                }
             ).encode(),
             "cannot be both covered and excluded",
         ),
         (
-            json.dumps({"format": "parley.prompt_context", "version": 1, "covered_topics": ["A", "A"]}).encode(),
+            json.dumps(
+                {"format": "parley.prompt_context", "version": 1, "covered_topics": ["A", "A"]}
+            ).encode(),
             "listed twice",
         ),
         (
             json.dumps(
-                {"format": "parley.prompt_context", "version": 1, "lexicon_groups": [{"terms": ["only one"]}]}
+                {
+                    "format": "parley.prompt_context",
+                    "version": 1,
+                    "lexicon_groups": [{"terms": ["only one"]}],
+                }
             ).encode(),
             "Lexicon group 1: A lexicon group needs at least 2 terms",
         ),
         (
-            json.dumps({"format": "parley.prompt_context", "version": 1, "covered_topics": ["x" * 81]}).encode(),
+            json.dumps(
+                {"format": "parley.prompt_context", "version": 1, "covered_topics": ["x" * 81]}
+            ).encode(),
             "longer than 80 characters",
         ),
         (b" " * (600 * 1024), "larger than 512 KB"),

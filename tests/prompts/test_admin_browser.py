@@ -68,14 +68,24 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object)
     page.click("input[name=_continue]")
     expect(page.locator(".messagelist")).to_contain_text("was added successfully")
     bot = Bot.objects.get(name="Velo")
-    assert set(bot.topics.values_list("name", flat=True)) == {"Battery & charging", "Competitor bikes", "Small talk"}
+    assert set(bot.topics.values_list("name", flat=True)) == {
+        "Battery & charging",
+        "Competitor bikes",
+        "Small talk",
+    }
 
     # Preview the complete prompt with an edited sample question.
     page.click("text=Preview prompt")
     page.fill("#id_question", "How long does a full charge take?")
     page.click("input[name=render]")
     prompt = page.locator("#rendered-prompt")
-    for text in ("# SECTION 1", "1.2 RAG policy (relaxed)", "# SECTION 2", "# SECTION 3", "# SECTION 4"):
+    for text in (
+        "# SECTION 1",
+        "1.2 RAG policy (relaxed)",
+        "# SECTION 2",
+        "# SECTION 3",
+        "# SECTION 4",
+    ):
         expect(prompt).to_contain_text(text)
     expect(prompt).to_contain_text('"How long does a full charge take?"')
     expect(prompt).to_contain_text('"Competitor bikes"')
@@ -88,7 +98,8 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object)
     expect(page.locator("#template-errors")).to_contain_text("Line 2: forbidden in the sandbox")
     for number, text in ((1, "First"), (2, "Second")):
         page.fill(
-            "#id_source", f'{text} override for {{{{ bot.name }}}}.\n{{% include "sections/3_runtime_data.jinja" %}}'
+            "#id_source",
+            f'{text} override for {{{{ bot.name }}}}.\n{{% include "sections/3_runtime_data.jinja" %}}',
         )
         page.fill("#id_note", f"{text} try")
         page.click("#template-form input[type=submit]")
@@ -112,7 +123,13 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object)
     page.goto(f"{base}/admin/bots/bot/{bot.pk}/context/import/")
     page.set_input_files(
         "#id_file",
-        files=[{"name": "context.json", "mimeType": "application/json", "buffer": json.dumps(exported).encode()}],
+        files=[
+            {
+                "name": "context.json",
+                "mimeType": "application/json",
+                "buffer": json.dumps(exported).encode(),
+            }
+        ],
     )
     page.click("input[value=Import]")
     page.wait_for_url(re.compile(rf".*/admin/bots/bot/{bot.pk}/change/$"))

@@ -46,30 +46,49 @@ def test_a_complete_bot_is_created_with_small_talk_covered_by_default(member: Cl
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"topics": [("Battery", "covered"), ("battery", "covered")]}, "The topic “battery” is listed twice."),
+        (
+            {"topics": [("Battery", "covered"), ("battery", "covered")]},
+            "The topic “battery” is listed twice.",
+        ),
         (
             {"topics": [("Battery", "covered"), ("Battery", "excluded")]},
             "The topic “Battery” cannot be both covered and excluded.",
         ),
-        ({"lexicon": [("pedelec", "")]}, "A lexicon group needs at least 2 terms (synonyms); it has 1."),
+        (
+            {"lexicon": [("pedelec", "")]},
+            "A lexicon group needs at least 2 terms (synonyms); it has 1.",
+        ),
         ({"name": "x" * 121}, "Ensure this value has at most 120 characters (it has 121)."),
-        ({"refusal_text": "y" * 1001}, "Ensure this value has at most 1000 characters (it has 1001)."),
+        (
+            {"refusal_text": "y" * 1001},
+            "Ensure this value has at most 1000 characters (it has 1001).",
+        ),
         ({"rag_strictness": "relaxed"}, "A relaxed bot needs a relaxation statement"),
         ({"retrieval_top_k": "500"}, "Top k must be between 1 and 50."),
         ({"locale": "English!"}, "Use a language code such as en, fr or pt-BR."),
     ],
 )
-def test_bad_input_gets_a_clear_form_error_and_nothing_is_saved(member: Client, changes: dict, message: str) -> None:
-    response = member.post("/admin/bots/bot/add/", bot_form_data(workspace_id=member.workspace.pk, **changes))
+def test_bad_input_gets_a_clear_form_error_and_nothing_is_saved(
+    member: Client, changes: dict, message: str
+) -> None:
+    response = member.post(
+        "/admin/bots/bot/add/", bot_form_data(workspace_id=member.workspace.pk, **changes)
+    )
     assert response.status_code == 200
     assert message in response.content.decode()
-    assert not Bot.objects.exists() and not Topic.objects.exists() and not LexiconGroup.objects.exists()
+    assert (
+        not Bot.objects.exists()
+        and not Topic.objects.exists()
+        and not LexiconGroup.objects.exists()
+    )
 
 
 def test_a_topic_clashing_with_a_saved_one_is_refused_on_edit(member: Client) -> None:
     bot = BotFactory(workspace=member.workspace)
     Topic.objects.create(bot=bot, name="Battery")
-    data = bot_form_data(workspace_id=member.workspace.pk, name=bot.name, topics=[("BATTERY", "excluded")])
+    data = bot_form_data(
+        workspace_id=member.workspace.pk, name=bot.name, topics=[("BATTERY", "excluded")]
+    )
     data.update({"topics-INITIAL_FORMS": "0"})
     response = member.post(f"/admin/bots/bot/{bot.pk}/change/", data)
     assert response.status_code == 200
@@ -85,7 +104,9 @@ def test_a_topic_clashing_with_a_saved_one_is_refused_on_edit(member: Client) ->
         ("{{ ''.__class__ }}", "Line 1: forbidden in the sandbox"),
     ],
 )
-def test_a_bad_template_override_is_refused_with_its_line(member: Client, source: str, message: str) -> None:
+def test_a_bad_template_override_is_refused_with_its_line(
+    member: Client, source: str, message: str
+) -> None:
     bot = BotFactory(workspace=member.workspace)
     url = f"/admin/bots/bot/{bot.pk}/templates/answer/"
     response = member.post(url, {"action": "save", "source": source, "note": "try"})
@@ -112,14 +133,26 @@ def test_preview_renders_the_admins_sample_data(member: Client) -> None:
             "question": "Where is my parcel?",
             "history": json.dumps([{"role": "user", "content": "I ordered a bike"}]),
             "chunks": json.dumps(
-                [{"id": "c9", "title": "Delivery", "source": "d.md", "page": 1, "text": "Ships fast."}]
+                [
+                    {
+                        "id": "c9",
+                        "title": "Delivery",
+                        "source": "d.md",
+                        "page": 1,
+                        "text": "Ships fast.",
+                    }
+                ]
             ),
             "locale": "fr",
         },
     )
     page = response.content.decode()
-    assert "# SECTION 1" in page and "# SECTION 4" in page and "Ships fast." in page and "c9" in page
-    bad = member.post(f"/admin/bots/bot/{bot.pk}/preview/", {"question": "q", "history": "[{]", "locale": "en"})
+    assert (
+        "# SECTION 1" in page and "# SECTION 4" in page and "Ships fast." in page and "c9" in page
+    )
+    bad = member.post(
+        f"/admin/bots/bot/{bot.pk}/preview/", {"question": "q", "history": "[{]", "locale": "en"}
+    )
     assert "Not valid JSON (line 1" in bad.content.decode()
 
 
@@ -127,7 +160,12 @@ def test_import_through_the_admin_is_all_or_nothing(member: Client) -> None:
     bot = BotFactory(workspace=member.workspace)
     Topic.objects.create(bot=bot, name="Keep")
     url = f"/admin/bots/bot/{bot.pk}/context/import/"
-    bad = {"format": "parley.prompt_context", "version": 1, "covered_topics": ["A"], "lexicon_groups": [{"terms": []}]}
+    bad = {
+        "format": "parley.prompt_context",
+        "version": 1,
+        "covered_topics": ["A"],
+        "lexicon_groups": [{"terms": []}],
+    }
     response = member.post(url, {"file": SimpleUploadedFile("c.json", json.dumps(bad).encode())})
     assert "Lexicon group 1: A lexicon group needs at least 2 terms" in response.content.decode()
     assert list(bot.topics.values_list("name", flat=True)) == ["Keep"]
@@ -140,7 +178,9 @@ def test_import_through_the_admin_is_all_or_nothing(member: Client) -> None:
 def test_the_export_action_downloads_the_context(member: Client) -> None:
     bot = BotFactory(workspace=member.workspace)
     Topic.objects.create(bot=bot, name="Battery")
-    response = member.post("/admin/bots/bot/", {"action": "context_export_action", "_selected_action": [str(bot.pk)]})
+    response = member.post(
+        "/admin/bots/bot/", {"action": "context_export_action", "_selected_action": [str(bot.pk)]}
+    )
     assert response["Content-Disposition"].startswith("attachment")
     assert json.loads(response.content)["covered_topics"] == ["Battery"]
 

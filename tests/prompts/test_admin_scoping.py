@@ -51,18 +51,26 @@ def test_a_stranger_gets_not_found_for_another_workspace_bot(tenancy: dict) -> N
         theirs = client.get(f"/admin/bots/bot/{tenancy['bot'].pk}/{page}")
         nothing = client.get(f"/admin/bots/bot/{missing}/{page}")
         # the same answer as for a bot that does not exist: Django's admin redirects its change page
-        assert theirs.status_code == nothing.status_code == (302 if page == "change/" else 404), page
+        assert theirs.status_code == nothing.status_code == (302 if page == "change/" else 404), (
+            page
+        )
     assert "Ours" not in client.get("/admin/bots/bot/").content.decode()
     workspace_id = tenancy["bot"].workspace_id
-    assert client.get(f"/admin/core/workspace/{workspace_id}/change/").status_code == 302  # redirected: not found
-    assert tenancy["bot"].workspace.name not in client.get("/admin/core/workspace/").content.decode()
+    assert (
+        client.get(f"/admin/core/workspace/{workspace_id}/change/").status_code == 302
+    )  # redirected: not found
+    assert (
+        tenancy["bot"].workspace.name not in client.get("/admin/core/workspace/").content.decode()
+    )
 
 
 def test_a_stranger_cannot_create_a_bot_in_another_workspace(tenancy: dict) -> None:
     from tests.prompts.admin_data import bot_form_data
 
     client = _client(tenancy["stranger"])
-    response = client.post("/admin/bots/bot/add/", bot_form_data(workspace_id=tenancy["bot"].workspace_id))
+    response = client.post(
+        "/admin/bots/bot/add/", bot_form_data(workspace_id=tenancy["bot"].workspace_id)
+    )
     assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
 
 
@@ -72,7 +80,9 @@ def test_the_workspace_filter_lists_only_the_users_workspaces(tenancy: dict) -> 
 
 
 def test_a_superuser_sees_every_workspace(tenancy: dict) -> None:
-    root = get_user_model().objects.create_superuser("root", "root@example.com", "a-long-passphrase-42")
+    root = get_user_model().objects.create_superuser(
+        "root", "root@example.com", "a-long-passphrase-42"
+    )
     listing = _client(root).get("/admin/bots/bot/").content.decode()
     assert "Ours" in listing and "Theirs" in listing
 
@@ -86,7 +96,9 @@ def test_membership_is_what_grants_admin_permissions(tenancy: dict) -> None:
 
 
 def test_adding_a_membership_in_the_admin_makes_the_user_staff(tenancy: dict) -> None:
-    root = get_user_model().objects.create_superuser("root", "root@example.com", "a-long-passphrase-42")
+    root = get_user_model().objects.create_superuser(
+        "root", "root@example.com", "a-long-passphrase-42"
+    )
     newcomer = UserFactory(is_staff=False)
     response = _client(root).post(
         "/admin/core/membership/add/",
@@ -110,8 +122,14 @@ def test_permissions_from_a_users_own_groups_still_apply(db: None) -> None:
 
 
 def test_a_superuser_filters_the_bot_list_by_workspace(tenancy: dict) -> None:
-    root = get_user_model().objects.create_superuser("root", "root@example.com", "a-long-passphrase-42")
-    page = _client(root).get(f"/admin/bots/bot/?workspace={tenancy['bot'].workspace_id}").content.decode()
+    root = get_user_model().objects.create_superuser(
+        "root", "root@example.com", "a-long-passphrase-42"
+    )
+    page = (
+        _client(root)
+        .get(f"/admin/bots/bot/?workspace={tenancy['bot'].workspace_id}")
+        .content.decode()
+    )
     assert "Ours" in page and "Theirs" not in page
     searched = _client(root).get("/admin/bots/bot/?q=Theirs").content.decode()
     assert "Theirs" in searched and ">Ours<" not in searched

@@ -15,7 +15,9 @@ from tests.support.factories import BotFactory, LexiconGroupFactory, TopicFactor
 
 
 @pytest.mark.django_db
-def test_settings_carry_rules_topics_lexicon_texts_and_llm_settings(django_assert_num_queries) -> None:
+def test_settings_carry_rules_topics_lexicon_texts_and_llm_settings(
+    django_assert_num_queries,
+) -> None:
     bot = BotFactory(
         escalation_allowed=True,
         escalation_triggers="talk to a human\n\n agent ",
@@ -23,11 +25,18 @@ def test_settings_carry_rules_topics_lexicon_texts_and_llm_settings(django_asser
         retrieval_top_k=8,
         refusal_text="Out of scope.",
     )
-    BotLocaleText.objects.create(bot=bot, locale="fr", refusal_text="Hors sujet.", no_answer_text="Rien trouvé.")
-    TopicFactory(bot=bot, name="Battery"), TopicFactory(bot=bot, name="Cars", kind=Topic.Kind.EXCLUDED)
+    BotLocaleText.objects.create(
+        bot=bot, locale="fr", refusal_text="Hors sujet.", no_answer_text="Rien trouvé."
+    )
+    (
+        TopicFactory(bot=bot, name="Battery"),
+        TopicFactory(bot=bot, name="Cars", kind=Topic.Kind.EXCLUDED),
+    )
     LexiconGroupFactory(bot=bot, terms=["e-bike", "pedelec"], definition="A bike with a motor.")
 
-    with django_assert_num_queries(1):  # the bot, with its locale texts, active templates, topics and lexicon
+    with django_assert_num_queries(
+        1
+    ):  # the bot, with its locale texts, active templates, topics and lexicon
         settings = bot_settings_get(bot_id=bot.pk)
     assert settings.rules.name == bot.name and settings.covered_topics == ("Battery",)
     assert settings.excluded_topics == ("Cars",)
@@ -35,7 +44,10 @@ def test_settings_carry_rules_topics_lexicon_texts_and_llm_settings(django_asser
     assert settings.escalation.triggers == ("talk to a human", "agent")
     assert settings.redirection_intents == ("human_escalation",)
     assert (settings.llm.model, settings.retrieval.top_k) == ("gpt-4o-mini", 8)
-    assert settings.texts("fr-CA").refusal == "Hors sujet." and settings.texts("de").refusal == "Out of scope."
+    assert (
+        settings.texts("fr-CA").refusal == "Hors sujet."
+        and settings.texts("de").refusal == "Out of scope."
+    )
     assert dataclasses.asdict(settings)["rules"]["name"] == bot.name  # plain data all the way down
 
 
@@ -56,5 +68,7 @@ def test_the_demo_bot_is_fully_configured_and_created_once() -> None:
     assert SMALL_TALK in settings.covered_topics and len(settings.covered_topics) == 5
     assert "Warranty & repairs" in settings.covered_topics and settings.excluded_topics
     assert all(len(entry.terms) >= 2 for entry in settings.lexicon) and len(settings.lexicon) >= 5
-    text = prompt_build(bot=settings, question="When will my order arrive?", history=[], chunks=[]).text
+    text = prompt_build(
+        bot=settings, question="When will my order arrive?", history=[], chunks=[]
+    ).text
     assert "Lumen Bikes" in text and "# SECTION 4" in text

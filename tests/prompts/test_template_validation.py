@@ -20,7 +20,9 @@ from prompts.engine import template_check
         ('x\n{% include "../../config/settings.py" %}', "template_render", 2, "not found"),
     ],
 )
-def test_bad_templates_are_refused_with_their_line(source: str, code: str, line: int, words: str) -> None:
+def test_bad_templates_are_refused_with_their_line(
+    source: str, code: str, line: int, words: str
+) -> None:
     problem = template_check(source=source)
     assert problem is not None
     assert (problem.code, problem.line) == (code, line)

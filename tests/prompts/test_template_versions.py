@@ -24,14 +24,21 @@ def test_saves_create_versions_and_rollback_reactivates_an_old_one() -> None:
     v1 = template_version_save(
         bot_id=bot.pk, kind=ANSWER, source="One {{ question }}", note="first", author_id=author.pk
     )
-    v2 = template_version_save(bot_id=bot.pk, kind=ANSWER, source="Two {{ question }}", note="second")
+    v2 = template_version_save(
+        bot_id=bot.pk, kind=ANSWER, source="Two {{ question }}", note="second"
+    )
     assert (v1.number, v2.number) == (1, 2)
-    assert list(PromptTemplateVersion.objects.filter(is_active=True).values_list("number", flat=True)) == [2]
+    assert list(
+        PromptTemplateVersion.objects.filter(is_active=True).values_list("number", flat=True)
+    ) == [2]
     assert bot_settings_get(bot_id=bot.pk).answer_template.source == "Two {{ question }}"
 
     template_version_activate(bot_id=bot.pk, kind=ANSWER, number=1)
     settings = bot_settings_get(bot_id=bot.pk)
-    assert settings.answer_template.version == 1 and settings.answer_template.source == "One {{ question }}"
+    assert (
+        settings.answer_template.version == 1
+        and settings.answer_template.source == "One {{ question }}"
+    )
     assert PromptTemplateVersion.objects.get(number=1).author == author
 
     template_default_restore(bot_id=bot.pk, kind=ANSWER)
@@ -52,7 +59,9 @@ def test_a_bad_template_is_refused_and_the_active_version_stays() -> None:
 @pytest.mark.django_db
 def test_a_stored_version_that_no_longer_validates_cannot_be_activated() -> None:
     bot = BotFactory()
-    PromptTemplateVersion.objects.create(bot=bot, kind=ANSWER, number=1, source="{{ retired_variable }}")
+    PromptTemplateVersion.objects.create(
+        bot=bot, kind=ANSWER, number=1, source="{{ retired_variable }}"
+    )
     with pytest.raises(TemplateRejected):
         template_version_activate(bot_id=bot.pk, kind=ANSWER, number=1)
     assert not PromptTemplateVersion.objects.filter(is_active=True).exists()
@@ -63,7 +72,9 @@ def test_the_database_allows_one_active_version_per_kind() -> None:
     bot = BotFactory()
     PromptTemplateVersion.objects.create(bot=bot, kind=ANSWER, number=1, source="a", is_active=True)
     with pytest.raises(IntegrityError), transaction.atomic():
-        PromptTemplateVersion.objects.create(bot=bot, kind=ANSWER, number=2, source="b", is_active=True)
+        PromptTemplateVersion.objects.create(
+            bot=bot, kind=ANSWER, number=2, source="b", is_active=True
+        )
 
 
 @pytest.mark.django_db

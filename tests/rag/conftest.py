@@ -28,6 +28,8 @@ def bot(workspace: Workspace) -> Bot:
 def make_document(workspace: Workspace, bot: Bot):
     def make(name: str, data: bytes | str) -> Document:
         content = data.encode() if isinstance(data, str) else data
-        return document_create(workspace=workspace, file=ContentFile(content, name=name), bots=[bot])
+        return document_create(
+            workspace=workspace, file=ContentFile(content, name=name), bots=[bot]
+        )
 
     return make

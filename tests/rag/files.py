@@ -13,7 +13,9 @@ from reportlab.pdfgen import canvas
 PAGE_HEIGHT = A4[1]
 
 
-def pdf_bytes(*, pages: list[list[str]], heading: str = "Battery care", encrypt: str | None = None) -> bytes:
+def pdf_bytes(
+    *, pages: list[list[str]], heading: str = "Battery care", encrypt: str | None = None
+) -> bytes:
     """One line of 11pt text per string, from y=700 down; the heading on page 1 in 18pt."""
     buffer = io.BytesIO()
     pdf = canvas.Canvas(buffer, pagesize=A4, encrypt=encrypt)
@@ -35,7 +37,9 @@ def pdf_bytes(*, pages: list[list[str]], heading: str = "Battery care", encrypt:
 def docx_bytes() -> bytes:
     document = DocxDocument()
     document.add_heading("Warranty guide", level=1)
-    document.add_paragraph("Every Lumen frame carries a ten-year warranty against manufacturing defects.")
+    document.add_paragraph(
+        "Every Lumen frame carries a ten-year warranty against manufacturing defects."
+    )
     document.add_heading("Parts covered", level=2)
     table = document.add_table(rows=3, cols=2)
     for row, (part, years) in enumerate([("Part", "Years"), ("Frame", "10"), ("Motor", "2")]):

@@ -22,7 +22,9 @@ def admin_client_for(db: None):
     def make(*, superuser: bool = True, workspace: Workspace | None = None) -> Client:
         user_model = get_user_model()
         name = f"user{user_model.objects.count()}"
-        user = user_model.objects.create_user(name, password="pw-123-long", is_staff=True, is_superuser=superuser)
+        user = user_model.objects.create_user(
+            name, password="pw-123-long", is_staff=True, is_superuser=superuser
+        )
         if workspace is not None:
             Membership.objects.create(workspace=workspace, user=user)
         client = Client()
@@ -39,17 +41,23 @@ def test_upload_several_files_to_a_workspace_and_its_bots(
     client = admin_client_for()
     page = client.get("/admin/rag/document/add/")
     assert page.status_code == 200 and b"multiple" in page.content
-    uploads = [SimpleUploadedFile("a.txt", b"Alpha text."), SimpleUploadedFile("b.md", b"# B\n\nBeta text.")]
+    uploads = [
+        SimpleUploadedFile("a.txt", b"Alpha text."),
+        SimpleUploadedFile("b.md", b"# B\n\nBeta text."),
+    ]
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = client.post(
-            "/admin/rag/document/add/", {"workspace": workspace.pk, "bots": [bot.pk], "files": uploads}
+            "/admin/rag/document/add/",
+            {"workspace": workspace.pk, "bots": [bot.pk], "files": uploads},
         )
     assert response.status_code == 302, response.content.decode()[:2000]
     documents = Document.objects.filter(workspace=workspace)
     assert sorted(documents.values_list("filename", flat=True)) == ["a.txt", "b.md"]
     assert all(list(d.bots.all()) == [bot] for d in documents)
     sent: list[str] = []
-    monkeypatch.setattr(document_ingest_task, "apply_async", lambda args, **options: sent.append(args[0]))
+    monkeypatch.setattr(
+        document_ingest_task, "apply_async", lambda args, **options: sent.append(args[0])
+    )
     for callback in callbacks:  # after commit: one ingestion message per file
         callback()
     assert sorted(sent) == sorted(str(d.pk) for d in documents)
@@ -71,25 +79,33 @@ def test_changelist_shows_status_with_reason_without_n_plus_one(
 
 
 @pytest.mark.django_db
-def test_rerun_and_delete_actions(admin_client_for, make_document, django_capture_on_commit_callbacks) -> None:
+def test_rerun_and_delete_actions(
+    admin_client_for, make_document, django_capture_on_commit_callbacks
+) -> None:
     document = make_document("guide.txt", "The battery charges in four hours.")
     document_ingest(document_id=str(document.pk), claim_id="c1")
     document.refresh_from_db()
     stored = document.file.name
     assert document.status == "ready" and default_storage.exists(stored)
     client = admin_client_for()
-    client.post("/admin/rag/document/", {"action": "rerun_action", "_selected_action": [document.pk]})
+    client.post(
+        "/admin/rag/document/", {"action": "rerun_action", "_selected_action": [document.pk]}
+    )
     document.refresh_from_db()
     assert document.status == "pending"
     with django_capture_on_commit_callbacks(execute=True):
-        client.post("/admin/rag/document/", {"action": "delete_action", "_selected_action": [document.pk]})
+        client.post(
+            "/admin/rag/document/", {"action": "delete_action", "_selected_action": [document.pk]}
+        )
     assert not Document.objects.filter(pk=document.pk).exists()
     assert not Chunk.objects.filter(document_id=document.pk).exists()
     assert not default_storage.exists(stored)  # the file goes too, once the deletion commits
 
 
 @pytest.mark.django_db
-def test_a_member_sees_only_their_workspaces_documents(admin_client_for, make_document, workspace) -> None:
+def test_a_member_sees_only_their_workspaces_documents(
+    admin_client_for, make_document, workspace
+) -> None:
     mine = make_document("mine.txt", "Mine.")
     other = Workspace.objects.create(name="Other", slug="other")
     theirs = document_create(workspace=other, file=ContentFile(b"Theirs.", name="theirs.txt"))
@@ -99,4 +115,6 @@ def test_a_member_sees_only_their_workspaces_documents(admin_client_for, make_do
     body = client.get("/admin/rag/document/").content.decode()
     assert mine.title in body and theirs.title not in body
     assert client.get(f"/admin/rag/document/{mine.pk}/change/").status_code == 200
-    assert client.get(f"/admin/rag/document/{theirs.pk}/change/").status_code == 302  # "doesn't exist", as for a typo
+    assert (
+        client.get(f"/admin/rag/document/{theirs.pk}/change/").status_code == 302
+    )  # "doesn't exist", as for a typo

@@ -20,21 +20,33 @@ GUIDES = [
 
 
 def _states(documents: list[Document]) -> list[tuple[str, str]]:
-    by_id = {d.pk: (d.status, d.error_code) for d in Document.objects.filter(pk__in=[d.pk for d in documents])}
+    by_id = {
+        d.pk: (d.status, d.error_code)
+        for d in Document.objects.filter(pk__in=[d.pk for d in documents])
+    }
     return [by_id[d.pk] for d in documents]
 
 
 @pytest.mark.django_db
 def test_a_message_ingests_fresh_pending_documents_with_its_own(make_document) -> None:
     documents = [make_document(f"guide-{n}.md", text) for n, text in enumerate(GUIDES)]
-    assert document_ingest(document_id=str(documents[0].pk), claim_id="batch-1", batch_limit=8) == "ready"
+    assert (
+        document_ingest(document_id=str(documents[0].pk), claim_id="batch-1", batch_limit=8)
+        == "ready"
+    )
     # It took half of the three waiting (rounded up), leaving work for other workers.
     assert _states(documents) == [("ready", "")] * 3 + [("pending", "")]
     # The messages of the documents it took find nothing to do, in one query.
     with CaptureQueriesContext(connection) as queries:
-        assert document_ingest(document_id=str(documents[1].pk), claim_id="msg-2", batch_limit=8) == "not_claimed"
+        assert (
+            document_ingest(document_id=str(documents[1].pk), claim_id="msg-2", batch_limit=8)
+            == "not_claimed"
+        )
     assert len(queries) == 1
-    assert document_ingest(document_id=str(documents[3].pk), claim_id="msg-4", batch_limit=8) == "ready"
+    assert (
+        document_ingest(document_id=str(documents[3].pk), claim_id="msg-4", batch_limit=8)
+        == "ready"
+    )
     for document in documents:
         document.refresh_from_db()
         assert document.progress == 100 and document.attempts == 0 and document.claim_id == ""
@@ -49,8 +61,12 @@ def test_a_bad_document_in_a_batch_fails_alone_with_its_reason(make_document) ->
     bad = make_document("broken.pdf", b"%PDF-1.4 nothing useful")
     empty = make_document("empty.txt", b"")
     others = [*good[1:], bad, empty]
-    assert document_ingest(document_id=str(good[0].pk), claim_id="batch-1", batch_limit=8) == "ready"
-    document_ingest(document_id=str(empty.pk), claim_id="msg-empty", batch_limit=8)  # what the batch left
+    assert (
+        document_ingest(document_id=str(good[0].pk), claim_id="batch-1", batch_limit=8) == "ready"
+    )
+    document_ingest(
+        document_id=str(empty.pk), claim_id="msg-empty", batch_limit=8
+    )  # what the batch left
     expected = [("ready", ""), ("ready", ""), ("failed", "corrupt_pdf"), ("failed", "empty_file")]
     assert _states([*good, bad, empty]) == expected
     assert all(not Chunk.objects.filter(document=d).exists() for d in others[1:])
@@ -58,7 +74,9 @@ def test_a_bad_document_in_a_batch_fails_alone_with_its_reason(make_document) ->
 
 
 @pytest.mark.django_db
-def test_the_tsvector_written_by_the_insert_matches_the_heading_and_text_expression(make_document) -> None:
+def test_the_tsvector_written_by_the_insert_matches_the_heading_and_text_expression(
+    make_document,
+) -> None:
     text = "# Entretien › Vélo\n\n## Freins\n\nVérifiez les plaquettes de frein chaque saison."
     document = make_document("guide.md", text)
     assert document_ingest(document_id=str(document.pk), claim_id="c1") == "ready"
@@ -82,7 +100,9 @@ def test_a_batch_whose_worker_died_is_recovered_document_by_document(
     mates = claimed[1:]
     # The worker dies here; the broker redelivers the lead's message, under the same task id.
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        assert document_ingest(document_id=str(lead.pk), claim_id="task-1", batch_limit=8) == "ready"
+        assert (
+            document_ingest(document_id=str(lead.pk), claim_id="task-1", batch_limit=8) == "ready"
+        )
     lead.refresh_from_db()
     assert (lead.status, lead.chunk_count) == ("ready", 1)
     # The lead ran alone; its mates went back to pending, each with a message of its own.
@@ -90,27 +110,42 @@ def test_a_batch_whose_worker_died_is_recovered_document_by_document(
     for mate in mates:
         assert Document.objects.get(pk=mate.pk).attempts == 1
     # A retried document runs alone: it never takes (or joins) a batch again.
-    assert document_ingest(document_id=str(mates[0].pk), claim_id="task-2", batch_limit=8) == "ready"
+    assert (
+        document_ingest(document_id=str(mates[0].pk), claim_id="task-2", batch_limit=8) == "ready"
+    )
     assert _states(mates) == [("ready", ""), ("pending", "")]
-    assert document_ingest(document_id=str(mates[1].pk), claim_id="task-3", batch_limit=8) == "ready"
+    assert (
+        document_ingest(document_id=str(mates[1].pk), claim_id="task-3", batch_limit=8) == "ready"
+    )
     for document in documents[:3]:
         ordinals = list(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
         assert ordinals == [0]
 
 
 @pytest.mark.django_db
-def test_a_progress_report_sets_each_documents_percent_and_heartbeat_while_claimed(make_document) -> None:
+def test_a_progress_report_sets_each_documents_percent_and_heartbeat_while_claimed(
+    make_document,
+) -> None:
     from rag.ingestion.claims import documents_progress_report
 
     documents = [make_document(f"guide-{n}.md", text) for n, text in enumerate(GUIDES)]
     claimed = documents_claim(document_id=str(documents[0].pk), claim_id="batch-1", batch_limit=3)
     assert len(claimed) == 3
     Document.objects.filter(pk__in=[d.pk for d in claimed]).update(heartbeat_at=None)
-    percents = {str(claimed[0].pk): 55, str(claimed[1].pk): 15, str(claimed[2].pk): 55, str(documents[3].pk): 95}
+    percents = {
+        str(claimed[0].pk): 55,
+        str(claimed[1].pk): 15,
+        str(claimed[2].pk): 55,
+        str(documents[3].pk): 95,
+    }
     with CaptureQueriesContext(connection) as queries:
-        assert documents_progress_report(claim_id="batch-1", percents=percents) == 3  # the fourth is not ours
+        assert (
+            documents_progress_report(claim_id="batch-1", percents=percents) == 3
+        )  # the fourth is not ours
     assert len(queries) == 1
-    rows = dict(Document.objects.filter(pk__in=[d.pk for d in documents]).values_list("pk", "progress"))
+    rows = dict(
+        Document.objects.filter(pk__in=[d.pk for d in documents]).values_list("pk", "progress")
+    )
     assert [rows[d.pk] for d in documents] == [55, 15, 55, 0]
     assert not Document.objects.filter(pk__in=[d.pk for d in claimed], heartbeat_at=None).exists()
     assert documents_progress_report(claim_id="another-claim", percents=percents) == 0

@@ -36,7 +36,10 @@ class _EmbeddingsServer(BaseHTTPRequestHandler):
             status = 503 if self.mode == "unavailable" else 400
             self._reply(status, {"error": {"message": f"mode {self.mode}", "type": "test"}})
             return
-        data = [{"object": "embedding", "index": i, "embedding": _vector(text)} for i, text in enumerate(body["input"])]
+        data = [
+            {"object": "embedding", "index": i, "embedding": _vector(text)}
+            for i, text in enumerate(body["input"])
+        ]
         usage = {"prompt_tokens": 1, "total_tokens": 1}
         self._reply(200, {"object": "list", "data": data, "model": body["model"], "usage": usage})
 
@@ -64,7 +67,9 @@ def openai_server() -> Iterator[type[_EmbeddingsServer]]:
     thread.start()
     _EmbeddingsServer.mode = "ok"
     _EmbeddingsServer.calls = []
-    with override_settings(PARLEY_EMBEDDING_OPENAI_BASE_URL=f"http://127.0.0.1:{server.server_port}/v1"):
+    with override_settings(
+        PARLEY_EMBEDDING_OPENAI_BASE_URL=f"http://127.0.0.1:{server.server_port}/v1"
+    ):
         yield _EmbeddingsServer
     server.shutdown()
 
@@ -77,7 +82,9 @@ def _model() -> str:
 def test_switching_a_workspace_model_re_embeds_in_the_background_without_mixing(
     openai_server, make_document, workspace, django_capture_on_commit_callbacks
 ) -> None:
-    document = make_document("guide.txt", "Charge the battery indoors. Store it half charged in winter.")
+    document = make_document(
+        "guide.txt", "Charge the battery indoors. Store it half charged in winter."
+    )
     document_ingest(document_id=str(document.pk), claim_id="c1")
     model = _model()
     with django_capture_on_commit_callbacks() as callbacks:
@@ -93,14 +100,20 @@ def test_switching_a_workspace_model_re_embeds_in_the_background_without_mixing(
     found = chunks_by_vector_distance(chunks=scope, model_id=model, query_vector=query)
     assert [chunk.document_id for chunk in found] == [document.pk]
     old = chunks_by_vector_distance(
-        chunks=Chunk.objects.all(), model_id="local/all-MiniLM-L6-v2", query_vector=embed_query("battery")
+        chunks=Chunk.objects.all(),
+        model_id="local/all-MiniLM-L6-v2",
+        query_vector=embed_query("battery"),
     )
-    assert not old.filter(workspace=workspace).exists()  # nothing of the old model is left to mix in
+    assert not old.filter(
+        workspace=workspace
+    ).exists()  # nothing of the old model is left to mix in
 
 
 @pytest.mark.django_db
 @override_settings(PARLEY_INGEST_MAX_ATTEMPTS=2, LLM_MAX_RETRIES=1, LLM_RETRY_BACKOFF=0.01)
-def test_an_unavailable_endpoint_is_retried_then_fails_with_its_reason(openai_server, make_document, workspace) -> None:
+def test_an_unavailable_endpoint_is_retried_then_fails_with_its_reason(
+    openai_server, make_document, workspace
+) -> None:
     from rag.models import WorkspaceEmbedding
 
     WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=_model())
@@ -110,7 +123,9 @@ def test_an_unavailable_endpoint_is_retried_then_fails_with_its_reason(openai_se
         document_ingest(document_id=str(document.pk), claim_id="task-1")
     assert len(openai_server.calls) == 2  # the gateway's own retry, before the task's
     document.refresh_from_db()
-    assert document.status == "pending" and document.claim_id == "" and "Retrying" in document.error  # claim released
+    assert (
+        document.status == "pending" and document.claim_id == "" and "Retrying" in document.error
+    )  # claim released
     assert document_ingest(document_id=str(document.pk), claim_id="task-1") == "failed"
     document.refresh_from_db()
     assert (document.status, document.error_code) == ("failed", "gave_up")
@@ -131,7 +146,9 @@ def test_a_refused_request_fails_at_once(openai_server, make_document, workspace
 
 
 @pytest.mark.django_db
-def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(make_document, workspace) -> None:
+def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(
+    make_document, workspace
+) -> None:
     for n in range(3):
         document = make_document(f"d{n}.txt", f"Paragraph {n} about tyres, brakes and batteries.")
         document_ingest(document_id=str(document.pk), claim_id=f"c{n}")
@@ -152,16 +169,32 @@ def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(make_documen
 
 
 @pytest.mark.django_db
-def test_a_refused_batch_is_embedded_one_document_at_a_time(openai_server, make_document, workspace) -> None:
+def test_a_refused_batch_is_embedded_one_document_at_a_time(
+    openai_server, make_document, workspace
+) -> None:
     from rag.models import WorkspaceEmbedding
 
     WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=_model())
     openai_server.mode = "refuse_marked"
-    texts = ["Charge the battery indoors.", "MARKED text the endpoint refuses.", "Oil the chain.", "Check the brakes."]
+    texts = [
+        "Charge the battery indoors.",
+        "MARKED text the endpoint refuses.",
+        "Oil the chain.",
+        "Check the brakes.",
+    ]
     documents = [make_document(f"d{n}.txt", text) for n, text in enumerate(texts)]
-    assert document_ingest(document_id=str(documents[0].pk), claim_id="task-1", batch_limit=8) == "ready"
-    states = {d.filename: (d.status, d.error_code) for d in Document.objects.filter(workspace=workspace)}
+    assert (
+        document_ingest(document_id=str(documents[0].pk), claim_id="task-1", batch_limit=8)
+        == "ready"
+    )
+    states = {
+        d.filename: (d.status, d.error_code) for d in Document.objects.filter(workspace=workspace)
+    }
     # The batch (the first three) failed as a whole; alone, only the refused document fails.
-    assert states == {"d0.txt": ("ready", ""), "d1.txt": ("failed", "embedding_failed"), "d2.txt": ("ready", ""),
-                      "d3.txt": ("pending", "")}  # fmt: skip
+    assert states == {
+        "d0.txt": ("ready", ""),
+        "d1.txt": ("failed", "embedding_failed"),
+        "d2.txt": ("ready", ""),
+        "d3.txt": ("pending", ""),
+    }
     assert [len(call["input"]) for call in openai_server.calls] == [3, 1, 1, 1]

@@ -26,7 +26,11 @@ def _show_memory() -> str:
 def test_chunks_reindex_rebuilds_with_the_build_memory_of_its_transaction() -> None:
     workspace = Workspace.objects.create(name="ws-reindex", slug="ws-reindex")
     bot = Bot.objects.create(workspace=workspace, name="bot")
-    document_ingested(workspace=workspace, text="# Hours\n\nThe shop opens at 9 am and closes at 7 pm.", bots=[bot])
+    document_ingested(
+        workspace=workspace,
+        text="# Hours\n\nThe shop opens at 9 am and closes at 7 pm.",
+        bots=[bot],
+    )
     before = _show_memory()
     out = io.StringIO()
 
@@ -34,7 +38,10 @@ def test_chunks_reindex_rebuilds_with_the_build_memory_of_its_transaction() -> N
     with override_settings(RETRIEVAL_HNSW_BUILD_MEMORY_MB=128):
         (build,) = chunk_indexes_rebuild(dims=[384])
 
-    assert "chunk_embedding_hnsw_384: 1 chunks" in out.getvalue() and "maintenance_work_mem 512MB" in out.getvalue()
+    assert (
+        "chunk_embedding_hnsw_384: 1 chunks" in out.getvalue()
+        and "maintenance_work_mem 512MB" in out.getvalue()
+    )
     assert (build.name, build.chunks, build.memory) == ("chunk_embedding_hnsw_384", 1, "128MB")
     assert _show_memory() == before  # SET LOCAL ended with the build's transaction
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])

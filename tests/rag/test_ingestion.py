@@ -15,7 +15,13 @@ from django.test import override_settings
 
 from rag.ingestion import document_ingest
 from rag.models import Chunk, Document
-from rag.services import NewFile, document_create, document_file_replace, document_rerun, documents_create
+from rag.services import (
+    NewFile,
+    document_create,
+    document_file_replace,
+    document_rerun,
+    documents_create,
+)
 from rag.tasks import document_ingest_task
 from tests.rag import files
 
@@ -47,17 +53,30 @@ def test_a_document_becomes_ready_with_embedded_searchable_chunks(make_document)
 
 
 @pytest.mark.django_db
-def test_stored_chunks_keep_every_field_and_the_full_text_vector_of_heading_and_text(make_document) -> None:
-    markdown = "# Entretien\n\n## Batterie\n\n" + FRENCH + "\n\n## Pneus « été »\n\nGonflez les pneus chaque mois.\n"
+def test_stored_chunks_keep_every_field_and_the_full_text_vector_of_heading_and_text(
+    make_document,
+) -> None:
+    markdown = (
+        "# Entretien\n\n## Batterie\n\n"
+        + FRENCH
+        + "\n\n## Pneus « été »\n\nGonflez les pneus chaque mois.\n"
+    )
     document = _ingest(make_document("guide.md", markdown))
     chunks = list(Chunk.objects.filter(document=document).order_by("ordinal"))
     assert [chunk.ordinal for chunk in chunks] == list(range(len(chunks))) and len(chunks) >= 2
     assert chunks[-1].heading_path == ["Entretien", "Pneus « été »"]
-    assert all(chunk.token_count > 0 and chunk.bbox == [] and chunk.page_number is None for chunk in chunks)
+    assert all(
+        chunk.token_count > 0 and chunk.bbox == [] and chunk.page_number is None for chunk in chunks
+    )
     # The INSERT's tsvector is the one Django's SearchVector(heading path) + SearchVector(text) computes.
-    expected = SearchVector(Value(json.dumps(chunks[-1].heading_path, ensure_ascii=False)), config="french",
-                            weight="A") + SearchVector(Value(chunks[-1].text), config="french", weight="B")  # fmt: skip
-    row = Chunk.objects.filter(pk=chunks[-1].pk).annotate(expected=expected).values("search_vector", "expected")[0]
+    expected = SearchVector(
+        Value(json.dumps(chunks[-1].heading_path, ensure_ascii=False)), config="french", weight="A"
+    ) + SearchVector(Value(chunks[-1].text), config="french", weight="B")
+    row = (
+        Chunk.objects.filter(pk=chunks[-1].pk)
+        .annotate(expected=expected)
+        .values("search_vector", "expected")[0]
+    )
     assert row["search_vector"] == row["expected"] and "'pneus':" in row["search_vector"]
 
 
@@ -75,21 +94,45 @@ def test_an_unchanged_file_and_model_is_skipped(make_document) -> None:
 
 
 @pytest.mark.django_db
-def test_the_task_is_enqueued_only_after_commit(workspace, django_capture_on_commit_callbacks) -> None:
+def test_the_task_is_enqueued_only_after_commit(
+    workspace, django_capture_on_commit_callbacks
+) -> None:
     with django_capture_on_commit_callbacks() as callbacks:
-        document = document_create(workspace=workspace, file=ContentFile(b"hello there", name="a.txt"))
+        document = document_create(
+            workspace=workspace, file=ContentFile(b"hello there", name="a.txt")
+        )
     assert len(callbacks) == 1
     assert Document.objects.get(pk=document.pk).status == "pending"
 
 
 BAD_INPUTS = [
-    ("corrupt.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref", "corrupt_pdf", "damaged"),
-    ("locked.pdf", files.pdf_bytes(pages=[["Secret line."]], encrypt="s3cret"), "encrypted_pdf", "password"),
+    (
+        "corrupt.pdf",
+        b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref",
+        "corrupt_pdf",
+        "damaged",
+    ),
+    (
+        "locked.pdf",
+        files.pdf_bytes(pages=[["Secret line."]], encrypt="s3cret"),
+        "encrypted_pdf",
+        "password",
+    ),
     ("empty.txt", b"", "empty_file", "empty"),
     ("blank.md", b"  \n\n ", "empty_file", "empty"),
     ("archive.exe", b"MZ\x90\x00binary", "unsupported_type", "not supported"),
-    ("noise.txt", random.Random(7).randbytes(4096).replace(b"\x00", b"\x01"), "unknown_encoding", "encoding"),
-    ("binary.txt", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "unknown_encoding", "binary"),
+    (
+        "noise.txt",
+        random.Random(7).randbytes(4096).replace(b"\x00", b"\x01"),
+        "unknown_encoding",
+        "encoding",
+    ),
+    (
+        "binary.txt",
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+        "unknown_encoding",
+        "binary",
+    ),
     ("fake.docx", b"PK not really a zip", "corrupt_docx", "damaged"),
     ("scan.pdf", files.pdf_bytes(pages=[[]], heading=""), "no_text", "ocr"),
 ]
@@ -104,30 +147,49 @@ class _BrokenFile(ContentFile):
 def test_a_batch_of_files_lands_whole_or_not_at_all(
     workspace, bot, django_capture_on_commit_callbacks, monkeypatch
 ) -> None:
-    good = [NewFile(file=ContentFile(f"Note {n}.".encode(), name=f"note-{n}.txt")) for n in range(3)]
+    good = [
+        NewFile(file=ContentFile(f"Note {n}.".encode(), name=f"note-{n}.txt")) for n in range(3)
+    ]
     with django_capture_on_commit_callbacks() as callbacks:
         documents = documents_create(workspace=workspace, files=good, bots=[bot])
     sent: list[str] = []
-    monkeypatch.setattr(document_ingest_task, "apply_async", lambda args, **options: sent.append(args[0]))
-    for callback in callbacks:  # after commit, through one broker connection: one message per document
+    monkeypatch.setattr(
+        document_ingest_task, "apply_async", lambda args, **options: sent.append(args[0])
+    )
+    for (
+        callback
+    ) in callbacks:  # after commit, through one broker connection: one message per document
         callback()
     assert sorted(sent) == sorted(str(d.pk) for d in documents)
     assert {d.pk for d in bot.documents.all()} == {d.pk for d in documents}
     assert all(default_storage.exists(d.file.name) for d in documents)
     before = set(Document.objects.values_list("pk", flat=True))
     with pytest.raises(OSError, match="cut"), django_capture_on_commit_callbacks() as callbacks:
-        documents_create(workspace=workspace, files=[*good, NewFile(file=_BrokenFile(b"x", name="cut.txt"))])
+        documents_create(
+            workspace=workspace, files=[*good, NewFile(file=_BrokenFile(b"x", name="cut.txt"))]
+        )
     assert not callbacks and set(Document.objects.values_list("pk", flat=True)) == before
     folder = f"documents/{workspace.pk}"
-    on_disk = {f"{folder}/{sub}/{name}" for sub in default_storage.listdir(folder)[0]
-               for name in default_storage.listdir(f"{folder}/{sub}")[1]}  # fmt: skip
-    assert on_disk == {d.file.name for d in documents}  # the files of the failed batch were removed again
+    on_disk = {
+        f"{folder}/{sub}/{name}"
+        for sub in default_storage.listdir(folder)[0]
+        for name in default_storage.listdir(f"{folder}/{sub}")[1]
+    }
+    assert on_disk == {
+        d.file.name for d in documents
+    }  # the files of the failed batch were removed again
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("name", "data", "code", "phrase"), BAD_INPUTS, ids=[case[2] for case in BAD_INPUTS])
-def test_bad_input_fails_with_a_clear_reason_and_no_chunks(make_document, name, data, code, phrase) -> None:
-    good = _ingest(make_document("good.txt", "Inflate the tyres to the pressure printed on their side."))
+@pytest.mark.parametrize(
+    ("name", "data", "code", "phrase"), BAD_INPUTS, ids=[case[2] for case in BAD_INPUTS]
+)
+def test_bad_input_fails_with_a_clear_reason_and_no_chunks(
+    make_document, name, data, code, phrase
+) -> None:
+    good = _ingest(
+        make_document("good.txt", "Inflate the tyres to the pressure printed on their side.")
+    )
     bad = _ingest(make_document(name, data))
     assert (bad.status, bad.error_code) == ("failed", code)
     assert phrase in bad.error.lower()
@@ -151,7 +213,10 @@ def test_a_docx_zip_bomb_is_refused_before_inflating(make_document) -> None:
     bomb = files.zip_bomb_docx_bytes(expanded_bytes=16 * 1024 * 1024)
     assert len(bomb) < 512 * 1024  # it passes the upload limit...
     document = _ingest(make_document("bomb.docx", bomb))
-    assert (document.status, document.error_code) == ("failed", "zip_bomb")  # ...but not the expansion check
+    assert (document.status, document.error_code) == (
+        "failed",
+        "zip_bomb",
+    )  # ...but not the expansion check
     assert "zip bomb" in document.error
 
 
@@ -159,7 +224,9 @@ def test_a_docx_zip_bomb_is_refused_before_inflating(make_document) -> None:
 def test_a_failed_document_can_be_fixed_and_rerun(make_document) -> None:
     document = _ingest(make_document("broken.pdf", b"%PDF-1.4 nothing useful"))
     assert document.status == "failed"
-    document_file_replace(document=document, file=ContentFile(files.pdf_bytes(pages=[["Fixed."]]), name="fixed.pdf"))
+    document_file_replace(
+        document=document, file=ContentFile(files.pdf_bytes(pages=[["Fixed."]]), name="fixed.pdf")
+    )
     document = _ingest(document, claim="claim-fix")
     assert (document.status, document.error, document.filename) == ("ready", "", "fixed.pdf")
     assert Chunk.objects.get(document=document).page_number == 1
@@ -174,7 +241,9 @@ def test_a_ready_document_whose_new_file_is_bad_keeps_no_stale_chunks(make_docum
 
 
 @pytest.mark.django_db
-def test_a_document_stuck_in_processing_is_reclaimed(make_document, django_capture_on_commit_callbacks) -> None:
+def test_a_document_stuck_in_processing_is_reclaimed(
+    make_document, django_capture_on_commit_callbacks
+) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
@@ -183,11 +252,15 @@ def test_a_document_stuck_in_processing_is_reclaimed(make_document, django_captu
 
     document = make_document("stuck.txt", FRENCH)
     long_ago = timezone.now() - timedelta(hours=2)
-    Document.objects.filter(pk=document.pk).update(status="processing", claim_id="dead-task", heartbeat_at=long_ago)
+    Document.objects.filter(pk=document.pk).update(
+        status="processing", claim_id="dead-task", heartbeat_at=long_ago
+    )
     # A stale claim is taken over by another message.
     assert document_ingest(document_id=str(document.pk), claim_id="someone-else") == "ready"
 
-    Document.objects.filter(pk=document.pk).update(status="processing", claim_id="dead-task", heartbeat_at=long_ago)
+    Document.objects.filter(pk=document.pk).update(
+        status="processing", claim_id="dead-task", heartbeat_at=long_ago
+    )
     with django_capture_on_commit_callbacks() as callbacks:
         assert documents_reclaim_stuck() == 1
     document.refresh_from_db()
@@ -199,23 +272,41 @@ def test_a_live_claim_is_not_taken_by_a_second_message(make_document) -> None:
     from django.utils import timezone
 
     document = make_document("busy.txt", FRENCH)
-    Document.objects.filter(pk=document.pk).update(status="processing", claim_id="live", heartbeat_at=timezone.now())
+    Document.objects.filter(pk=document.pk).update(
+        status="processing", claim_id="live", heartbeat_at=timezone.now()
+    )
     assert document_ingest(document_id=str(document.pk), claim_id="duplicate") == "not_claimed"
 
 
 @pytest.mark.django_db
-def test_the_ingest_command_inline_reads_folders_and_prints_a_summary(workspace, bot, tmp_path) -> None:
+def test_the_ingest_command_inline_reads_folders_and_prints_a_summary(
+    workspace, bot, tmp_path
+) -> None:
     import io
 
     from django.core.management import call_command
 
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "tyres.md").write_text("# Tyres\n\nInflate them to the pressure printed on their side.")
+    (tmp_path / "sub" / "tyres.md").write_text(
+        "# Tyres\n\nInflate them to the pressure printed on their side."
+    )
     (tmp_path / "broken.pdf").write_bytes(b"not a pdf")
     out = io.StringIO()
-    call_command("ingest", str(tmp_path), "--workspace", workspace.slug, "--bot", bot.name, "--inline", stdout=out)
+    call_command(
+        "ingest",
+        str(tmp_path),
+        "--workspace",
+        workspace.slug,
+        "--bot",
+        bot.name,
+        "--inline",
+        stdout=out,
+    )
     text = out.getvalue()
-    assert "1 ready, 1 not ready, of 2 documents." in text and "does not start with a PDF header" in text
+    assert (
+        "1 ready, 1 not ready, of 2 documents." in text
+        and "does not start with a PDF header" in text
+    )
     assert Document.objects.get(filename="tyres.md").status == "ready"
 
 

@@ -15,9 +15,13 @@ def _chunks(name: str, data: bytes | str, *, size: int = 200, overlap: int = 30)
 
 def test_markdown_keeps_heading_path_and_table_header_on_every_split() -> None:
     _, chunks = _chunks("orders.md", files.MARKDOWN, size=14, overlap=0)
-    table_chunks = [chunk for chunk in chunks if "| France" in chunk.text or "| Belgium" in chunk.text]
+    table_chunks = [
+        chunk for chunk in chunks if "| France" in chunk.text or "| Belgium" in chunk.text
+    ]
     assert len(table_chunks) == 2  # the table was split...
-    assert all(chunk.text.startswith("| Country | Days |") for chunk in table_chunks)  # ...and kept its header
+    assert all(
+        chunk.text.startswith("| Country | Days |") for chunk in table_chunks
+    )  # ...and kept its header
     assert all(chunk.heading_path == ["Orders", "Delivery times"] for chunk in table_chunks)
     assert chunks[0].embed_text.startswith("Doc › Orders › Delivery times")
 
@@ -31,7 +35,9 @@ def test_html_keeps_the_article_and_drops_navigation_and_footer() -> None:
 
 
 def test_pdf_chunks_carry_page_and_one_bbox_per_page_they_span() -> None:
-    data = files.pdf_bytes(pages=[["First page line one.", "First page line two."], ["Second page line."]])
+    data = files.pdf_bytes(
+        pages=[["First page line one.", "First page line two."], ["Second page line."]]
+    )
     _, chunks = _chunks("battery.pdf", data)
     assert len(chunks) == 1
     chunk = chunks[0]
@@ -45,7 +51,9 @@ def test_pdf_chunks_carry_page_and_one_bbox_per_page_they_span() -> None:
 
 def test_small_chunks_overlap_and_a_long_pdf_spans_pages() -> None:
     lines = [f"Sentence number {n} about charging the battery safely." for n in range(60)]
-    _, chunks = _chunks("long.pdf", files.pdf_bytes(pages=[lines[:40], lines[40:]]), size=64, overlap=16)
+    _, chunks = _chunks(
+        "long.pdf", files.pdf_bytes(pages=[lines[:40], lines[40:]]), size=64, overlap=16
+    )
     assert len(chunks) > 3
     assert any(len(chunk.bbox) == 2 for chunk in chunks)  # some chunk crosses the page break
     first_lines, second_lines = chunks[0].text.splitlines(), chunks[1].text.splitlines()

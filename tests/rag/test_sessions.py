@@ -12,7 +12,9 @@ from rag.services import document_create
 
 
 @pytest.mark.django_db
-def test_a_session_document_is_attached_to_its_conversation_and_deleted_with_it(workspace, bot) -> None:
+def test_a_session_document_is_attached_to_its_conversation_and_deleted_with_it(
+    workspace, bot
+) -> None:
     conversation = Conversation.objects.create(bot=bot, external_user_id="tenant-42")
     document = document_create(
         workspace=workspace,
@@ -31,5 +33,8 @@ def test_a_document_cannot_belong_to_bots_and_a_session(workspace, bot) -> None:
     conversation = Conversation.objects.create(bot=bot)
     with pytest.raises(ValidationError, match="not both"):
         document_create(
-            workspace=workspace, file=ContentFile(b"x", name="x.txt"), bots=[bot], conversation_id=conversation.pk
+            workspace=workspace,
+            file=ContentFile(b"x", name="x.txt"),
+            bots=[bot],
+            conversation_id=conversation.pk,
         )

@@ -23,7 +23,9 @@ from tests.support.processes import child_database_url, wait_for
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_ingests_a_folder_of_every_format_with_locations(celery_worker: str, tmp_path: Path) -> None:
+def test_a_worker_ingests_a_folder_of_every_format_with_locations(
+    celery_worker: str, tmp_path: Path
+) -> None:
     from bots.models import Bot
     from tests.rag.files import write_every_format
 
@@ -32,13 +34,33 @@ def test_a_worker_ingests_a_folder_of_every_format_with_locations(celery_worker:
     write_every_format(tmp_path)
     (tmp_path / ".hidden.txt").write_text("never read")
     out = io.StringIO()
-    call_command("ingest", str(tmp_path), "--workspace", "folder-test", "--bot", "Desk", "--timeout", "120", stdout=out)
+    call_command(
+        "ingest",
+        str(tmp_path),
+        "--workspace",
+        "folder-test",
+        "--bot",
+        "Desk",
+        "--timeout",
+        "120",
+        stdout=out,
+    )
     summary = out.getvalue()
     assert "8 ready, 0 not ready, of 8 documents." in summary, summary
 
-    documents = {d.filename: d for d in Document.objects.filter(workspace=workspace).prefetch_related("bots")}
-    assert set(documents) == {"notes.txt", "orders.md", "returns.html", "battery.pdf", "warranty.docx", "faq.csv",
-                              "battery-video.vtt", "repair.srt"}  # fmt: skip
+    documents = {
+        d.filename: d for d in Document.objects.filter(workspace=workspace).prefetch_related("bots")
+    }
+    assert set(documents) == {
+        "notes.txt",
+        "orders.md",
+        "returns.html",
+        "battery.pdf",
+        "warranty.docx",
+        "faq.csv",
+        "battery-video.vtt",
+        "repair.srt",
+    }
     assert all([bot.name for bot in d.bots.all()] == ["Desk"] for d in documents.values())
     pdf = Chunk.objects.get(document=documents["battery.pdf"])
     assert pdf.page_number == 1 and [box["page_number"] for box in pdf.bbox] == [1, 2]
@@ -49,7 +71,9 @@ def test_a_worker_ingests_a_folder_of_every_format_with_locations(celery_worker:
     srt = Chunk.objects.get(document=documents["repair.srt"])
     assert (srt.start_time, srt.end_time) == (2.0, 8.75)
     assert Chunk.objects.filter(document=documents["faq.csv"]).count() == 2
-    assert all(Chunk.objects.filter(document=d).count() == d.chunk_count > 0 for d in documents.values())
+    assert all(
+        Chunk.objects.filter(document=d).count() == d.chunk_count > 0 for d in documents.values()
+    )
 
 
 KILL_QUEUE = "parley-test-kill"
@@ -67,13 +91,32 @@ def dedicated_worker(django_db_setup: None) -> Iterator[subprocess.Popen]:
         "PARLEY_EMBEDDING_BATCH_SIZE": "4",
         "PARLEY_INGEST_MAX_ATTEMPTS": "2",
     }
-    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=prefork", "--concurrency=1",
-            "-Q", KILL_QUEUE, "-n", hostname, "--without-gossip", "--without-mingle", "--loglevel=WARNING"]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=prefork",
+        "--concurrency=1",
+        "-Q",
+        KILL_QUEUE,
+        "-n",
+        hostname,
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel=WARNING",
+    ]
     process = subprocess.Popen(argv, env=env, start_new_session=True)
     previous_queue = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = KILL_QUEUE
     try:
-        wait_for(lambda: bool(celery_app.control.ping(destination=[hostname], timeout=0.5)), timeout=60, what="worker")
+        wait_for(
+            lambda: bool(celery_app.control.ping(destination=[hostname], timeout=0.5)),
+            timeout=60,
+            what="worker",
+        )
         yield process
     finally:
         celery_app.conf.task_default_queue = previous_queue
@@ -95,7 +138,11 @@ def _kill_mid_document(worker: subprocess.Popen, document: Document, attempt: in
 
     def embedding() -> bool:
         document.refresh_from_db()
-        return document.status == "processing" and document.attempts == attempt and document.progress > 15
+        return (
+            document.status == "processing"
+            and document.attempts == attempt
+            and document.progress > 15
+        )
 
     wait_for(embedding, timeout=90, interval=0.05, what=f"attempt {attempt} to start embedding")
     children = psutil.Process(worker.pid).children()
@@ -105,7 +152,9 @@ def _kill_mid_document(worker: subprocess.Popen, document: Document, attempt: in
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_mid_document_is_retried_to_ready_without_duplicates(dedicated_worker, make_document) -> None:
+def test_a_worker_killed_mid_document_is_retried_to_ready_without_duplicates(
+    dedicated_worker, make_document
+) -> None:
     document = make_document("motor.txt", _long_text())
     _kill_mid_document(dedicated_worker, document, attempt=1)
 
@@ -122,7 +171,9 @@ def test_a_worker_killed_mid_document_is_retried_to_ready_without_duplicates(ded
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_document_that_keeps_killing_its_worker_ends_failed(dedicated_worker, make_document) -> None:
+def test_a_document_that_keeps_killing_its_worker_ends_failed(
+    dedicated_worker, make_document
+) -> None:
     other = make_document("short.txt", "Check the brake pads every season.")
     document = make_document("motor.txt", _long_text())
     _kill_mid_document(dedicated_worker, document, attempt=1)
@@ -137,30 +188,49 @@ def test_a_document_that_keeps_killing_its_worker_ends_failed(dedicated_worker, 
     assert "killed, or out of memory" in document.error
     assert not Chunk.objects.filter(document=document).exists()
     other.refresh_from_db()
-    wait_for(lambda: Document.objects.get(pk=other.pk).status == "ready", timeout=60, what="the other document")
+    wait_for(
+        lambda: Document.objects.get(pk=other.pk).status == "ready",
+        timeout=60,
+        what="the other document",
+    )
 
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_mid_batch_leaves_every_document_to_end_ready(dedicated_worker, make_document) -> None:
+def test_a_worker_killed_mid_batch_leaves_every_document_to_end_ready(
+    dedicated_worker, make_document
+) -> None:
     from django.db import transaction
 
-    with transaction.atomic():  # every message leaves at commit, so the first one finds the others waiting
-        documents = [make_document(f"motor-{n}.txt", _long_text().replace("motor", f"motor {n}")) for n in range(4)]
+    with (
+        transaction.atomic()
+    ):  # every message leaves at commit, so the first one finds the others waiting
+        documents = [
+            make_document(f"motor-{n}.txt", _long_text().replace("motor", f"motor {n}"))
+            for n in range(4)
+        ]
     ids = [document.pk for document in documents]
 
     def batch_embedding() -> bool:
-        rows = list(Document.objects.filter(pk__in=ids, status="processing").values_list("claim_id", "progress"))
+        rows = list(
+            Document.objects.filter(pk__in=ids, status="processing").values_list(
+                "claim_id", "progress"
+            )
+        )
         claims = [claim for claim, _ in rows]
         return any(progress > 15 and claims.count(claim) >= 2 for claim, progress in rows)
 
-    wait_for(batch_embedding, timeout=90, interval=0.05, what="a batch of documents to start embedding")
+    wait_for(
+        batch_embedding, timeout=90, interval=0.05, what="a batch of documents to start embedding"
+    )
     children = psutil.Process(dedicated_worker.pid).children()
     assert len(children) == 1
     children[0].send_signal(signal.SIGKILL)
 
     def finished() -> bool:
-        return not Document.objects.filter(pk__in=ids, status__in=["pending", "processing"]).exists()
+        return not Document.objects.filter(
+            pk__in=ids, status__in=["pending", "processing"]
+        ).exists()
 
     wait_for(finished, timeout=180, what="every document of the killed batch to finish")
     for document in Document.objects.filter(pk__in=ids):

@@ -40,7 +40,11 @@ def test_hybrid_ranks_the_answering_chunk_first_with_every_score() -> None:
     assert top.document_id == str(document.pk) and "25 euros" in top.text
     assert top.rank == 1 and 0.3 < top.vector_score <= 1 and top.vector_rank == 1
     assert top.text_rank is not None and top.text_score > 0 and top.fused_score > 0
-    assert result.model_id == "local/all-MiniLM-L6-v2" and set(result.latencies) == {"embed", "search", "rerank"}
+    assert result.model_id == "local/all-MiniLM-L6-v2" and set(result.latencies) == {
+        "embed",
+        "search",
+        "rerank",
+    }
 
 
 def test_score_threshold_and_top_k_apply() -> None:
@@ -48,46 +52,68 @@ def test_score_threshold_and_top_k_apply() -> None:
     document_ingested(workspace=workspace, text=BIKES, bots=[bot])
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     assert len(chunks_retrieve(scope=scope, question="When is the shop open?", top_k=1).hits) == 1
-    assert chunks_retrieve(scope=scope, question="When is the shop open?", score_threshold=0.99).hits == []
+    assert (
+        chunks_retrieve(scope=scope, question="When is the shop open?", score_threshold=0.99).hits
+        == []
+    )
 
 
 @pytest.mark.parametrize("exact_max", [2000, 0], ids=["exact-scan", "hnsw-walk"])
-def test_scope_isolates_workspaces_bots_sessions_external_users_and_document_ids(settings, exact_max: int) -> None:
-    settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = exact_max  # 0: even this small scope walks the HNSW index
+def test_scope_isolates_workspaces_bots_sessions_external_users_and_document_ids(
+    settings, exact_max: int
+) -> None:
+    settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = (
+        exact_max  # 0: even this small scope walks the HNSW index
+    )
     workspace, bot = _workspace("ws-scope")
     other_workspace, other_bot = _workspace("ws-foreign")
     shared = document_ingested(workspace=workspace, text=BIKES, bots=[bot])
     foreign = document_ingested(workspace=other_workspace, text=SECRET, bots=[other_bot])
     conversation = Conversation.objects.create(bot=bot, external_user_id="alice")
     session = document_ingested(workspace=workspace, text=SECRET, conversation_id=conversation.pk)
-    alice = document_ingested(workspace=workspace, text=SECRET, filename="alice.md", bots=[bot],
-                              external_user_id="alice")  # fmt: skip
+    alice = document_ingested(
+        workspace=workspace, text=SECRET, filename="alice.md", bots=[bot], external_user_id="alice"
+    )
     question = "What is the bike rental discount code for a day rental?"
 
     def found(**scope: object) -> set[str]:
         base = {"workspace_id": str(workspace.pk), "bot_ids": [str(bot.pk)]}
-        return _ids(chunks_retrieve(scope=RetrievalScope(**{**base, **scope}), question=question, top_k=10))
+        return _ids(
+            chunks_retrieve(scope=RetrievalScope(**{**base, **scope}), question=question, top_k=10)
+        )
 
     assert found(external_user_id="") == {str(shared.pk)}
     assert found(external_user_id="bob") == {str(shared.pk)}
     assert found(external_user_id="alice") == {str(shared.pk), str(alice.pk)}
     assert found(external_user_id="alice", conversation_id=str(conversation.pk)) == {
-        str(shared.pk), str(alice.pk), str(session.pk)}  # fmt: skip
-    assert found(external_user_id="alice", document_ids=[str(alice.pk), str(foreign.pk)]) == {str(alice.pk)}
-    assert str(foreign.pk) not in found(bot_ids=None)  # the whole workspace, still not another tenant
+        str(shared.pk),
+        str(alice.pk),
+        str(session.pk),
+    }
+    assert found(external_user_id="alice", document_ids=[str(alice.pk), str(foreign.pk)]) == {
+        str(alice.pk)
+    }
+    assert str(foreign.pk) not in found(
+        bot_ids=None
+    )  # the whole workspace, still not another tenant
     other_bot_of_workspace = Bot.objects.create(workspace=workspace, name="second")
     assert found(bot_ids=[str(other_bot_of_workspace.pk)], external_user_id="alice") == set()
 
 
 def test_lexicon_synonyms_expand_the_full_text_query() -> None:
-    expanded = query_expand(question="Where is my parcel?", keywords=["delivery"], lexicon=[("parcel", "package")])
+    expanded = query_expand(
+        question="Where is my parcel?", keywords=["delivery"], lexicon=[("parcel", "package")]
+    )
     assert expanded == "Where is my parcel? delivery package"
     assert query_expand(question="Hello", lexicon=[("parcel", "package")]) == "Hello"
     workspace, bot = _workspace("ws-lexicon")
-    document = document_ingested(workspace=workspace, text="# Shipping\n\nEvery package ships within two days.",
-                                 bots=[bot])  # fmt: skip
+    document = document_ingested(
+        workspace=workspace, text="# Shipping\n\nEvery package ships within two days.", bots=[bot]
+    )
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
-    result = chunks_retrieve(scope=scope, question="Où est mon colis ?", lexicon=[("colis", "package")])
+    result = chunks_retrieve(
+        scope=scope, question="Où est mon colis ?", lexicon=[("colis", "package")]
+    )
     assert result.hits and result.hits[0].document_id == str(document.pk)
     assert result.hits[0].text_rank == 1  # found by full text through the synonym
 
@@ -95,7 +121,9 @@ def test_lexicon_synonyms_expand_the_full_text_query() -> None:
 def test_retrieval_uses_a_bounded_number_of_queries(django_assert_max_num_queries) -> None:
     workspace, bot = _workspace("ws-queries")
     for n in range(3):
-        document_ingested(workspace=workspace, text=BIKES + f"\n\nEdition {n}.", bots=[bot], filename=f"b{n}.md")
+        document_ingested(
+            workspace=workspace, text=BIKES + f"\n\nEdition {n}.", bots=[bot], filename=f"b{n}.md"
+        )
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     chunks_retrieve(scope=scope, question="warm-up")
     # the workspace's model, the full-text statement (inline inside the test's transaction), then the
@@ -112,39 +140,63 @@ def test_one_retriever_alone_through_the_same_statement() -> None:
     question = "How much is a day rental of a bike?"
     vector = chunks_retrieve(scope=scope, question=question, top_k=3, mode="vector")
     text = chunks_retrieve(scope=scope, question=question, top_k=3, mode="text")
-    assert vector.hits and all(hit.text_rank is None and hit.vector_rank == hit.rank for hit in vector.hits)
-    assert text.hits and all(hit.vector_rank is None and hit.text_rank == hit.rank for hit in text.hits)
+    assert vector.hits and all(
+        hit.text_rank is None and hit.vector_rank == hit.rank for hit in vector.hits
+    )
+    assert text.hits and all(
+        hit.vector_rank is None and hit.text_rank == hit.rank for hit in text.hits
+    )
     assert "25 euros" in vector.hits[0].text and "25 euros" in text.hits[0].text
 
 
-def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_ranking(settings) -> None:
+def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_ranking(
+    settings,
+) -> None:
     workspace, bot = _workspace("ws-plan")
     document_ingested(workspace=workspace, text=BIKES, bots=[bot])
     document_ingested(workspace=workspace, text=SECRET, filename="note.md", bots=[bot])
     question = "How much is a day rental of a bike?"
     params = HybridParams(
-        workspace_id=str(workspace.pk), model_id=LOCAL_MODEL_ID, query_text=question,
-        query_embedding=embed_query(question), bot_ids=[str(bot.pk)], conversation_id=None, external_user_id="",
-        document_ids=None, vector_weight=1.0, text_weight=0.5, rrf_k=10.0, candidates=40, pool=20,
-    )  # fmt: skip
+        workspace_id=str(workspace.pk),
+        model_id=LOCAL_MODEL_ID,
+        query_text=question,
+        query_embedding=embed_query(question),
+        bot_ids=[str(bot.pk)],
+        conversation_id=None,
+        external_user_id="",
+        document_ids=None,
+        vector_weight=1.0,
+        text_weight=0.5,
+        rrf_k=10.0,
+        candidates=40,
+        pool=20,
+    )
     plans, rankings = {}, {}
     for exact_max in (2000, 0):
         settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = exact_max
         with transaction.atomic():
-            plans[exact_max] = hybrid_plan(params=params, text=text_rows(params=params), ef_search=100,
-                                           exact_max=exact_max)  # fmt: skip
+            plans[exact_max] = hybrid_plan(
+                params=params, text=text_rows(params=params), ef_search=100, exact_max=exact_max
+            )
         scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
-        rankings[exact_max] = [hit.chunk_id for hit in chunks_retrieve(scope=scope, question=question).hits]
+        rankings[exact_max] = [
+            hit.chunk_id for hit in chunks_retrieve(scope=scope, question=question).hits
+        ]
     assert "chunk_embedding_hnsw_384" not in plans[2000] and "chunk_embedding_hnsw_384" in plans[0]
     assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
-    with transaction.atomic(), connection.cursor() as cursor:  # the planner settings end with the search
+    with (
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):  # the planner settings end with the search
         chunks_retrieve(scope=scope, question=question)
         cursor.execute("SELECT current_setting('enable_sort'), current_setting('enable_indexscan')")
         assert cursor.fetchone() == ("on", "on")
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_is_embedded(settings) -> None:
+def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_is_embedded(
+    settings,
+) -> None:
     workspace, bot = _workspace("ws-overlap")
     document_ingested(workspace=workspace, text=BIKES, bots=[bot])
     document_ingested(workspace=workspace, text=SECRET, filename="note.md", bots=[bot])
@@ -154,7 +206,9 @@ def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_i
     def retrieved(threads: int) -> tuple[list[tuple], list[str]]:
         settings.RETRIEVAL_TEXT_THREADS = threads
         statements: list[str] = []
-        with connection.execute_wrapper(lambda execute, sql, *args: statements.append(sql) or execute(sql, *args)):
+        with connection.execute_wrapper(
+            lambda execute, sql, *args: statements.append(sql) or execute(sql, *args)
+        ):
             result = chunks_retrieve(scope=scope, question=question, top_k=4)
         return [(hit.chunk_id, hit.text_rank, hit.vector_rank) for hit in result.hits], statements
 
@@ -162,4 +216,6 @@ def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_i
     overlapped, overlapped_statements = retrieved(2)
     assert overlapped == inline and any(text_rank for _, text_rank, _ in inline)
     assert any("ts_rank" in sql for sql in inline_statements)
-    assert not any("ts_rank" in sql for sql in overlapped_statements)  # it ran on a pool thread's connection
+    assert not any(
+        "ts_rank" in sql for sql in overlapped_statements
+    )  # it ran on a pool thread's connection

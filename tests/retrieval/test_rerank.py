@@ -35,7 +35,9 @@ class _Reranker(BaseHTTPRequestHandler):
             self.end_headers()
             return
         if _Reranker.mode == "cohere":
-            payload: object = {"results": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]}
+            payload: object = {
+                "results": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]
+            }
         else:
             payload = [{"index": i, "score": s} for i, s in enumerate(scores)]
         data = json.dumps(payload).encode()
@@ -64,17 +66,27 @@ def reranker(settings) -> Iterator[type[_Reranker]]:
 def test_reranker_reorders_or_falls_back_to_the_fused_order(reranker, mode: str) -> None:
     workspace = Workspace.objects.create(name="rr", slug="rr")
     bot = Bot.objects.create(workspace=workspace, name="rr")
-    text = ("# Prices\n\nA day rental of a bike costs 25 euros.\n\n"
-            "# Extras\n\nEvery bike rental includes a free helmet and a lock.")  # fmt: skip
+    text = (
+        "# Prices\n\nA day rental of a bike costs 25 euros.\n\n"
+        "# Extras\n\nEvery bike rental includes a free helmet and a lock."
+    )
     document_ingested(workspace=workspace, text=text, bots=[bot])
     reranker.mode = mode
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
-    result = chunks_retrieve(scope=scope, question="How much does a day rental of a bike cost?", top_k=5)
+    result = chunks_retrieve(
+        scope=scope, question="How much does a day rental of a bike cost?", top_k=5
+    )
     assert reranker.requests and reranker.requests[0]["path"] == "/rerank"
     assert reranker.requests[0]["query"] == "How much does a day rental of a bike cost?"
     if mode == "error":
         assert not result.reranked and result.hits[0].rerank_score is None
-        assert [h.fused_score for h in result.hits] == sorted((h.fused_score for h in result.hits), reverse=True)
+        assert [h.fused_score for h in result.hits] == sorted(
+            (h.fused_score for h in result.hits), reverse=True
+        )
     else:
-        assert result.reranked and "helmet" in result.hits[0].text and result.hits[0].rerank_score == 1.0
+        assert (
+            result.reranked
+            and "helmet" in result.hits[0].text
+            and result.hits[0].rerank_score == 1.0
+        )
         assert [h.rank for h in result.hits] == list(range(1, len(result.hits) + 1))

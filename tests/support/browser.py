@@ -43,7 +43,9 @@ def browser() -> Iterator[Browser]:
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
         try:
             yield launched
         finally:

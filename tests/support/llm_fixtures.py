@@ -27,7 +27,9 @@ def llm(llm_server: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
     llm_server.reset()
     yield llm_server
     assert not llm_server.replies, f"scripted replies left unused: {list(llm_server.replies)}"
-    assert not llm_server.embedding_replies, f"embedding replies left unused: {list(llm_server.embedding_replies)}"
+    assert not llm_server.embedding_replies, (
+        f"embedding replies left unused: {list(llm_server.embedding_replies)}"
+    )
 
 
 @pytest.fixture

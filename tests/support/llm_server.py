@@ -100,7 +100,9 @@ class ScriptedLLMServer:
         handler = type("Handler", (_Handler,), {"script": self})
         self._httpd = _QuietServer(("127.0.0.1", self.port), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, name="scripted-llm", daemon=True
+        )
 
     def start(self) -> ScriptedLLMServer:
         self._thread.start()
@@ -169,7 +171,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
-        request = ReceivedRequest(self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.monotonic())
+        request = ReceivedRequest(
+            self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.monotonic()
+        )
         if self.path.endswith("/embeddings"):
             scripted = self.script._record_embeddings(request)
             if scripted is not None and scripted.status != 200:
@@ -179,12 +183,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, _embeddings(body))
             return
         if not self.path.endswith("/chat/completions"):
-            self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            self._send_json(
+                404, {"error": {"message": f"no route {self.path}", "type": "not_found"}}
+            )
             return
         reply = self.script._record(request)
         if reply is None:
             # 418 is a permanent error for the gateway: a test that forgot to script fails fast.
-            self._send_json(418, {"error": {"message": "no scripted reply left", "type": "test_script"}})
+            self._send_json(
+                418, {"error": {"message": "no scripted reply left", "type": "test_script"}}
+            )
             return
         if reply.hang:
             self.script.wait(reply.hang)
@@ -194,7 +202,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if reply.status != 200:
             self._send_json(
-                reply.status, {"error": {"message": reply.error_message, "type": "scripted"}}, reply.headers
+                reply.status,
+                {"error": {"message": reply.error_message, "type": "scripted"}},
+                reply.headers,
             )
             return
         if body.get("stream"):
@@ -202,7 +212,9 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(200, _completion(body, reply), reply.headers)
 
-    def _send_json(self, status: int, payload: object, headers: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self, status: int, payload: object, headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -235,7 +247,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self.script.wait_for(reply.resume, PAUSE_LIMIT_SECONDS)
                     paced_from = time.monotonic() - index * reply.token_delay
                 if reply.token_delay:
-                    self.script.wait(max(0.0, paced_from + (index + 1) * reply.token_delay - time.monotonic()))
+                    self.script.wait(
+                        max(0.0, paced_from + (index + 1) * reply.token_delay - time.monotonic())
+                    )
                 self._event(_chunk(model, {"content": token}, None))
             self._event(_chunk(model, {}, reply.finish_reason))
             if (body.get("stream_options") or {}).get("include_usage"):
@@ -253,8 +267,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _usage(reply: Reply, token_count: int) -> dict[str, int]:
     completion = reply.completion_tokens if reply.completion_tokens is not None else token_count
-    return {"prompt_tokens": reply.prompt_tokens, "completion_tokens": completion,
-            "total_tokens": reply.prompt_tokens + completion}  # fmt: skip
+    return {
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": completion,
+        "total_tokens": reply.prompt_tokens + completion,
+    }
 
 
 def _chunk(model: str, delta: dict[str, str], finish_reason: str | None) -> dict[str, Any]:
@@ -295,5 +312,9 @@ def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
         raw = [digest[i % len(digest)] - 127.5 for i in range(dimensions)]
         norm = math.sqrt(sum(x * x for x in raw)) or 1.0
         data.append({"object": "embedding", "index": index, "embedding": [x / norm for x in raw]})
-    return {"object": "list", "data": data, "model": body.get("model", "scripted"),
-            "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)}}  # fmt: skip
+    return {
+        "object": "list",
+        "data": data,
+        "model": body.get("model", "scripted"),
+        "usage": {"prompt_tokens": len(inputs), "total_tokens": len(inputs)},
+    }

@@ -34,7 +34,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for(predicate: Callable[[], bool], *, timeout: float, interval: float = 0.1, what: str = "condition") -> None:
+def wait_for(
+    predicate: Callable[[], bool], *, timeout: float, interval: float = 0.1, what: str = "condition"
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

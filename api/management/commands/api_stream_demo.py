@@ -15,9 +15,18 @@ class Command(BaseCommand):
     help = "Open an SSE stream for a workspace and produce a scripted rag_search run into it."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--workspace", required=True, help="Workspace slug; read it with one of its server keys.")
+        parser.add_argument(
+            "--workspace",
+            required=True,
+            help="Workspace slug; read it with one of its server keys.",
+        )
         parser.add_argument("--interval", type=float, default=0.3, help="Seconds between events.")
-        parser.add_argument("--padding", type=int, default=0, help="Extra characters in tool_end, to see _delta_sse.")
+        parser.add_argument(
+            "--padding",
+            type=int,
+            default=0,
+            help="Extra characters in tool_end, to see _delta_sse.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         workspace = Workspace.objects.filter(slug=options["workspace"]).first()
@@ -29,4 +38,8 @@ class Command(BaseCommand):
             f"curl -N -H 'Authorization: Bearer psk_…' http://127.0.0.1:8000/api/v1/streams/{stream_id}/events"
         )
         with stream_producing(stream_id=stream_id) as emit:
-            demo_run(emit=emit, interval=max(0.0, options["interval"]), padding=max(0, options["padding"]))
+            demo_run(
+                emit=emit,
+                interval=max(0.0, options["interval"]),
+                padding=max(0, options["padding"]),
+            )

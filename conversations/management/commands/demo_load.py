@@ -11,7 +11,9 @@ from rag.demo_content import demo_documents_ensure
 
 
 class Command(BaseCommand):
-    help = "Create the demo workspace, bot and documents (the worker ingests them). Safe to run again."
+    help = (
+        "Create the demo workspace, bot and documents (the worker ingests them). Safe to run again."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         bot = demo_bot_ensure()

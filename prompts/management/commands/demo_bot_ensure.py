@@ -14,4 +14,6 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         bot = demo_bot_ensure()
-        self.stdout.write(f"demo bot ready: {bot.name} ({bot.pk}) in workspace {bot.workspace.name}")
+        self.stdout.write(
+            f"demo bot ready: {bot.name} ({bot.pk}) in workspace {bot.workspace.name}"
+        )

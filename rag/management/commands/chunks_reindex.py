@@ -17,12 +17,18 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dims", type=int, action="append", help=f"Only this dimension {INDEXED_DIMENSIONS}.")
-        parser.add_argument("--memory-mb", type=int, default=None, help="Override RETRIEVAL_HNSW_BUILD_MEMORY_MB.")
+        parser.add_argument(
+            "--dims", type=int, action="append", help=f"Only this dimension {INDEXED_DIMENSIONS}."
+        )
+        parser.add_argument(
+            "--memory-mb", type=int, default=None, help="Override RETRIEVAL_HNSW_BUILD_MEMORY_MB."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            builds = chunk_indexes_rebuild(dims=options["dims"] or INDEXED_DIMENSIONS, memory_mb=options["memory_mb"])
+            builds = chunk_indexes_rebuild(
+                dims=options["dims"] or INDEXED_DIMENSIONS, memory_mb=options["memory_mb"]
+            )
         except ValueError as error:
             raise CommandError(str(error)) from error
         for build in builds:

@@ -22,15 +22,25 @@ DONE = {Document.Status.READY, Document.Status.FAILED}
 
 
 class Command(BaseCommand):
-    help = "Ingest files and folders (read recursively) into a workspace, optionally attached to bots."
+    help = (
+        "Ingest files and folders (read recursively) into a workspace, optionally attached to bots."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path)
         parser.add_argument("--workspace", required=True, help="Workspace slug, name or id.")
-        parser.add_argument("--bot", action="append", default=[], help="Bot name or id (repeatable).")
-        parser.add_argument("--inline", action="store_true", help="Ingest in this process instead of the workers.")
-        parser.add_argument("--no-wait", action="store_true", help="Queue the documents and return.")
-        parser.add_argument("--timeout", type=float, default=3600, help="Seconds to wait for the workers.")
+        parser.add_argument(
+            "--bot", action="append", default=[], help="Bot name or id (repeatable)."
+        )
+        parser.add_argument(
+            "--inline", action="store_true", help="Ingest in this process instead of the workers."
+        )
+        parser.add_argument(
+            "--no-wait", action="store_true", help="Queue the documents and return."
+        )
+        parser.add_argument(
+            "--timeout", type=float, default=3600, help="Seconds to wait for the workers."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         workspace = workspace_get_by_reference(reference=options["workspace"])
@@ -43,7 +53,9 @@ class Command(BaseCommand):
                 raise CommandError(f"No bot {reference!r} in workspace {workspace}.")
             bots.append(bot)
         try:
-            documents = documents_create_from_paths(workspace=workspace, paths=options["paths"], bots=bots)
+            documents = documents_create_from_paths(
+                workspace=workspace, paths=options["paths"], bots=bots
+            )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
         console = Console(file=self.stdout._out, width=120)  # type: ignore[attr-defined]
@@ -76,8 +88,16 @@ class Command(BaseCommand):
     def _summary(self, console: Console, documents: list[Document]) -> None:
         table = Table("file", "status", "chunks", "language", "reason")
         for document in documents:
-            row = (document.filename, document.status, str(document.chunk_count), document.language, document.error)
+            row = (
+                document.filename,
+                document.status,
+                str(document.chunk_count),
+                document.language,
+                document.error,
+            )
             table.add_row(*row)
         console.print(table)
         ready = sum(document.status == Document.Status.READY for document in documents)
-        console.print(f"{ready} ready, {len(documents) - ready} not ready, of {len(documents)} documents.")
+        console.print(
+            f"{ready} ready, {len(documents) - ready} not ready, of {len(documents)} documents."
+        )
