@@ -1,4 +1,5 @@
-"""Knowledge state: documents, their chunks (text, location, embedding, full-text vector), workspace model choice.
+"""Knowledge state: documents, their chunks (text, location, embedding, full-text vector), workspace model choice,
+and the full-text term statistics of BM25.
 
 Vectors of any dimension share one unconstrained `vector` column; each supported dimension gets
 a partial HNSW index over `embedding::vector(N)`, so a workspace can switch models without a
@@ -138,6 +139,8 @@ class Chunk(models.Model):
         max_length=40, default="simple", help_text="PostgreSQL text-search config."
     )
     search_vector = SearchVectorField(null=True)
+    # Lexeme occurrences in search_vector (heading and text): BM25's document length, kept by the INSERT.
+    search_length = models.PositiveIntegerField(db_default=0)
 
     class Meta:
         ordering = ["document", "ordinal"]
@@ -191,3 +194,31 @@ class WorkspaceEmbedding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workspace}: {self.embedding_model}"
+
+
+class TermStat(models.Model):
+    """How many of a workspace's chunks (of one text-search configuration) hold a lexeme: BM25's document
+    frequency. Kept by triggers on rag_chunk (migration 0003), in the transaction that writes the chunks."""
+
+    pk = models.CompositePrimaryKey("workspace", "config", "term")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    config = models.CharField(max_length=40)
+    term = models.TextField()
+    chunks = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.config}:{self.term} ({self.chunks})"
+
+
+class CorpusStat(models.Model):
+    """A workspace's chunk count and total search_length per text-search configuration (N and avgdl of BM25),
+    kept by the same triggers as TermStat."""
+
+    pk = models.CompositePrimaryKey("workspace", "config")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    config = models.CharField(max_length=40)
+    chunks = models.PositiveIntegerField()
+    length = models.BigIntegerField()
+
+    def __str__(self) -> str:
+        return f"{self.config}: {self.chunks} chunks"

@@ -2,7 +2,8 @@
 
 Prints Recall@1/5/10 and MRR@10 (by document) per corpus for vector-only, full-text-only, hybrid
 and hybrid + reranker, each through Parley's own `rag.retrieval.chunks_retrieve` on its own tables
-(the worktree's database, one workspace per corpus), and optionally the fusion grids and the
+(the worktree's database, one workspace per corpus), beside a bm25s BM25 reference on the same stored
+chunks, and optionally the fusion grids and the
 latency / ef_search / HNSW build-memory tables.
 """
 
@@ -90,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
         corpus, scope = evaluate.corpus_prepare(folder, limit_queries=args.limit_queries)
         chunks = sum(1 for _ in corpus.chunks)
         title = f"{corpus.name}: {corpus.documents} documents, {chunks} chunks, {len(corpus.queries)} queries"
-        table_print(title, evaluate.strategies_score(corpus, scope))
+        rows = evaluate.strategies_score(corpus, scope)
+        table_print(title, rows)
+        print(evaluate.reference_ratio(rows))
         if "fusion" in args.sweep:
             fusion_print(corpus.name, evaluate.sweep_prepare(corpus, scope), evaluate)
     if args.latency:

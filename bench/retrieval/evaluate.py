@@ -7,6 +7,7 @@ the product's provider), on the corpus loaded into Parley's own tables. No score
 threshold applies (-1: recall measures the ranking), and top_k is the whole fused pool so that ten
 distinct documents can be counted. `--sweep fusion` recomputes weighted RRF in Python from the product's
 vector-only and full-text-only lists (top-100 of each), to show the figures behind the default weights.
+The last row is a textbook BM25 (`bench.retrieval.reference`, bm25s) on the same stored chunks.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bench.retrieval.corpus import Corpus, corpus_load
 from bench.retrieval.embed import embeddings_cached, query_vectors_prefill, tokenizer_load
 from bench.retrieval.load import workspace_load
 from bench.retrieval.metrics import Scores, rrf_fuse, score_fuse, scores_compute
+from bench.retrieval.reference import bm25_reference_rank
 from rag.retrieval import FUSION, FusionSettings, RetrievalScope, chunks_retrieve
 
 NO_THRESHOLD = -1.0
@@ -83,7 +85,20 @@ def strategies_score(corpus: Corpus, scope: RetrievalScope) -> dict[str, Scores 
     rows["hybrid + reranker"] = (
         _scores(corpus, _ranked(corpus, scope, "hybrid")) if settings.RERANKER_URL else None
     )
+    questions = [query.text for query in corpus.queries]
+    rows[REFERENCE_ROW] = _scores(corpus, bm25_reference_rank(scope=scope, questions=questions))
     return rows
+
+
+REFERENCE_ROW = "BM25 reference (bm25s)"
+
+
+def reference_ratio(rows: dict[str, Scores | None]) -> str:
+    """The done-when figure: Parley's full-text R@5 as a share of the BM25 reference's."""
+    text, reference = rows["full-text only"], rows[REFERENCE_ROW]
+    if text is None or reference is None or not reference.recall[5]:
+        return "  full-text / BM25 reference R@5: n/a"
+    return f"  full-text / BM25 reference R@5: {text.recall[5] / reference.recall[5]:.3f}"
 
 
 def sweep_prepare(corpus: Corpus, scope: RetrievalScope) -> Prepared:

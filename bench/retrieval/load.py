@@ -3,8 +3,9 @@ product's retrieval (`rag.retrieval.chunks_retrieve`) on the product's indexes.
 
 One workspace per data set (`bench-<name>`) with one bot and one ready document per corpus document
 (its title is the corpus id, which recall counts by). Chunks are written with COPY; their tsvector is
-computed as ingestion computes it (heading path weight A, text weight B, in the chunk's language
-configuration). A large load drops the HNSW index first and rebuilds it after, with the product's
+computed as ingestion computes it (heading path weight A, text weight B, `parley_tsvector` in the chunk's
+language configuration), and so are BM25's term statistics (the rag_chunk triggers count the rows in).
+A large load drops the HNSW index first and rebuilds it after, with the product's
 build memory (`rag.indexes`), instead of inserting row by row into the graph.
 """
 
@@ -68,9 +69,12 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
             cursor.execute(f'DROP INDEX "{index}"')
         _copy(cursor, workspace, rows, vectors, documents, chunk_ids)
         cursor.execute(
-            "UPDATE rag_chunk SET search_vector ="
-            " setweight(to_tsvector(search_config::regconfig, coalesce(heading_path::text, '')), 'A')"
-            " || setweight(to_tsvector(search_config::regconfig, text), 'B') WHERE workspace_id = %s",
+            "UPDATE rag_chunk SET search_vector = v, search_length = parley_tsvector_length(v)"
+            " FROM (SELECT id AS chunk_id,"
+            " setweight(parley_tsvector(search_config, heading_path::text), 'A')"
+            " || setweight(parley_tsvector(search_config, text), 'B') AS v"
+            " FROM rag_chunk WHERE workspace_id = %s) AS analysed"
+            " WHERE id = chunk_id",
             [workspace.pk],
         )
         if bulk:

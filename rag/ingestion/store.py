@@ -5,7 +5,10 @@ the statement is the same size of SQL for 2 chunks or 500, and nothing is compil
 ORM's ``bulk_create`` compiled two ``SearchVector`` expressions for every row, ~2 ms of worker CPU
 per chunk; bench/ingest). The full-text vector is computed by the INSERT itself, so each chunk row
 (and its HNSW and GIN entries) is written once; it indexes the heading path as jsonb text (weight A)
-and the text (B), exactly as ``SearchVector(heading) + SearchVector(text)`` would.
+and the text (B), as ``SearchVector(heading) + SearchVector(text)`` would, through ``parley_tsvector`` (the
+configuration's analysis after folding accents, the one the BM25 query uses too), and its length.
+The same transaction keeps BM25's term statistics (rag_termstat, rag_corpusstat): the triggers of migration
+0003 count the deleted chunks out and the inserted ones in, whatever statement deletes or inserts them.
 """
 
 from __future__ import annotations
@@ -23,15 +26,15 @@ from rag.models import Chunk, Document
 _INSERT = """
 INSERT INTO rag_chunk (id, document_id, workspace_id, ordinal, text, heading_path, page_number, bbox, start_time,
                        end_time, metadata, token_count, embedding, embedding_dims, embedding_model, search_config,
-                       search_vector)
+                       search_vector, search_length)
 SELECT gen_random_uuid(), %(document)s, %(workspace)s, r.ordinal, r.text, r.headings::jsonb, r.page_number,
        r.bbox::jsonb, r.start_time, r.end_time, %(metadata)s::jsonb, r.token_count, r.embedding::vector,
-       vector_dims(r.embedding::vector), %(model)s, %(config)s,
-       setweight(to_tsvector(%(config)s::regconfig, COALESCE(r.headings, '')), 'A')
-       || setweight(to_tsvector(%(config)s::regconfig, COALESCE(r.text, '')), 'B')
+       vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v)
 FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(pages)s::int[], %(bboxes)s::text[],
             %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[])
-     AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding)
+     AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding),
+     LATERAL (SELECT setweight(parley_tsvector(%(config)s, r.headings), 'A')
+                     || setweight(parley_tsvector(%(config)s, r.text), 'B') AS v) AS s
 """
 
 

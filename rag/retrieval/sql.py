@@ -4,9 +4,9 @@ bench/retrieval measures these very statements (through `chunks_retrieve`) on th
 - the scope CTE keeps the workspace's ready documents that the caller may read (the bot's or the
   workspace's shared documents, the session's own documents, the external_user_id boundary, and
   an optional list of document ids); both statements start from it;
-- the full-text statement (`text_rows`) ORs the query's lexemes per text-search configuration of the
-  documents in scope, so French chunks get a French query and English chunks an English one; each
-  configuration's query is a LATERAL parameter, so the GIN index finds the matching chunks (a plain
+- the full-text statement (`text_rows`, rag.retrieval.bm25) ranks by Okapi BM25 per text-search configuration
+  of the documents in scope, so French chunks get a French query and English chunks an English one; each
+  configuration's query is a LATERAL parameter, so the GIN index finds the candidate chunks (a plain
   join made the planner test every chunk of the table). It needs no query vector, so `chunks_retrieve`
   runs it while the question is embedded (`rag.retrieval.concurrent`);
 - the hybrid statement (`hybrid_rows`) takes the full-text hits as arrays, walks the partial HNSW index
@@ -21,9 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import connection
 
 from rag.language import ts_config_map
+from rag.retrieval.bm25 import BM25_SQL
 
 # `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
 # The documents in scope; shared by the plan statement and the query, so both read the same boundary.
@@ -65,33 +67,8 @@ FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted;
 """
 )
 
-_TEXT_SQL = (
-    "WITH"  # noqa: S608 (module constants only)
-    + _SCOPE_CTE
-    + """,
-query_terms AS MATERIALIZED (
-    SELECT cfg::regconfig AS cfg,
-           regexp_replace(plainto_tsquery(cfg::regconfig, %(query_text)s)::text, '&|<[0-9-]*>', '|', 'g')::tsquery
-             AS terms
-    FROM (SELECT DISTINCT coalesce(m.cfg, 'simple') AS cfg
-          FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
-            ON m.lang = s.language) AS used
-)
--- per configuration, so `q.terms` is a parameter of the inner scan and the GIN index serves it:
--- with a join on the configuration instead, the planner scanned every chunk (2x slower at 10k)
-SELECT h.id, h.score FROM query_terms AS q CROSS JOIN LATERAL (
-    SELECT c.id, ts_rank(c.search_vector, q.terms, 1) AS score
-    FROM rag_chunk AS c
-    WHERE c.search_vector @@ q.terms AND c.search_config = q.cfg::text
-      AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
-      AND c.embedding_model = %(model_id)s
-    ORDER BY score DESC, c.id
-    LIMIT %(text_candidates)s
-) AS h
-ORDER BY h.score DESC, h.id
-LIMIT %(text_candidates)s
-"""
-)
+# The full-text side: Okapi BM25 with max-score pruning of common lexemes (rag.retrieval.bm25).
+_TEXT_SQL = "WITH" + _SCOPE_CTE + BM25_SQL
 
 _HYBRID_SQL = (
     "WITH"  # noqa: S608 (module constants only)
@@ -171,7 +148,7 @@ class TextHit:
 
 
 def text_rows(*, params: HybridParams) -> list[TextHit]:
-    """The full-text side: the best `candidates` chunks in scope by ts_rank, best first (none at weight 0)."""
+    """The full-text side: the best `candidates` chunks in scope by BM25, best first (none at weight 0)."""
     if params.text_weight <= 0:
         return []
     with connection.cursor() as cursor:
@@ -269,4 +246,7 @@ def _values(params: HybridParams) -> dict[str, object]:
         "vector_candidates": params.candidates if params.vector_weight > 0 else 0,
         "text_candidates": params.candidates if params.text_weight > 0 else 0,
         "pool": params.pool,
+        "k1": float(settings.RETRIEVAL_BM25_K1),
+        "b": float(settings.RETRIEVAL_BM25_B),
+        "postings_budget": int(settings.RETRIEVAL_BM25_POSTINGS_BUDGET),
     }

@@ -215,7 +215,7 @@ def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_i
     inline, inline_statements = retrieved(0)
     overlapped, overlapped_statements = retrieved(2)
     assert overlapped == inline and any(text_rank for _, text_rank, _ in inline)
-    assert any("ts_rank" in sql for sql in inline_statements)
+    assert any("rag_termstat" in sql for sql in inline_statements)
     assert not any(
-        "ts_rank" in sql for sql in overlapped_statements
+        "rag_termstat" in sql for sql in overlapped_statements
     )  # it ran on a pool thread's connection

@@ -1,0 +1,63 @@
+"""The full-text side's statement: Okapi BM25 over rag_chunk's tsvector, with the term statistics ingestion keeps.
+
+score(chunk) = Σ over the query's distinct lexemes t found in the chunk of
+    idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · length / avg_length)),
+    idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))   (Lucene's, never negative).
+Per text-search configuration of the documents in scope: the query is analysed by
+`parley_tsvector` as the chunks were (stemmer, stop words, folded accents), N and avg_length come from
+rag_corpusstat and df from rag_termstat for the workspace (migration 0003's triggers keep both), tf is the
+lexeme's position count in the chunk's tsvector and length its `search_length`.
+
+Pruning (max-score style): the query's lexemes are taken rarest first while the document frequencies of the ones
+already taken stay under `postings_budget`; the chunks holding any of those ("essential") lexemes are the
+candidates, found through the GIN index, and each is scored exactly on every query lexeme. So a common word
+("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read every chunk that
+holds it; only a chunk holding nothing but common words can be missed, and its score is bounded by their small idf.
+"""
+
+from __future__ import annotations
+
+# Appended to "WITH <scope CTE>" by rag.retrieval.sql. A candidate's query lexemes are cut out of its tsvector with
+# setweight/ts_filter (binary searches on the sorted vector) rather than by unnesting its every lexeme.
+BM25_SQL = """,
+configs AS MATERIALIZED (
+    SELECT DISTINCT coalesce(m.cfg, 'simple') AS cfg
+    FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
+      ON m.lang = s.language
+),
+query_terms AS MATERIALIZED (
+    SELECT q.cfg, t.lexeme AS term, st.chunks AS df, cs.length::float8 / cs.chunks AS avg_length,
+           ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf
+    FROM configs AS q
+    CROSS JOIN LATERAL unnest(parley_tsvector(q.cfg, %(query_text)s)) AS t
+    JOIN rag_corpusstat AS cs ON cs.workspace_id = %(workspace_id)s AND cs.config = q.cfg AND cs.chunks > 0
+    JOIN rag_termstat AS st ON st.workspace_id = %(workspace_id)s AND st.config = q.cfg AND st.term = t.lexeme
+),
+essential AS MATERIALIZED (
+    SELECT cfg, array_agg(term) FILTER (WHERE rarer < %(postings_budget)s) AS lexemes,
+           array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
+           -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
+           string_agg('''' || replace(replace(term, '\\', '\\\\'), '''', '''''') || '''', ' | ')
+             FILTER (WHERE rarer < %(postings_budget)s)::tsquery AS terms
+    FROM (SELECT *, sum(df) OVER (PARTITION BY cfg ORDER BY df, term) - df AS rarer FROM query_terms) AS ranked
+    GROUP BY cfg
+)
+SELECT h.id, h.score FROM essential AS e CROSS JOIN LATERAL (
+    SELECT c.id, (
+        SELECT sum(w.idf * f.tf * (%(k1)s + 1)
+                   / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.search_length / e.avg_length)))
+        FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+              FROM unnest(ts_filter(setweight(setweight(c.search_vector, 'D'), 'A', e.all_lexemes), '{a}')) AS u
+             ) AS f
+        JOIN query_terms AS w ON w.cfg = e.cfg AND w.term = f.lexeme
+    ) AS score
+    FROM rag_chunk AS c
+    WHERE c.search_vector @@ e.terms AND c.search_config = e.cfg
+      AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
+      AND c.embedding_model = %(model_id)s
+    ORDER BY score DESC, c.id
+    LIMIT %(text_candidates)s
+) AS h
+ORDER BY h.score DESC, h.id
+LIMIT %(text_candidates)s
+"""

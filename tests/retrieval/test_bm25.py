@@ -1,0 +1,157 @@
+"""The full-text side's Okapi BM25: scores against hand-computed arithmetic, pruning, analysis and bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.db import connection
+
+from bots.models import Bot
+from core.models import Workspace
+from rag.retrieval import RetrievalScope, chunks_retrieve
+from tests.support.knowledge import document_ingested
+
+pytestmark = pytest.mark.django_db
+
+# Three one-chunk documents, no stop words, no two words sharing a stem (in 'simple' or 'english' alike).
+FRUIT = ("apple apple banana", "apple cherry", "cherry cherry cherry durian")
+
+
+def _workspace(name: str) -> tuple[Workspace, Bot]:
+    workspace = Workspace.objects.create(name=name, slug=name)
+    return workspace, Bot.objects.create(workspace=workspace, name=f"{name} bot")
+
+
+def _fruit_scope() -> tuple[RetrievalScope, list[str]]:
+    workspace, bot = _workspace("ws-fruit")
+    documents = [
+        document_ingested(workspace=workspace, text=text, filename=f"f{n}.txt", bots=[bot])
+        for n, text in enumerate(FRUIT)
+    ]
+    return RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)]), [
+        str(d.pk) for d in documents
+    ]
+
+
+def _text_scores(scope: RetrievalScope, question: str) -> dict[str, float]:
+    result = chunks_retrieve(
+        scope=scope, question=question, mode="text", score_threshold=-1, top_k=20
+    )
+    return {hit.document_id: hit.text_score for hit in result.hits}  # type: ignore[misc]
+
+
+def test_bm25_scores_match_the_hand_computed_example() -> None:
+    scope, (d1, d2, d3) = _fruit_scope()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT document_id::text, search_length FROM rag_chunk WHERE workspace_id = %s",
+            [scope.workspace_id],
+        )
+        assert dict(cursor.fetchall()) == {d1: 3, d2: 2, d3: 4}
+    # N = 3 chunks, total length 9, avg_length = 3; k1 = 1.2, b = 0.75.
+    # "apple": df = 2, idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln(1.6) = 0.470004
+    #   d1: tf 2, length 3: 0.470004 · 2 · 2.2 / (2 + 1.2 · (0.25 + 0.75 · 3/3)) = 0.470004 · 4.4 / 3.2 = 0.646255
+    #   d2: tf 1, length 2: 0.470004 · 2.2 / (1 + 1.2 · (0.25 + 0.75 · 2/3)) = 0.470004 · 2.2 / 1.9 = 0.544215
+    idf_apple = math.log(1.6)
+    assert idf_apple == pytest.approx(0.470004, abs=1e-6)
+    assert _text_scores(scope, "apple") == {
+        d1: pytest.approx(0.646255, abs=1e-6),
+        d2: pytest.approx(0.544215, abs=1e-6),
+    }
+    # "durian": df = 1, idf = ln(1 + 2.5 / 1.5) = 0.980829; d3: tf 1, length 4:
+    #   0.980829 · 2.2 / (1 + 1.2 · (0.25 + 0.75 · 4/3)) = 0.980829 · 2.2 / 2.5 = 0.863130
+    # "cherry": df = 2, idf = 0.470004; d3: tf 3: 0.470004 · 6.6 / (3 + 1.5) = 0.689339, so d3 = 1.552469;
+    #   d2: tf 1, length 2: 0.544215 (as "apple" above)
+    assert _text_scores(scope, "Durian and cherry?") == {
+        d3: pytest.approx(0.863130 + 0.689339, abs=1e-6),
+        d2: pytest.approx(0.544215, abs=1e-6),
+    }
+
+
+def test_k1_and_b_are_settings(settings) -> None:
+    scope, (d1, d2, _) = _fruit_scope()
+    settings.RETRIEVAL_BM25_B = 0.0  # no length normalisation: tf · (k1 + 1) / (tf + k1)
+    settings.RETRIEVAL_BM25_K1 = 2.0
+    idf = math.log(1.6)
+    assert _text_scores(scope, "apple") == {
+        d1: pytest.approx(idf * 2 * 3 / (2 + 2)),
+        d2: pytest.approx(idf * 1 * 3 / (1 + 2)),
+    }
+
+
+def test_pruned_common_lexemes_still_score_the_candidates_exactly(settings) -> None:
+    workspace, bot = _workspace("ws-prune")
+    texts = [f"warranty policy number {n} covers screens" for n in range(6)]
+    texts.append("warranty policy for batteries and chargers")
+    for n, text in enumerate(texts):
+        document_ingested(workspace=workspace, text=text, filename=f"w{n}.txt", bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "warranty policy batteries"
+    exact = _text_scores(scope, question)
+    assert len(exact) == 7  # every chunk holds "warranty"
+    # A budget of 1: only the rarest lexeme ("batteri", df 1) finds candidates; the common ones still score it.
+    settings.RETRIEVAL_BM25_POSTINGS_BUDGET = 1
+    pruned = _text_scores(scope, question)
+    assert list(pruned) == [max(exact, key=exact.__getitem__)]
+    assert pruned == {key: pytest.approx(exact[key]) for key in pruned}
+
+
+def test_the_query_is_analysed_as_the_chunks_stemmed_without_stop_words_and_accents_folded() -> (
+    None
+):
+    workspace, bot = _workspace("ws-french")
+    text = (
+        "Les frais d'expédition sont offerts dès cinquante euros. La livraison à domicile prend trois "
+        "jours ouvrés et le suivi du colis est envoyé par courriel."
+    )
+    document = document_ingested(workspace=workspace, text=text, bots=[bot])
+    assert document.language == "fr"
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    for question in ("expedition", "Expéditions gratuites ?", "ouvres", "livraisons"):
+        assert _text_scores(scope, question).keys() == {str(document.pk)}, question
+
+
+@pytest.mark.parametrize(
+    ("config", "text", "lexemes"),
+    [
+        ("english", "The runners were running to the café", {"runner", "run", "cafe"}),
+        # PostgreSQL's French stop words lack "les" (BM25's idf makes it cheap)
+        ("french", "Les élèves mangeaient des pommes", {"elev", "le", "mang", "pomm"}),
+        ("german", "Die Häuser und die Straßen", {"haus", "strass"}),
+        ("spanish", "Los niños estaban corriendo", {"nin", "corr"}),
+        ("italian", "Le città sono bellissime", {"citt", "bellissim"}),
+        ("portuguese", "As crianças estão correndo", {"crianc", "corr"}),  # "estão": a stop word
+    ],
+)
+def test_each_language_stems_drops_stop_words_and_folds_where_expected(
+    config: str, text: str, lexemes: set[str]
+) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM unnest(parley_tsvector(%s, %s))", [config, text])
+        assert {row[0] for row in cursor.fetchall()} == lexemes
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "the and of to is",  # only stop words
+        "rental " * 500 + "x" * 1000,  # 4,000 characters
+        "ᚠᛇᚻ᛫ᛒᛦᚦ ᛗᛁᚳᛚᚢᚾ 𓀀𓀁𓀂",  # runes and hieroglyphs: no configuration knows them
+        "&|!():*'\\ bike' & | rental:* !(day) \\' ''",  # tsquery and SQL syntax characters
+        "",
+        "   ",
+    ],
+    ids=["stop-words", "4000-chars", "unknown-script", "syntax-characters", "empty", "blank"],
+)
+@pytest.mark.parametrize("mode", ["text", "hybrid"])
+def test_bad_queries_return_results_or_nothing_never_an_error(question: str, mode: str) -> None:
+    workspace, bot = _workspace("ws-bad")
+    document_ingested(
+        workspace=workspace, text="A day bike rental costs 25 euros with a helmet.", bots=[bot]
+    )
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    result = chunks_retrieve(scope=scope, question=question, mode=mode)  # type: ignore[arg-type]
+    assert isinstance(result.hits, list)
+    if mode == "text" and "rental" in question:
+        assert result.hits  # the real words still match
