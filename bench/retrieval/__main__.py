@@ -70,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
     args = parser.parse_args(argv)
-    folders = sorted(p for p in CORPORA_ROOT.iterdir() if p.is_dir()) if args.all else args.corpora
+    folders = (
+        sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists())
+        if args.all
+        else args.corpora
+    )  # retrieval sets only (injection-train is not one)
     if not folders and not args.latency:
         parser.error("give corpus folders, --all, or --latency")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

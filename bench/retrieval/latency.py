@@ -39,7 +39,7 @@ def _sources() -> tuple[list[Row], np.ndarray, list[tuple[str, str]]]:
     rows: list[Row] = []
     vectors = []
     per_corpus = []
-    for folder in sorted(p for p in CORPORA_ROOT.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists()):
         corpus = corpus_load(folder, tokenizer=tokenizer_load())
         rows += [(f"{corpus.name}:{c.doc_id}", c.lang, c.text) for c in corpus.chunks]
         vectors.append(embeddings_cached(f"{corpus.name}-chunks", [c.text for c in corpus.chunks]))

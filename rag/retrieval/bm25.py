@@ -1,6 +1,6 @@
 """The full-text side's statement: Okapi BM25 over rag_chunk's tsvector, with the term statistics ingestion keeps.
 
-score(chunk) = Σ over the query's distinct lexemes t found in the chunk of
+score(chunk) = Σ over the query's lexemes t found in the chunk (a lexeme said twice counts twice, as in Lucene) of
     idf(t) · tf · (k1 + 1) / (tf + k1 · (1 − b + b · length / avg_length)),
     idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))   (Lucene's, never negative).
 Per text-search configuration of the documents in scope: the query is analysed by
@@ -26,7 +26,8 @@ configs AS MATERIALIZED (
       ON m.lang = s.language
 ),
 query_terms AS MATERIALIZED (
-    SELECT q.cfg, t.lexeme AS term, st.chunks AS df, cs.length::float8 / cs.chunks AS avg_length,
+    SELECT q.cfg, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1) AS qtf, st.chunks AS df,
+           cs.length::float8 / cs.chunks AS avg_length,
            ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf
     FROM configs AS q
     CROSS JOIN LATERAL unnest(parley_tsvector(q.cfg, %(query_text)s)) AS t
@@ -44,7 +45,7 @@ essential AS MATERIALIZED (
 )
 SELECT h.id, h.score FROM essential AS e CROSS JOIN LATERAL (
     SELECT c.id, (
-        SELECT sum(w.idf * f.tf * (%(k1)s + 1)
+        SELECT sum(w.qtf * w.idf * f.tf * (%(k1)s + 1)
                    / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.search_length / e.avg_length)))
         FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
               FROM unnest(ts_filter(setweight(setweight(c.search_vector, 'D'), 'A', e.all_lexemes), '{a}')) AS u

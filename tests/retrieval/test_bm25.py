@@ -59,6 +59,11 @@ def test_bm25_scores_match_the_hand_computed_example() -> None:
         d1: pytest.approx(0.646255, abs=1e-6),
         d2: pytest.approx(0.544215, abs=1e-6),
     }
+    # A lexeme the query says twice counts twice (Lucene sums over the query terms).
+    assert _text_scores(scope, "apple? apple!") == {
+        d1: pytest.approx(2 * 0.646255, abs=1e-6),
+        d2: pytest.approx(2 * 0.544215, abs=1e-6),
+    }
     # "durian": df = 1, idf = ln(1 + 2.5 / 1.5) = 0.980829; d3: tf 1, length 4:
     #   0.980829 · 2.2 / (1 + 1.2 · (0.25 + 0.75 · 4/3)) = 0.980829 · 2.2 / 2.5 = 0.863130
     # "cherry": df = 2, idf = 0.470004; d3: tf 3: 0.470004 · 6.6 / (3 + 1.5) = 0.689339, so d3 = 1.552469;
