@@ -8,11 +8,12 @@ Per text-search configuration of the documents in scope: the query is analysed b
 rag_corpusstat and df from rag_termstat for the workspace (migration 0003's triggers keep both), tf is the
 lexeme's position count in the chunk's tsvector and length its `search_length`.
 
-Pruning (max-score style): the query's lexemes are taken rarest first while the document frequencies of the ones
-already taken stay under `postings_budget`; the chunks holding any of those ("essential") lexemes are the
-candidates, found through the GIN index, and each is scored exactly on every query lexeme. So a common word
-("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read every chunk that
-holds it; only a chunk holding nothing but common words can be missed, and its score is bounded by their small idf.
+Pruning (max-score style): the query's lexemes are taken rarest first while the sum of their document
+frequencies stays within `postings_budget` (the rarest always); the chunks holding any of those ("essential")
+lexemes are the candidates, found through the GIN index, and each is scored exactly on every query lexeme.
+So a common word ("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read
+every chunk that holds it; only a chunk holding nothing but common words can be missed, and its score is bounded
+by their small idf.
 """
 
 from __future__ import annotations
@@ -35,11 +36,10 @@ query_terms AS MATERIALIZED (
     JOIN rag_termstat AS st ON st.workspace_id = %(workspace_id)s AND st.config = q.cfg AND st.term = t.lexeme
 ),
 essential AS MATERIALIZED (
-    SELECT cfg, array_agg(term) FILTER (WHERE rarer < %(postings_budget)s) AS lexemes,
-           array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
+    SELECT cfg, array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
            -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
            string_agg('''' || replace(replace(term, '\\', '\\\\'), '''', '''''') || '''', ' | ')
-             FILTER (WHERE rarer < %(postings_budget)s)::tsquery AS terms
+             FILTER (WHERE rarer = 0 OR rarer + df <= %(postings_budget)s)::tsquery AS terms
     FROM (SELECT *, sum(df) OVER (PARTITION BY cfg ORDER BY df, term) - df AS rarer FROM query_terms) AS ranked
     GROUP BY cfg
 )
