@@ -25,7 +25,7 @@ from rag.language import language_detect
 from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice
 from rag.retrieval.rerank import rerank_scores
-from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows
+from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows, scope_languages
 from rag.selectors import workspace_search_setup
 
 
@@ -105,6 +105,24 @@ def fusion_default(fusion: FusionSettings = FUSION) -> FusionChoice:
         vector_weight=fusion.vector_weight_native,
         text_weight=fusion.text_weight,
     )
+
+
+def document_languages_foreign(
+    *, scope: RetrievalScope, question: str, language: str = ""
+) -> list[str]:
+    """The languages of the documents in scope other than the question's (detected, else `language`), so
+    the lexical side can also search in them; [] when the question's language is unknown."""
+    query_language = language_detect(question) or language
+    if not query_language:
+        return []
+    found = scope_languages(
+        workspace_id=scope.workspace_id,
+        bot_ids=scope.bot_ids,
+        conversation_id=scope.conversation_id,
+        external_user_id=scope.external_user_id,
+        document_ids=scope.document_ids,
+    )
+    return [code for code in found if code != query_language]
 
 
 def query_expand(

@@ -142,6 +142,16 @@ ORDER BY f.fused_score DESC, f.id
 )
 
 
+# The languages of the documents in scope, for a question asked in another one (`scope_languages`).
+_LANGUAGES_SQL = (
+    "WITH"
+    + _SCOPE_CTE
+    + """
+SELECT DISTINCT language FROM scope WHERE language <> '' ORDER BY language
+"""
+)
+
+
 @dataclass(frozen=True)
 class HybridParams:
     workspace_id: str
@@ -192,6 +202,27 @@ def text_rows(*, params: HybridParams) -> list[TextHit]:
     with connection.cursor() as cursor:
         cursor.execute(_TEXT_SQL, _values(params))
         return [TextHit(str(chunk_id), float(score)) for chunk_id, score in cursor.fetchall()]
+
+
+def scope_languages(
+    *,
+    workspace_id: str,
+    bot_ids: Sequence[str] | None,
+    conversation_id: str | None,
+    external_user_id: str | None,
+    document_ids: Sequence[str] | None,
+) -> list[str]:
+    """The ISO 639-1 languages of the ready documents in scope (the same boundary as a search)."""
+    values = {
+        "workspace_id": workspace_id,
+        "bot_ids": list(bot_ids) if bot_ids is not None else None,
+        "conversation_id": conversation_id,
+        "external_user_id": external_user_id,
+        "document_ids": list(document_ids) if document_ids is not None else None,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_LANGUAGES_SQL, values)
+        return [language for (language,) in cursor.fetchall()]
 
 
 def hybrid_rows(

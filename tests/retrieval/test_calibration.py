@@ -183,7 +183,7 @@ def test_spans_come_from_one_sentence_of_the_chunk() -> None:
     text = "Short one. " + " ".join(PARAPHRASES)
     span = sentence_span(text=text, language="en", seed="chunk-1")
     assert span == sentence_span(text=text, language="en", seed="chunk-1")  # deterministic
-    assert 5 <= len(span.split()) <= 14 and any(span in sentence for sentence in PARAPHRASES)
+    assert span in PARAPHRASES  # a whole sentence (each is under 24 words)
     assert sentence_span(text="Too short. Also.", language="en", seed="x") == ""
 
 
