@@ -69,8 +69,8 @@ def question_condense(
             question, (), f"failed:{error.code}", prompt.sha256, ms=_ms(started)
         )
     data = _parse(raw)
-    standalone = data.get("standalone_question") if data else None
-    if not isinstance(standalone, str) or not standalone.strip():
+    standalone = data.get("standalone_question") if data is not None else None
+    if data is None or not isinstance(standalone, str) or not standalone.strip():
         return CondensedQuestion(
             question, (), "failed:unparsable", prompt.sha256, raw, _ms(started)
         )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 
@@ -213,7 +214,7 @@ def scope_languages(
     document_ids: Sequence[str] | None,
 ) -> list[str]:
     """The ISO 639-1 languages of the ready documents in scope (the same boundary as a search)."""
-    values = {
+    values: dict[str, Any] = {
         "workspace_id": workspace_id,
         "bot_ids": list(bot_ids) if bot_ids is not None else None,
         "conversation_id": conversation_id,

@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import pysbd
+import pysbd  # type: ignore[import-untyped]
 from django.conf import settings
 from django.db import connection
 
