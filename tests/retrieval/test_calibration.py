@@ -12,8 +12,8 @@ import pytest
 from bots.models import Bot
 from core.models import Workspace
 from rag.models import WorkspaceEmbedding, WorkspaceFusion
-from rag.retrieval import RetrievalScope, chunks_retrieve
-from rag.retrieval.calibration.pairs import sentence_span
+from rag.retrieval import RetrievalScope, chunks_retrieve, document_languages_foreign
+from rag.retrieval.calibration.pairs import sentence_span, synthetic_pairs
 from rag.retrieval.calibration.service import (
     workspace_fusion_calibrate,
     workspace_fusion_change_record,
@@ -261,3 +261,36 @@ def test_ingestion_queues_a_recalibration_after_commit_past_the_change_share(
 def _run(callbacks: list) -> None:  # type: ignore[type-arg]
     for callback in callbacks:
         callback()
+
+
+def test_an_unusable_paraphrase_keeps_the_raw_sentences(settings, llm: ScriptedLLMServer) -> None:
+    settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_API_KEY = "openai", llm.base_url, "k"
+    settings.LLM_MAX_RETRIES = 0
+    settings.RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE = 1.0
+    workspace, bot = _workspace("ws-bad-paraphrase")
+    for number, sentence in enumerate(list(PARAPHRASES)[:6]):
+        document_ingested(workspace=workspace, text=sentence, bots=[bot], filename=f"p{number}.txt")
+    llm.enqueue(Reply(content='{"questions": ["only one"]}'))  # six asked, one given
+    pairs = synthetic_pairs(
+        workspace_id=str(workspace.pk),
+        model_id="local/all-MiniLM-L6-v2",
+        sample_size=10,
+        paraphrase_share=1.0,
+    )
+    assert pairs.source == WorkspaceFusion.Source.SYNTHETIC and pairs.paraphrased_count == 0
+    assert sorted(pair.query for pair in pairs.pairs) == sorted(list(PARAPHRASES)[:6])
+
+
+def test_the_documents_languages_other_than_the_questions_follow_the_scope() -> None:
+    workspace, bot = _workspace("ws-languages")
+    other_bot = Bot.objects.create(workspace=workspace, name="other")
+    document_ingested(workspace=workspace, text=" ".join(list(PARAPHRASES)[:4]), bots=[bot])
+    french = "Le boulanger vend des croissants chauds et des baguettes chaque matin à l'aube."
+    document_ingested(workspace=workspace, text=french, bots=[other_bot], filename="fr.txt")
+    question = "Combien coûte la livraison d'un colis à domicile ?"
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    assert document_languages_foreign(scope=scope, question=question) == ["en"]
+    whole = RetrievalScope(workspace_id=str(workspace.pk))
+    assert document_languages_foreign(scope=whole, question=question) == ["en"]
+    assert document_languages_foreign(scope=whole, question="How much is the delivery?") == ["fr"]
+    assert document_languages_foreign(scope=whole, question="?!") == []  # language unknown
