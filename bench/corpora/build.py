@@ -1,7 +1,10 @@
-"""Build this set's BEIR files (corpus.jsonl, queries.jsonl, qrels.tsv) from source.md, checking that every
-question's answer is an extractive span: found verbatim in exactly one paragraph of its document.
+"""Build a hand-written set's BEIR files (corpus.jsonl, queries.jsonl, qrels.tsv) from its source.md, checking
+that every question's answer is an extractive span: found verbatim in exactly one paragraph of its document.
 
-    python bench/corpora/varnholt-en/build.py
+    python bench/corpora/build.py bench/corpora/varnholt-en
+
+source.md: "# D01 | Title" opens a document, blank lines separate its paragraphs, and each
+"? question | answer span" line is a question about that document.
 """
 
 from __future__ import annotations
@@ -11,14 +14,13 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
 _HEADING = re.compile(r"^# (D\d+) \| (.+)$")
 
 
-def build() -> int:
+def build(folder: Path) -> int:
     documents: list[dict[str, object]] = []
     questions: list[tuple[str, str, str]] = []  # (document id, question, answer)
-    for block in re.split(r"\n(?=# D\d+ \| )", (HERE / "source.md").read_text(encoding="utf-8")):
+    for block in re.split(r"\n(?=# D\d+ \| )", (folder / "source.md").read_text(encoding="utf-8")):
         lines = block.strip().splitlines()
         heading = _HEADING.match(lines[0])
         if heading is None:
@@ -36,12 +38,12 @@ def build() -> int:
                         f"{doc_id}: {answer!r} is in paragraphs {holding}, not exactly one"
                     )
                 questions.append((doc_id, question.strip(), answer.strip()))
-    with (HERE / "corpus.jsonl").open("w", encoding="utf-8") as out:
+    with (folder / "corpus.jsonl").open("w", encoding="utf-8") as out:
         for document in documents:
             out.write(json.dumps(document, ensure_ascii=False) + "\n")
     with (
-        (HERE / "queries.jsonl").open("w", encoding="utf-8") as out,
-        (HERE / "qrels.tsv").open("w", encoding="utf-8") as qrels,
+        (folder / "queries.jsonl").open("w", encoding="utf-8") as out,
+        (folder / "qrels.tsv").open("w", encoding="utf-8") as qrels,
     ):
         qrels.write("query-id\tcorpus-id\tscore\n")
         for number, (doc_id, question, answer) in enumerate(questions, start=1):
@@ -57,4 +59,4 @@ def build() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(build())
+    sys.exit(build(Path(sys.argv[1])))
