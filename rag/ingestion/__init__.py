@@ -55,7 +55,7 @@ def document_ingest(*, document_id: str, claim_id: str, batch_limit: int = 1) ->
     for mate in documents[1:]:
         if outcomes[str(mate.pk)][0] == "retry":
             _requeue_later(document=mate)
-    ready = [document_id for document_id, (outcome, _) in outcomes.items() if outcome == "ready"]
+    ready = [pk for pk, (outcome, _) in outcomes.items() if outcome == "ready"]
     if ready:
         fusion_changes_record(document_ids=ready)
     outcome, reason = outcomes[str(documents[0].pk)]
