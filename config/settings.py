@@ -286,6 +286,21 @@ RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int(
     "RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536
 )
 
+# Per-workspace fusion calibration (rag.retrieval.calibration): chunks sampled into (query, chunk) pairs,
+# the fewest pairs worth measuring (fewer: the default fusion stays), the share of the queries rewritten by
+# the LLM when one is configured, and the share of a workspace's chunks ingestion must add or remove before
+# a background recalibration.
+RETRIEVAL_CALIBRATION_SAMPLE_SIZE = env_int(
+    "RETRIEVAL_CALIBRATION_SAMPLE_SIZE", 300, minimum=10, maximum=5000
+)
+RETRIEVAL_CALIBRATION_MIN_PAIRS = env_int("RETRIEVAL_CALIBRATION_MIN_PAIRS", 30, minimum=4)
+RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE = env_float(
+    "RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE", 0.5, minimum=0.0, maximum=1.0
+)
+RETRIEVAL_CALIBRATION_CHANGE_SHARE = env_float(
+    "RETRIEVAL_CALIBRATION_CHANGE_SHARE", 0.2, minimum=0.0, maximum=10.0
+)
+
 # --- Django REST framework ----------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "api.schema.ApiAutoSchema",

@@ -1,15 +1,28 @@
-"""Admin for workspaces and memberships: members see their own workspaces; superusers manage all."""
+"""Admin for workspaces and memberships: members see their own workspaces; superusers manage all.
+
+Apps above core add a section to each workspace's page with `workspace_admin_panel_register` (rag: the
+fusion calibration), so core imports none of them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from core.models import Membership, Workspace
 from core.services import staff_access_ensure
+
+# (request, workspace) -> the HTML of one section of the workspace's change page
+WorkspacePanel = Callable[[HttpRequest, Workspace], str]
+_panels: dict[str, WorkspacePanel] = {}
+
+
+def workspace_admin_panel_register(*, key: str, render: WorkspacePanel) -> None:
+    _panels[key] = render
 
 
 @admin.register(Workspace)
@@ -19,6 +32,19 @@ class WorkspaceAdmin(WorkspaceScopedAdmin):
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     fields = ["name", "slug"]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        # get_object goes through the scoped queryset: a stranger's workspace is a 404 before any panel
+        workspace = self.get_object(request, object_id)
+        panels = [render(request, workspace) for render in _panels.values()] if workspace else []
+        context = {**(extra_context or {}), "workspace_panels": panels}
+        return super().change_view(request, object_id, form_url, extra_context=context)
 
 
 @admin.register(Membership)

@@ -27,6 +27,7 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("prompt_context", "topic"): FULL,
     ("prompt_context", "lexicongroup"): FULL,
     ("rag", "document"): FULL,
+    ("rag", "workspacefusion"): ("change", "view"),  # change: the Recalibrate button
     ("conversations", "conversation"): ("view",),
     ("conversations", "turn"): ("view",),
     ("conversations", "securityevent"): ("view",),

@@ -1,4 +1,5 @@
-"""Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete."""
+"""Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete;
+the workspace's fusion calibration (a section of the workspace's page, a Recalibrate button, a list)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,21 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST
 
+from core.admin import workspace_admin_panel_register
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin, workspace_scope
 from core.models import Workspace
 from rag.forms import DocumentChangeForm, DocumentUploadForm
-from rag.models import Document, WorkspaceEmbedding
+from rag.models import Document, WorkspaceEmbedding, WorkspaceFusion
+from rag.retrieval.calibration.service import workspace_fusion_request
+from rag.retrieval.fusion import FusionChoice
+from rag.retrieval.service import fusion_default
 from rag.services import (
     NewFile,
     document_delete,
@@ -155,3 +162,74 @@ class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
         self.message_user(
             request, f"{count} document(s) are being re-embedded with {obj.embedding_model}."
         )
+
+
+def _fusion_label(fusion: WorkspaceFusion | None) -> str:
+    if fusion is None or not fusion.method:
+        return fusion_default().label()
+    return FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters).label()
+
+
+@admin.register(WorkspaceFusion)
+class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
+    """Every field is measured, never edited; "change" permission is what the Recalibrate button needs."""
+
+    list_display = [
+        "workspace",
+        "choice",
+        "recall_at_5",
+        "vector_recall_at_5",
+        "text_recall_at_5",
+        "pair_count",
+        "chunk_count",
+        "calibrated_at",
+    ]
+    list_filter = [WorkspaceListFilter, "method"]
+    list_select_related = ["workspace"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [field.name for field in WorkspaceFusion._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="fusion")
+    def choice(self, fusion: WorkspaceFusion) -> str:
+        return _fusion_label(fusion) if fusion.method else "not calibrated (defaults)"
+
+    def get_urls(self) -> list[URLPattern]:
+        recalibrate = self.admin_site.admin_view(require_POST(self.recalibrate_view))
+        return [
+            path(
+                "<uuid:workspace_id>/recalibrate/",
+                recalibrate,
+                name="rag_workspacefusion_recalibrate",
+            ),
+            *super().get_urls(),
+        ]
+
+    def recalibrate_view(self, request: HttpRequest, workspace_id: Any) -> HttpResponse:
+        workspace = _workspaces_for(request).filter(pk=workspace_id).first()
+        if workspace is None or not self.has_change_permission(request):
+            raise Http404("No such workspace.")
+        if workspace_fusion_request(workspace_id=workspace.pk):
+            self.message_user(request, "Recalibration queued: the figures update when it ends.")
+        else:
+            self.message_user(request, "A recalibration is already queued.", messages.WARNING)
+        return HttpResponseRedirect(reverse("admin:core_workspace_change", args=[workspace.pk]))
+
+
+def _fusion_panel(request: HttpRequest, workspace: Workspace) -> str:
+    fusion = WorkspaceFusion.objects.filter(workspace=workspace).first()
+    fusion_admin = admin.site._registry[WorkspaceFusion]
+    context = {
+        "fusion": fusion,
+        "label": _fusion_label(fusion),
+        "candidates": fusion.candidates if fusion else [],
+        "can_recalibrate": fusion_admin.has_change_permission(request),
+        "recalibrate_url": reverse("admin:rag_workspacefusion_recalibrate", args=[workspace.pk]),
+    }
+    return render_to_string("admin/rag/workspacefusion/panel.html", context, request=request)
+
+
+workspace_admin_panel_register(key="rag-fusion", render=_fusion_panel)

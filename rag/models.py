@@ -222,3 +222,69 @@ class CorpusStat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.config}: {self.chunks} chunks"
+
+
+class WorkspaceFusion(models.Model):
+    """The fusion a workspace's hybrid search uses, as its last calibration measured and chose it, and the
+    state of its background refresh (chunks changed since, a run queued).
+
+    Until `method` is set (a first calibration), retrieval uses the defaults of
+    `rag.retrieval.service.FUSION`. `candidates` keeps every method measured, with both halves' figures.
+    """
+
+    class Source(models.TextChoices):
+        SYNTHETIC = "synthetic", "Synthetic (spans of sampled chunks)"
+        SYNTHETIC_PARAPHRASED = "synthetic+paraphrased", "Synthetic, partly paraphrased by the LLM"
+
+    class Method(models.TextChoices):
+        RRF = "rrf", "Weighted RRF"
+        CONVEX = "convex", "Convex combination of min-max normalised scores"
+        VECTOR = "vector", "Vector side alone"
+        TEXT = "text", "Full-text side alone"
+
+    workspace = models.OneToOneField(
+        Workspace, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    method = models.CharField(max_length=12, choices=Method.choices, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    recall_at_5 = models.FloatField(
+        default=0.0, help_text="Of the chosen method, on the held-back half."
+    )
+    mrr = models.FloatField(default=0.0, help_text="MRR@10 of the chosen method, held-back half.")
+    vector_recall_at_5 = models.FloatField(default=0.0)
+    text_recall_at_5 = models.FloatField(default=0.0)
+    candidates = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[{method, label, parameters, fit: {recall_at_5, mrr}, held_out: {...}}].",
+    )
+    pair_count = models.PositiveIntegerField(default=0)
+    held_out_count = models.PositiveIntegerField(default=0)
+    paraphrased_count = models.PositiveIntegerField(default=0)
+    pair_source = models.CharField(max_length=40, choices=Source.choices, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True)
+    chunk_count = models.PositiveIntegerField(default=0, help_text="Chunks when it was measured.")
+    calibrated_at = models.DateTimeField(null=True, blank=True)
+    # The background refresh: chunks added or removed since the calibration, and a run queued.
+    changed_chunks = models.PositiveIntegerField(default=0)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(method="") & Q(calibrated_at__isnull=True))
+                | (
+                    Q(method__in=["rrf", "convex", "vector", "text"])
+                    & Q(calibrated_at__isnull=False)
+                ),
+                name="workspace_fusion_calibrated_has_method",
+            ),
+            models.CheckConstraint(
+                condition=Q(held_out_count__lte=models.F("pair_count")),
+                name="workspace_fusion_held_out_in_pairs",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workspace}: {self.method or 'not calibrated'}"

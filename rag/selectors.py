@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from pgvector.django import CosineDistance
 
 from bots.models import Bot
 from core.models import Workspace
 from rag.embeddings import embedding_model_default
-from rag.models import Chunk, Document, WorkspaceEmbedding, embedding_as
+from rag.models import Chunk, Document, WorkspaceEmbedding, WorkspaceFusion, embedding_as
 
 
 def workspace_embedding_model(*, workspace_id: object) -> str:
@@ -19,6 +20,31 @@ def workspace_embedding_model(*, workspace_id: object) -> str:
         "embedding_model", flat=True
     )
     return chosen.first() or embedding_model_default()
+
+
+def workspace_search_setup(*, workspace_id: object) -> tuple[str, str | None, dict[str, Any]]:
+    """(embedding model, calibrated fusion method or None, its parameters) in one query: what a search
+    of this workspace needs before it starts. The calibration counts only if it measured this model."""
+    fusion = WorkspaceFusion.objects.filter(workspace_id=OuterRef("pk"))
+    row = (
+        Workspace.objects.filter(pk=workspace_id)
+        .annotate(
+            model=Subquery(
+                WorkspaceEmbedding.objects.filter(workspace_id=OuterRef("pk")).values(
+                    "embedding_model"
+                )[:1]
+            ),
+            fusion_model=Subquery(fusion.values("embedding_model")[:1]),
+            fusion_method=Subquery(fusion.values("method")[:1]),
+            fusion_parameters=Subquery(fusion.values("parameters")[:1]),
+        )
+        .values("model", "fusion_model", "fusion_method", "fusion_parameters")
+        .first()
+    )
+    model_id = (row and row["model"]) or embedding_model_default()
+    if row is None or not row["fusion_method"] or row["fusion_model"] != model_id:
+        return model_id, None, {}
+    return model_id, row["fusion_method"], dict(row["fusion_parameters"] or {})
 
 
 def chunks_by_vector_distance(

@@ -24,6 +24,7 @@ from bots.models import Bot
 from core.models import Workspace
 from rag.models import Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.retrieval.calibration.service import workspace_fusion_change_record
 from rag.selectors import workspace_embedding_model
 
 
@@ -239,7 +240,11 @@ def document_delete(*, document_id: uuid.UUID | str) -> None:
         if document is None:
             return
         file_name = document.file.name if document.file else ""
+        shared_ready = document.status == Document.Status.READY and not document.conversation_id
+        removed = document.chunk_count if shared_ready else 0
         document.delete()
+        if removed:
+            workspace_fusion_change_record(workspace_id=document.workspace_id, chunks=removed)
         if file_name:
             transaction.on_commit(lambda: default_storage.delete(file_name))
 

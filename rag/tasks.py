@@ -1,5 +1,6 @@
 """Thin Celery tasks: ingest a document by id, with a batch of fresh pending ones (retrying transient errors with
-backoff), and sweep stuck documents; a worker loads what ingestion needs before its pool forks."""
+backoff), sweep stuck documents, recalibrate a workspace's fusion; a worker loads what ingestion needs before
+its pool forks."""
 
 from __future__ import annotations
 
@@ -32,6 +33,18 @@ def document_ingest_task(self, document_id: str) -> str:  # type: ignore[no-unty
         # The service released the claim and bounds the attempts; back off exponentially, with jitter.
         countdown = min(300, 2 ** (self.request.retries + 1)) + random.uniform(0, 1)  # noqa: S311
         raise self.retry(exc=exc, countdown=countdown) from exc
+
+
+@shared_task(
+    name="rag.workspace_fusion_calibrate", acks_late=True, soft_time_limit=600, time_limit=660
+)
+def workspace_fusion_calibrate_task(workspace_id: str) -> str:
+    """Idempotent: the same chunks give the same pairs and the same choice (the service releases the
+    queued mark on any error, so a failed run may be asked for again)."""
+    from rag.retrieval.calibration.service import workspace_fusion_calibrate
+
+    calibrated = workspace_fusion_calibrate(workspace_id=workspace_id)
+    return calibrated.method if calibrated is not None else "too_few_pairs"
 
 
 @shared_task(name="rag.documents_reclaim_stuck")

@@ -1,7 +1,8 @@
 """python -m bench.retrieval CORPUS_PATH... [--all] [--limit-queries N] [--sweep fusion] [--latency]
 
-Prints Recall@1/5/10 and MRR@10 (by document) per corpus for vector-only, full-text-only, hybrid
-and hybrid + reranker, each through Parley's own `rag.retrieval.chunks_retrieve` on its own tables
+Prints the fusion the workspace's calibration chose, then Recall@1/5/10 and MRR@10 (by document) per
+corpus for vector-only, full-text-only, hybrid (the calibrated fusion) and hybrid + reranker, each
+through Parley's own `rag.retrieval.chunks_retrieve` on its own tables
 (the worktree's database, one workspace per corpus), beside a bm25s BM25 reference on the same stored
 chunks, and optionally the fusion grids and the
 latency / ef_search / HNSW build-memory tables.
@@ -55,6 +56,24 @@ def fusion_print(name: str, prepared, evaluate) -> None:  # type: ignore[no-unty
     )
 
 
+def calibration_print(workspace_id: str) -> None:
+    """Calibrate the bench workspace as the product would (its loader bypasses ingestion's trigger)."""
+    from rag.retrieval.calibration.service import workspace_fusion_calibrate
+    from rag.retrieval.fusion import FusionChoice
+
+    fusion = workspace_fusion_calibrate(workspace_id=workspace_id)
+    if fusion is None:
+        print("\n  fusion calibration: too few pairs, product defaults kept", flush=True)
+        return
+    choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
+    print(
+        f"\n  fusion calibration: {choice.label()}; held-back R@5 (by chunk) {fusion.recall_at_5:.3f}"
+        f" (vector {fusion.vector_recall_at_5:.3f}, full text {fusion.text_recall_at_5:.3f}) on"
+        f" {fusion.held_out_count} of {fusion.pair_count} {fusion.pair_source} pairs",
+        flush=True,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.retrieval", description=__doc__.splitlines()[0]
@@ -95,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         corpus, scope = evaluate.corpus_prepare(folder, limit_queries=args.limit_queries)
         chunks = sum(1 for _ in corpus.chunks)
         title = f"{corpus.name}: {corpus.documents} documents, {chunks} chunks, {len(corpus.queries)} queries"
+        calibration_print(scope.workspace_id)
         rows = evaluate.strategies_score(corpus, scope)
         table_print(title, rows)
         print(evaluate.reference_ratio(rows))

@@ -80,7 +80,7 @@ def strategies_score(corpus: Corpus, scope: RetrievalScope) -> dict[str, Scores 
         rows: dict[str, Scores | None] = {
             "vector only": _scores(corpus, _ranked(corpus, scope, "vector")),
             "full-text only": _scores(corpus, _ranked(corpus, scope, "text")),
-            "hybrid (weighted RRF)": _scores(corpus, _ranked(corpus, scope, "hybrid")),
+            "hybrid (calibrated)": _scores(corpus, _ranked(corpus, scope, "hybrid")),
         }
     rows["hybrid + reranker"] = (
         _scores(corpus, _ranked(corpus, scope, "hybrid")) if settings.RERANKER_URL else None

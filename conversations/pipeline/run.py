@@ -22,7 +22,7 @@ from conversations.types import BotRules, RetrievedChunk
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
 from rag.embeddings import embedding_model_default
-from rag.retrieval import RetrievalResult, RetrievalScope
+from rag.retrieval import RetrievalResult, RetrievalScope, document_languages_foreign
 
 
 @dataclass(frozen=True)
@@ -58,11 +58,27 @@ def answer_run(
     retrieval: RetrievalResult | None = None
     chunks: list[RetrievedChunk] = []
     if not guarded:
+        # Documents in other languages than the question: the LLM translates for the full-text side.
+        # Offline nothing can translate, so the look-up is skipped.
+        foreign = (
+            document_languages_foreign(
+                scope=scope, question=question, language=bot.rules.locale.split("-")[0]
+            )
+            if endpoint is not None
+            else []
+        )
         condensed = question_condense(
-            bot=bot, question=question, history=history, endpoint=endpoint
+            bot=bot,
+            question=question,
+            history=history,
+            endpoint=endpoint,
+            document_languages=foreign,
         )
         chunks, retrieval = chunks_for_question(
-            bot=bot, scope=scope, question=condensed.question, keywords=condensed.keywords
+            bot=bot,
+            scope=scope,
+            question=condensed.question,
+            keywords=(*condensed.keywords, *condensed.translations),
         )
     if emitter is not None:
         emitter.retrieval_completed(retrieved_count=retrieval.candidates if retrieval else 0)

@@ -31,6 +31,7 @@ TEMPLATE_VARIABLES = frozenset(
         "lexicon_groups",
         "explainability",
         "bot",
+        "document_languages",
     }
 )
 
@@ -42,8 +43,10 @@ def prompt_variables(
     history: Sequence[HistoryTurn | Mapping[str, Any]],
     chunks: Sequence[Chunk | Mapping[str, Any]],
     locale: str | None,
+    document_languages: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The variables every prompt template receives (spec section 3, plus `bot` for section 2)."""
+    """The variables every prompt template receives (spec section 3, plus `bot` for section 2, and the
+    languages of the searched documents when they differ from the question's)."""
     language = locale or bot.rules.locale
     texts = bot.texts(language)
     rules = bot.rules
@@ -60,6 +63,7 @@ def prompt_variables(
             {"terms": list(e.terms), "definition": e.definition} for e in bot.lexicon
         ],
         "explainability": bot.explainability,
+        "document_languages": list(document_languages),
         "bot": {
             **{name: getattr(rules, name) for name in rules.__dataclass_fields__},
             "rag_strictness": bot.rag_strictness,
@@ -101,13 +105,21 @@ def condense_prompt_build(
     question: str,
     history: Sequence[HistoryTurn | Mapping[str, Any]],
     locale: str | None = None,
+    document_languages: Sequence[str] = (),
 ) -> RenderedPrompt:
     """The prompt that turns a follow-up into a standalone question plus full-text keywords.
 
-    The model is asked for `{"standalone_question": str, "keywords": [str, ...]}`.
+    The model is asked for `{"standalone_question": str, "keywords": [str, ...]}`, and with
+    `document_languages` (the documents are in other languages than the question) also for
+    `"translations": {language: {"question": str, "keywords": [str, ...]}}`.
     """
     variables = prompt_variables(
-        bot=bot, question=question, history=history, chunks=[], locale=locale
+        bot=bot,
+        question=question,
+        history=history,
+        chunks=[],
+        locale=locale,
+        document_languages=document_languages,
     )
     text = _template(bot.condense_template, CONDENSE_TEMPLATE).render(variables)
     return _rendered(text, question, bot.condense_template)

@@ -26,6 +26,7 @@ from rag.ingestion.embed import documents_embed, documents_progress_parsed
 from rag.ingestion.prepare import PreparedDocument, document_prepare
 from rag.ingestion.store import chunks_replace
 from rag.models import Document
+from rag.retrieval.calibration.triggers import fusion_changes_record
 from rag.selectors import workspace_embedding_model
 
 logger = logging.getLogger(__name__)
@@ -54,6 +55,9 @@ def document_ingest(*, document_id: str, claim_id: str, batch_limit: int = 1) ->
     for mate in documents[1:]:
         if outcomes[str(mate.pk)][0] == "retry":
             _requeue_later(document=mate)
+    ready = [pk for pk, (outcome, _) in outcomes.items() if outcome == "ready"]
+    if ready:
+        fusion_changes_record(document_ids=ready)
     outcome, reason = outcomes[str(documents[0].pk)]
     if outcome == "retry":
         raise TransientIngestError(reason)

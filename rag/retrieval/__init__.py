@@ -1,4 +1,5 @@
-"""Hybrid retrieval over the real Chunk table (vector + full text + weighted RRF, optional HTTP reranker)."""
+"""Hybrid retrieval over the real Chunk table (vector + full text, fused as calibrated per workspace, optional
+HTTP reranker)."""
 
 from rag.retrieval.service import (
     FUSION,
@@ -7,6 +8,7 @@ from rag.retrieval.service import (
     RetrievalScope,
     RetrievedHit,
     chunks_retrieve,
+    document_languages_foreign,
     query_expand,
 )
 
@@ -17,5 +19,6 @@ __all__ = [
     "RetrievalScope",
     "RetrievedHit",
     "chunks_retrieve",
+    "document_languages_foreign",
     "query_expand",
 ]

@@ -5,7 +5,8 @@ start the full-text statement (`rag.retrieval.concurrent`: on its own connection
 is embedded with the workspace's current model; run the vector side and the fusion (`rag.retrieval.sql`,
 its planner settings and statement in one round trip); keep chunks whose cosine similarity reaches
 the bot's threshold; optionally rerank over HTTP; cut to top k. Database work per question: the
-workspace model look-up, the full-text statement, then the planner settings and the hybrid statement.
+workspace model and fusion look-up, the full-text statement, then the planner settings and the hybrid statement.
+The fusion is the workspace's calibrated one (`WorkspaceFusion`, read with the model in one query).
 `mode` runs one side alone ("vector", "text") through the same statement, for bench/retrieval.
 """
 
@@ -22,22 +23,24 @@ from django.conf import settings
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.language import language_detect
 from rag.retrieval.concurrent import text_search_start
+from rag.retrieval.fusion import FusionChoice
 from rag.retrieval.rerank import rerank_scores
-from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows
-from rag.selectors import workspace_embedding_model
+from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows, scope_languages
+from rag.selectors import workspace_search_setup
 
 
 @dataclass(frozen=True)
 class FusionSettings:
-    """Measured by bench/retrieval (see bench/README.md): RRF k=10, vector:text 2:1 in the model's language,
-    full text alone otherwise; top-40 of each side. ef_search None: the RETRIEVAL_HNSW_EF_SEARCH setting
-    (measured: 100 keeps HNSW recall of the top-40 at 0.99 at 10k chunks, 0.97 at 100k)."""
+    """Top-40 of each side; ef_search None: the RETRIEVAL_HNSW_EF_SEARCH setting (measured: 100 keeps HNSW
+    recall of the top-40 at 0.99 at 10k chunks, 0.97 at 100k). The method and weights (RRF k=10, vector:text
+    2:1) are only the defaults of a workspace that has no calibration yet (`rag.retrieval.calibration`
+    measures and stores its own, `WorkspaceFusion`). Either way the vector side is off for a question in
+    another language than a monolingual embedding model's (`MODEL_LANGUAGES`)."""
 
     rrf_k: float = 10.0
     candidates: int = 40
     text_weight: float = 0.5
     vector_weight_native: float = 1.0
-    vector_weight_foreign: float = 0.0
     ef_search: int | None = None
     rerank_pool: int = 20
 
@@ -85,6 +88,41 @@ class RetrievalResult:
     candidates: int  # fused candidates before threshold, reranking and top k
     reranked: bool
     latencies: dict[str, int] = field(default_factory=dict)
+    fusion: str = ""  # the fusion this search used (`FusionChoice.label`)
+
+
+def vector_side_used(*, model_id: str, query_language: str) -> bool:
+    """False for a question in another language than a monolingual model's (its vectors mean little there)."""
+    native = MODEL_LANGUAGES.get(model_id)
+    return native is None or native == query_language
+
+
+def fusion_default(fusion: FusionSettings = FUSION) -> FusionChoice:
+    """The fusion of a workspace that has not been calibrated yet (and only then)."""
+    return FusionChoice(
+        method="rrf",
+        rrf_k=fusion.rrf_k,
+        vector_weight=fusion.vector_weight_native,
+        text_weight=fusion.text_weight,
+    )
+
+
+def document_languages_foreign(
+    *, scope: RetrievalScope, question: str, language: str = ""
+) -> list[str]:
+    """The languages of the documents in scope other than the question's (detected, else `language`), so
+    the lexical side can also search in them; [] when the question's language is unknown."""
+    query_language = language_detect(question) or language
+    if not query_language:
+        return []
+    found = scope_languages(
+        workspace_id=scope.workspace_id,
+        bot_ids=scope.bot_ids,
+        conversation_id=scope.conversation_id,
+        external_user_id=scope.external_user_id,
+        document_ids=scope.document_ids,
+    )
+    return [code for code in found if code != query_language]
 
 
 def query_expand(
@@ -112,23 +150,31 @@ def chunks_retrieve(
     language: str = "",
     fusion: FusionSettings = FUSION,
     mode: RetrievalMode = "hybrid",
+    choice: FusionChoice | None = None,
 ) -> RetrievalResult:
     """The top_k chunks in scope for a (standalone) question, best first, with their scores and ranks.
 
-    `mode` "vector" or "text" keeps one retriever (its rank order, the same scope and threshold)."""
+    `choice` None: the workspace's calibrated fusion (the defaults until it has one). `mode` "vector" or
+    "text" keeps one retriever (its rank order, the same scope and threshold)."""
     started = time.perf_counter()
-    model_id = workspace_embedding_model(workspace_id=scope.workspace_id)
+    model_id, method, parameters = workspace_search_setup(workspace_id=scope.workspace_id)
+    if choice is None:
+        choice = (
+            FusionChoice.from_stored(method=method, parameters=parameters)
+            if method is not None
+            else fusion_default(fusion)
+        )
     query_text = query_expand(question=question, keywords=keywords, lexicon=lexicon)
     query_language = language_detect(question) or language
-    native = MODEL_LANGUAGES.get(model_id)
-    vector_weight = (
-        fusion.vector_weight_native
-        if native in (None, query_language)
-        else fusion.vector_weight_foreign
-    )
-    text_weight = fusion.text_weight
     if mode != "hybrid":
-        vector_weight, text_weight = (1.0, 0.0) if mode == "vector" else (0.0, 1.0)
+        choice = FusionChoice(method=mode)
+    elif not vector_side_used(model_id=model_id, query_language=query_language):
+        choice = FusionChoice(method="text")
+    vector_weight, text_weight = {
+        "vector": (1.0, 0.0),
+        "text": (0.0, 1.0),
+        "convex": (1.0, 1.0),
+    }.get(choice.method, (choice.vector_weight, choice.text_weight))
     params = HybridParams(
         workspace_id=scope.workspace_id,
         model_id=model_id,
@@ -140,9 +186,11 @@ def chunks_retrieve(
         document_ids=scope.document_ids,
         vector_weight=vector_weight,
         text_weight=text_weight,
-        rrf_k=fusion.rrf_k,
+        rrf_k=choice.rrf_k,
         candidates=fusion.candidates,
         pool=max(top_k, fusion.rerank_pool),
+        fusion_method="convex" if choice.method == "convex" else "rrf",
+        vector_share=choice.vector_share,
     )
     text_hits = text_search_start(params=params)  # runs while the question is embedded
     params = replace(params, query_embedding=embed_query(question, model_id=model_id))
@@ -164,7 +212,9 @@ def chunks_retrieve(
         "search": _ms(searched - embedded),
         "rerank": _ms(time.perf_counter() - searched) if rerank else 0,
     }
-    return RetrievalResult(hits, query_text, model_id, len(rows), rerank, latencies)
+    return RetrievalResult(
+        hits, query_text, model_id, len(rows), rerank, latencies, fusion=choice.label()
+    )
 
 
 def _reranked(

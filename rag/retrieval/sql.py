@@ -11,7 +11,9 @@ bench/retrieval measures these very statements (through `chunks_retrieve`) on th
   runs it while the question is embedded (`rag.retrieval.concurrent`);
 - the hybrid statement (`hybrid_rows`) takes the full-text hits as arrays, walks the partial HNSW index
   of the query's dimension (`embedding::vector(N)`) filtered on the workspace's current embedding model,
-  so models never mix, and fuses: vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k + text_rank).
+  so models never mix, and fuses by the workspace's calibrated method (`rag.retrieval.fusion`, which holds
+the same formulas in Python): weighted RRF, vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k +
+text_rank), or the convex combination of each side's min-max normalised scores.
 The final rows carry each chunk's cosine similarity (also for chunks only the full-text side found) and are
 checked against the scope once more, so a full-text hit outside it can never come back.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import connection
@@ -87,12 +90,23 @@ vector_hits AS (
     LIMIT %(vector_candidates)s
 ),
 vector_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM vector_hits),
+-- each side's score range over its candidates, for the convex combination's min-max normalisation
+bounds AS (
+    SELECT (SELECT min(score) FROM vector_ranked) AS vmin, (SELECT max(score) FROM vector_ranked) AS vmax,
+           (SELECT min(score) FROM text_ranked) AS tmin, (SELECT max(score) FROM text_ranked) AS tmax
+),
 fused AS (
     SELECT coalesce(v.id, t.id) AS id,
-           coalesce(%(vector_weight)s / (%(rrf_k)s + v.rank), 0)
-             + coalesce(%(text_weight)s / (%(rrf_k)s + t.rank), 0) AS fused_score,
+           CASE WHEN %(fusion_method)s = 'convex' THEN
+                  %(vector_share)s * CASE WHEN v.id IS NULL THEN 0 WHEN b.vmax = b.vmin THEN 1
+                                          ELSE (v.score - b.vmin) / (b.vmax - b.vmin) END
+                  + %(text_share)s * CASE WHEN t.id IS NULL THEN 0 WHEN b.tmax = b.tmin THEN 1
+                                          ELSE (t.score - b.tmin) / (b.tmax - b.tmin) END
+                ELSE coalesce(%(vector_weight)s / (%(rrf_k)s + v.rank), 0)
+                  + coalesce(%(text_weight)s / (%(rrf_k)s + t.rank), 0)
+           END AS fused_score,
            v.rank AS vector_rank, t.score AS text_score, t.rank AS text_rank
-    FROM vector_ranked AS v FULL OUTER JOIN text_ranked AS t ON v.id = t.id
+    FROM vector_ranked AS v FULL OUTER JOIN text_ranked AS t ON v.id = t.id CROSS JOIN bounds AS b
     ORDER BY fused_score DESC, id
     LIMIT %(pool)s
 )
@@ -102,6 +116,16 @@ SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.file
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
 WHERE d.id IN (SELECT id FROM scope)
 ORDER BY f.fused_score DESC, f.id
+"""
+)
+
+
+# The languages of the documents in scope, for a question asked in another one (`scope_languages`).
+_LANGUAGES_SQL = (
+    "WITH"
+    + _SCOPE_CTE
+    + """
+SELECT DISTINCT language FROM scope WHERE language <> '' ORDER BY language
 """
 )
 
@@ -123,6 +147,8 @@ class HybridParams:
     rrf_k: float
     candidates: int
     pool: int  # fused rows returned (before the score threshold, the reranker and top k)
+    fusion_method: str = "rrf"  # "rrf" (the weights and rrf_k) or "convex" (vector_share)
+    vector_share: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -154,6 +180,27 @@ def text_rows(*, params: HybridParams) -> list[TextHit]:
     with connection.cursor() as cursor:
         cursor.execute(_TEXT_SQL, _values(params))
         return [TextHit(str(chunk_id), float(score)) for chunk_id, score in cursor.fetchall()]
+
+
+def scope_languages(
+    *,
+    workspace_id: str,
+    bot_ids: Sequence[str] | None,
+    conversation_id: str | None,
+    external_user_id: str | None,
+    document_ids: Sequence[str] | None,
+) -> list[str]:
+    """The ISO 639-1 languages of the ready documents in scope (the same boundary as a search)."""
+    values: dict[str, Any] = {
+        "workspace_id": workspace_id,
+        "bot_ids": list(bot_ids) if bot_ids is not None else None,
+        "conversation_id": conversation_id,
+        "external_user_id": external_user_id,
+        "document_ids": list(document_ids) if document_ids is not None else None,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_LANGUAGES_SQL, values)
+        return [language for (language,) in cursor.fetchall()]
 
 
 def hybrid_rows(
@@ -243,6 +290,9 @@ def _values(params: HybridParams) -> dict[str, object]:
         "vector_weight": float(params.vector_weight),
         "text_weight": float(params.text_weight),
         "rrf_k": float(params.rrf_k),
+        "fusion_method": params.fusion_method,
+        "vector_share": float(params.vector_share),
+        "text_share": 1.0 - float(params.vector_share),
         "vector_candidates": params.candidates if params.vector_weight > 0 else 0,
         "text_candidates": params.candidates if params.text_weight > 0 else 0,
         "pool": params.pool,

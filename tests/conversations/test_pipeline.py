@@ -315,3 +315,32 @@ def test_a_turn_runs_a_bounded_number_of_queries(shop, django_assert_max_num_que
     with django_assert_max_num_queries(11):
         result = _ask(conversation, "How much does a day rental cost?", None, cid="m2")
     assert result.created and result.payload["status"] == "found_in_context"
+
+
+def test_a_question_in_another_language_also_searches_the_documents_language(
+    shop, llm, endpoint
+) -> None:
+    """A French question over English documents: the condensing call (made even for a first question)
+    asks for the question and keywords in English, and the full-text side searches them too."""
+    _, conversation, chunk = shop
+    llm.enqueue(
+        Reply.json(
+            {
+                "standalone_question": "Combien coûte la location d'un vélo pour une journée ?",
+                "keywords": ["location", "journée"],
+                "translations": {
+                    "en": {"question": "How much is a day rental?", "keywords": ["rental", "day"]},
+                    "de": {"question": "ignored: not asked for", "keywords": []},
+                },
+            }
+        ),
+        Reply.json(_found(chunk)),
+    )
+    body = _ask(conversation, "Combien coûte la location d'un vélo pour une journée ?", endpoint)
+    condense_prompt = llm.chat_requests()[0].messages[0]["content"]
+    assert '"translations"' in condense_prompt and "(en, ISO 639-1 codes)" in condense_prompt
+    turn = Turn.objects.get(pk=body.payload["turn_id"])
+    assert turn.condensed_question == "Combien coûte la location d'un vélo pour une journée ?"
+    found = {c["chunk_id"]: c for c in turn.retrieved_chunks}
+    assert found[str(chunk.pk)]["rank"] == 1 and found[str(chunk.pk)]["text_rank"] is not None
+    assert body.payload["status"] == "found_in_context"

@@ -16,7 +16,8 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -55,6 +56,8 @@ class Reply:
     resume: threading.Event | None = None
     prompt_tokens: int = 11
     completion_tokens: int | None = None
+    # The content computed from the request's body instead (a model that answers what it is asked).
+    responder: Callable[[dict[str, Any]], str] | None = None
 
     @classmethod
     def json(cls, obj: object, **kwargs: Any) -> Reply:
@@ -188,6 +191,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         reply = self.script._record(request)
+        if reply is not None and reply.responder is not None:
+            reply = replace(reply, content=reply.responder(body))
         if reply is None:
             # 418 is a permanent error for the gateway: a test that forgot to script fails fast.
             self._send_json(

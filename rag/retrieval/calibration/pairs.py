@@ -1,0 +1,178 @@
+"""The (query, answering chunk) pairs a workspace's fusion is calibrated on.
+
+`calibration_pairs` is the one seam: when the admin-insight issue's evaluation sets exist, a workspace's
+own question set comes first there; until then every workspace gets synthetic pairs. A synthetic pair
+samples a ready chunk (deterministically: the same chunks give the same pairs, so a rerun is idempotent),
+splits it into sentences with pysbd and takes a span of one sentence as the query. With an LLM configured
+and a paraphraser registered (`paraphraser_register`, by the prompts app, which owns prompt templates), a
+share of the queries is rewritten as a user's question: raw spans alone favour the lexical side, since
+they repeat the chunk's own words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import pysbd  # type: ignore[import-untyped]
+from django.conf import settings
+from django.db import connection
+
+from rag.models import WorkspaceFusion
+
+logger = logging.getLogger(__name__)
+
+# A query is a whole sentence of at least 5 words (shorter ones are headings and fragments that match
+# many chunks by chance), or a window of 24 words of a longer one. Whole sentences rather than shorter
+# spans: a sentence embedding model reads a fragment poorly (measured on bench/retrieval's FAQ set, the
+# vector side found 0.71 of 5-14-word spans' chunks in its top 5, 0.87 of whole sentences').
+SPAN_MIN_WORDS = 5
+SPAN_MAX_WORDS = 24
+_SEGMENTER_LANGUAGES = {
+    "am",
+    "ar",
+    "bg",
+    "da",
+    "de",
+    "el",
+    "en",
+    "es",
+    "fa",
+    "fr",
+    "hi",
+    "hy",
+    "it",
+    "ja",
+    "kk",
+    "mr",
+    "my",
+    "nl",
+    "pl",
+    "ru",
+    "sk",
+    "ur",
+    "zh",
+}
+
+
+@dataclass(frozen=True)
+class CalibrationPair:
+    query: str
+    chunk_id: str
+    language: str  # the chunk's document's language ('' when unknown)
+    paraphrased: bool = False
+
+
+@dataclass(frozen=True)
+class PairSet:
+    pairs: list[CalibrationPair]
+    source: str  # a WorkspaceFusion.Source value
+
+    @property
+    def paraphrased_count(self) -> int:
+        return sum(pair.paraphrased for pair in self.pairs)
+
+
+# (texts, language) -> one question per text, or None when the model's output is unusable.
+Paraphraser = Callable[[Sequence[str], str], list[str] | None]
+_paraphraser: Paraphraser | None = None
+
+
+def paraphraser_register(paraphraser: Paraphraser | None) -> None:
+    """Set the function that rewrites spans as questions through the LLM (None: raw spans only)."""
+    global _paraphraser
+    _paraphraser = paraphraser
+
+
+def calibration_pairs(*, workspace_id: str, model_id: str) -> PairSet:
+    """The pairs to calibrate a workspace on. The admin's evaluation set will take precedence here once
+    evaluation sets exist (the admin-insight issue); until then, the synthetic pairs."""
+    return synthetic_pairs(
+        workspace_id=workspace_id,
+        model_id=model_id,
+        sample_size=settings.RETRIEVAL_CALIBRATION_SAMPLE_SIZE,
+        paraphrase_share=settings.RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE,
+    )
+
+
+# The workspace's shared ready chunks of its current model, in an order fixed by their ids: a sample
+# is the same on every run until the chunks change. Session documents are left out (they are private
+# to one conversation and short-lived).
+_SAMPLE_SQL = """
+SELECT c.id, c.text, d.language FROM rag_chunk AS c JOIN rag_document AS d ON d.id = c.document_id
+WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s
+  AND d.status = 'ready' AND d.conversation_id IS NULL AND length(c.text) >= 40
+ORDER BY md5(c.id::text), c.id
+LIMIT %(limit)s
+"""
+
+
+def synthetic_pairs(
+    *, workspace_id: str, model_id: str, sample_size: int, paraphrase_share: float
+) -> PairSet:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _SAMPLE_SQL, {"workspace_id": workspace_id, "model_id": model_id, "limit": sample_size}
+        )
+        sampled = cursor.fetchall()
+    pairs = [
+        CalibrationPair(query=span, chunk_id=str(chunk_id), language=language or "")
+        for chunk_id, text, language in sampled
+        if (span := sentence_span(text=text, language=language or "", seed=str(chunk_id)))
+    ]
+    paraphrased = _paraphrased(pairs, share=paraphrase_share)
+    source = (
+        WorkspaceFusion.Source.SYNTHETIC_PARAPHRASED
+        if any(pair.paraphrased for pair in paraphrased)
+        else WorkspaceFusion.Source.SYNTHETIC
+    )
+    return PairSet(pairs=paraphrased, source=source)
+
+
+def sentence_span(*, text: str, language: str, seed: str) -> str:
+    """A span of one sentence of `text` (chosen by `seed`), or '' when no sentence is long enough."""
+    segmenter = pysbd.Segmenter(
+        language=language if language in _SEGMENTER_LANGUAGES else "en", clean=False
+    )
+    sentences = [
+        words
+        for sentence in segmenter.segment(" ".join(text.split()))
+        if len(words := sentence.split()) >= SPAN_MIN_WORDS
+    ]
+    if not sentences:
+        return ""
+    rng = random.Random(hashlib.sha256(seed.encode()).digest())  # noqa: S311 (sampling, not security)
+    words = rng.choice(sentences)
+    length = min(SPAN_MAX_WORDS, len(words))
+    start = rng.randint(0, len(words) - length)
+    return " ".join(words[start : start + length])
+
+
+def _paraphrased(pairs: list[CalibrationPair], *, share: float) -> list[CalibrationPair]:
+    """Rewrite about `share` of the pairs (chosen by a hash of their chunk id) through the registered
+    paraphraser, in batches by language; a failed batch keeps its raw spans."""
+    if _paraphraser is None or share <= 0 or settings.LLM_PROVIDER != "openai":
+        return pairs
+    chosen = [index for index, pair in enumerate(pairs) if _fraction(pair.chunk_id) < share]
+    out = list(pairs)
+    by_language: dict[str, list[int]] = {}
+    for index in chosen:
+        by_language.setdefault(pairs[index].language, []).append(index)
+    for language, indexes in by_language.items():
+        for start in range(0, len(indexes), 20):
+            batch = indexes[start : start + 20]
+            questions = _paraphraser([pairs[i].query for i in batch], language)
+            if questions is None or len(questions) != len(batch):
+                logger.warning("calibration: a paraphrase batch was unusable, raw spans kept")
+                continue
+            for index, question in zip(batch, questions, strict=True):
+                if question.strip():
+                    out[index] = replace(out[index], query=question.strip(), paraphrased=True)
+    return out
+
+
+def _fraction(key: str) -> float:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") / 2**32

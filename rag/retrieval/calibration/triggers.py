@@ -1,0 +1,30 @@
+"""Ingestion's one call into calibration: the chunks of documents that just became ready count as changes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from django.db import DatabaseError
+from django.db.models import Sum
+
+from rag.models import Document
+from rag.retrieval.calibration.service import workspace_fusion_change_record
+
+logger = logging.getLogger(__name__)
+
+
+def fusion_changes_record(*, document_ids: Sequence[str]) -> None:
+    """After the chunk swaps committed: count each workspace's new chunks (one query), maybe queue a run.
+
+    The documents are ready whatever happens here, so a failure is logged, never raised into ingestion."""
+    totals = (
+        Document.objects.filter(pk__in=document_ids, conversation__isnull=True)
+        .values("workspace_id")
+        .annotate(chunks=Sum("chunk_count"))
+    )
+    for row in totals:
+        try:
+            workspace_fusion_change_record(workspace_id=row["workspace_id"], chunks=row["chunks"])
+        except DatabaseError:
+            logger.exception("could not record fusion changes of workspace %s", row["workspace_id"])
