@@ -73,6 +73,12 @@ def injection_detect_batch(
     ]
 
 
+def instruction_like(text: str) -> bool:
+    """Whether a sentence reads as an instruction to the model (patterns only: no embedding, ~0.1 ms);
+    the answer check uses it on retrieved chunks' sentences."""
+    return patterns_score(patterns_match(text_fold(text))) >= BORDERLINE
+
+
 @functools.lru_cache(maxsize=512)
 def _detect_cached(text: str) -> Detection:
     # A turn screens its question more than once (pipeline, answer, offline provider): score it once.

@@ -84,7 +84,7 @@ SELECT h.id, h.score FROM query_terms AS q CROSS JOIN LATERAL (
     FROM rag_chunk AS c
     WHERE c.search_vector @@ q.terms AND c.search_config = q.cfg::text
       AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
-      AND c.embedding_model = %(model_id)s
+      AND c.embedding_model = %(model_id)s AND NOT c.quarantined
     ORDER BY score DESC, c.id
     LIMIT %(text_candidates)s
 ) AS h
@@ -105,7 +105,7 @@ vector_hits AS (
     SELECT c.id, c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims}) AS distance
     FROM rag_chunk AS c
     WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
-      AND c.document_id IN (SELECT id FROM scope)
+      AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
     ORDER BY c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})
     LIMIT %(vector_candidates)s
 ),
