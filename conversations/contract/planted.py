@@ -16,7 +16,8 @@ from conversations.types import AnswerStatus, BotRules, RetrievedChunk
 from rag.guard import instruction_like
 from rag.guard.normalise import text_fold
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+# A sentence ends at . ! or ? before a space (not inside a URL or an address), or at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d\s().-]{6,}\d(?![\w])")
@@ -89,7 +90,7 @@ def planted_content_drop(draft: Draft, chunks: Sequence[RetrievedChunk], rules: 
 
 
 def _sentences(text: str) -> list[str]:
-    return [match.group(0) for match in _SENTENCE.finditer(text) if match.group(0).strip()]
+    return [sentence for sentence in _SENTENCE_END.split(text) if sentence.strip()]
 
 
 def _repeats(sentence: str, instruction: str) -> bool:

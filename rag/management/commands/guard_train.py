@@ -23,9 +23,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--output", type=Path, default=MODEL_PATH)
         parser.add_argument("--limit", type=int, default=None, help="Rows per file (tiny runs).")
+        parser.add_argument(
+            "--corpus-only",
+            action="store_true",
+            help="Leave out Parley's own examples and the installed background text (tiny runs).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        examples = examples_own() + examples_background()
+        examples = [] if options["corpus_only"] else examples_own() + examples_background()
         for path in options["corpus"]:
             files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
             for file in files:
