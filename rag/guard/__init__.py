@@ -64,7 +64,9 @@ def injection_detect_batch(
     Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM."""
     if not texts:
         return []
-    given = list(embeddings) if embeddings is not None else [None] * len(texts)
+    given: list[Sequence[float] | None] = (
+        list(embeddings) if embeddings is not None else [None] * len(texts)
+    )
     folded = [text_fold(text) for text in texts]
     probabilities = _probabilities(texts, folded, given)
     return [

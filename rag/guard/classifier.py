@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.feature_extraction.text import HashingVectorizer
-from sklearn.linear_model import LogisticRegression
+from sklearn.feature_extraction.text import HashingVectorizer  # type: ignore[import-untyped]
+from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
 MODEL_PATH = Path(__file__).with_name("model.npz")
 EMBEDDING_DIMS = 384
@@ -75,7 +75,7 @@ def classifier_train(
     regularisation: float = 4.0,
 ) -> ClassifierModel:
     """Fit the regression; classes are balanced (the sets hold fewer attacks than benign texts)."""
-    from scipy.sparse import csr_matrix, hstack
+    from scipy.sparse import csr_matrix, hstack  # type: ignore[import-untyped]
 
     features = hstack([csr_matrix(embeddings), _ngrams().transform(list(folded))]).tocsr()
     fitted = LogisticRegression(

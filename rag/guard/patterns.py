@@ -39,7 +39,7 @@ class _Pattern:
 
 
 def _language_patterns() -> list[_Pattern]:
-    built = []
+    built: list[_Pattern] = []
     for language, words in LEXICONS.items():
         shapes = (
             (
