@@ -34,6 +34,7 @@ def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> B
         handoff_unavailable_text=texts.escalation_unavailable,
         confidence_threshold=threshold if threshold > 0 else DEFAULT_ANSWER_THRESHOLD,
         escalate_below_threshold=threshold > 0,
+        injection_threshold=bot.injection_threshold,
     )
 
 

@@ -167,11 +167,21 @@ bot_admin_link_register(
 @admin.register(SecurityEvent)
 class SecurityEventAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     workspace_lookup = "conversation__bot__workspace"
-    list_display = ["created_at", "kind", "bot_name", "short_excerpt", "model"]
-    list_filter = ["kind", "model"]
+    list_display = ["created_at", "kind", "bot_name", "label", "score", "short_excerpt", "model"]
+    list_filter = ["kind", "label", "model"]
     list_select_related = ["conversation__bot"]
     search_fields = ["excerpt", "explanation"]
-    fields = ["kind", "conversation", "turn", "excerpt", "explanation", "model", "created_at"]
+    fields = [
+        "kind",
+        "conversation",
+        "turn",
+        "label",
+        "score",
+        "excerpt",
+        "explanation",
+        "model",
+        "created_at",
+    ]
 
     @admin.display(description="bot", ordering="conversation__bot__name")
     def bot_name(self, event: SecurityEvent) -> str:

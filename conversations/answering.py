@@ -73,7 +73,9 @@ def answer_generate(
             question=request.question, chunks=request.chunks, rules=request.rules, embed=embed
         )
 
-    guard = message_screen(text=request.question)
+    guard = message_screen(
+        text=request.question, injection_threshold=request.rules.injection_threshold
+    )
     if guard is not None and guard.kind in GUARDED_KINDS:
         answer = guarded_answer(
             guard=guard, question=request.question, chunks=request.chunks, rules=request.rules

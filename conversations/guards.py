@@ -1,7 +1,9 @@
-"""Cheap guards run before any LLM call: injection patterns, explicit requests for a human, small talk.
+"""Cheap guards run before any LLM call: the injection detector (rag.guard), explicit requests for a
+human, small talk.
 
-Patterns cover English and French. They are deliberately narrow: a miss costs an LLM call
-(which applies the same rules), a false alarm would refuse a legitimate question.
+The detector scores injections in six languages and the bot's threshold decides; the human-request
+and small-talk patterns cover English and French and are deliberately narrow: a miss costs an LLM
+call, a false alarm would refuse a legitimate question.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
+
+from rag.guard import DEFAULT_THRESHOLD, injection_detect
 
 
 class GuardKind(StrEnum):
@@ -21,69 +25,15 @@ class GuardKind(StrEnum):
 @dataclass(frozen=True)
 class GuardMatch:
     kind: GuardKind
-    # The pattern's name (e.g. "override_instructions") and the part of the message it matched.
+    # The cue's name (e.g. "override", "classifier") and the part of the message that carried it.
     label: str
     excerpt: str
     language: str = "en"
+    # The injection detector's score (1.0 for the pattern-only guards).
+    score: float = 1.0
 
 
 _I = re.IGNORECASE
-_INJECTION: tuple[tuple[str, str, re.Pattern[str]], ...] = (
-    (
-        "override_instructions",
-        "en",
-        re.compile(
-            r"\b(ignore|disregard|forget|override|bypass)\b[^.?!]{0,40}\b(instructions?|rules|prompts?|guidelines|"
-            r"directives|polic(y|ies))\b",
-            _I,
-        ),
-    ),
-    (
-        "reveal_prompt",
-        "en",
-        re.compile(
-            r"\b(reveal|show|print|repeat|display|leak|tell me)\b[^.?!]{0,30}"
-            r"\b(system prompt|hidden (instructions|prompt)"
-            r"|your (initial |original |system )?(prompt|instructions)"
-            r"|the (initial|original|system) (prompt|instructions))\b",
-            _I,
-        ),
-    ),
-    (
-        "role_override",
-        "en",
-        re.compile(
-            r"\b(you are now|from now on,? you|act as (an? )?(unrestricted|unfiltered|jailbroken)|developer mode|"
-            r"jailbreak|do anything now)\b",
-            _I,
-        ),
-    ),
-    (
-        "override_instructions",
-        "fr",
-        re.compile(
-            r"\b(ignore[rsz]?|oublie[rsz]?|contourne[rsz]?)\b[^.?!]{0,40}\b(instructions?|consignes?|r[eè]gles|"
-            r"directives|prompts?)\b",
-            _I,
-        ),
-    ),
-    (
-        "reveal_prompt",
-        "fr",
-        re.compile(
-            r"\b(r[ée]v[èe]le[rsz]?|affiche[rsz]?|montre[rsz]?|r[ée]p[èe]te[rsz]?|donne[rsz]?)(-moi)?\b[^.?!]{0,30}"
-            r"\b(prompt( syst[èe]me)?|instructions (cach[ée]es|syst[èe]me|initiales))\b",
-            _I,
-        ),
-    ),
-    (
-        "role_override",
-        "fr",
-        re.compile(
-            r"(\btu es d[ée]sormais\b|\bà partir de maintenant,? tu\b|\bmode d[ée]veloppeur\b)", _I
-        ),
-    ),
-)
 
 _HUMAN: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -176,11 +126,19 @@ _SMALL_TALK: dict[str, dict[str, tuple[str, ...]]] = {
 _PUNCTUATION = re.compile(r"[^\w\s'’-]+")
 
 
-def message_screen(*, text: str) -> GuardMatch | None:
+def message_screen(
+    *, text: str, injection_threshold: float = DEFAULT_THRESHOLD
+) -> GuardMatch | None:
     """The first guard `text` trips (injection, then a request for a human, then small talk), or None."""
-    for label, language, pattern in _INJECTION:
-        if match := pattern.search(text):
-            return GuardMatch(GuardKind.INJECTION, label, match.group(0), language)
+    detection = injection_detect(text=text)
+    if detection.flagged(injection_threshold):
+        return GuardMatch(
+            GuardKind.INJECTION,
+            detection.label,
+            detection.excerpt,
+            detection.language,
+            detection.score,
+        )
     for language, pattern in _HUMAN:
         if match := pattern.search(text):
             return GuardMatch(GuardKind.HUMAN_REQUEST, "human_request", match.group(0), language)

@@ -23,8 +23,11 @@ from conversations.contract.attempts import AnswerOutcome
 from conversations.models import Conversation, RagSearchExecution, SecurityEvent, Turn
 from conversations.routing import RouteDecision
 from conversations.types import AnswerStatus, RetrievedChunk
+from rag.guard import DEFAULT_THRESHOLD, injection_detect
 
 SECURITY_EXCERPT_LIMIT = 2000
+# A security event's label when the LLM flagged the message and the detector did not.
+LABEL_MODEL_FLAG = "model_flag"
 ERROR_MESSAGE_LIMIT = 2000
 
 
@@ -49,6 +52,8 @@ class TurnRecord:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latencies: Mapping[str, int] = field(default_factory=dict)
+    # The bot's injection threshold: says whether the detector or only the model flagged an attack.
+    injection_threshold: float = DEFAULT_THRESHOLD
 
 
 def turn_start(
@@ -89,7 +94,10 @@ def turn_complete(*, turn: Turn, record: TurnRecord) -> bool:
                 setattr(turn, name, value)
             if security_event:
                 security_event_record(
-                    turn=turn, explanation=answer.understanding, model=record.model
+                    turn=turn,
+                    explanation=answer.understanding,
+                    model=record.model,
+                    threshold=record.injection_threshold,
                 )
     return bool(updated)
 
@@ -135,16 +143,22 @@ def turn_audit_fields(*, record: TurnRecord) -> dict[str, Any]:
     }
 
 
-def security_event_record(*, turn: Turn, explanation: str, model: str = "") -> SecurityEvent:
-    """Record an injection attempt on `turn` (once per turn)."""
+def security_event_record(
+    *, turn: Turn, explanation: str, model: str = "", threshold: float = DEFAULT_THRESHOLD
+) -> SecurityEvent:
+    """Record an injection attempt on `turn` (once per turn), with the detector's score, cue and excerpt
+    (the guard scored this text earlier in the turn: the detector's cache answers)."""
+    detection = injection_detect(text=turn.user_text)
     event, _ = SecurityEvent.objects.get_or_create(
         turn=turn,
         kind=SecurityEvent.Kind.INJECTION_ATTEMPT,
         defaults={
             "conversation_id": turn.conversation_id,
-            "excerpt": turn.user_text[:SECURITY_EXCERPT_LIMIT],
+            "excerpt": (detection.excerpt or turn.user_text)[:SECURITY_EXCERPT_LIMIT],
             "explanation": explanation,
             "model": model,
+            "score": detection.score,
+            "label": detection.label if detection.flagged(threshold) else LABEL_MODEL_FLAG,
         },
     )
     return event

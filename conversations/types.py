@@ -100,6 +100,8 @@ class BotRules:
     escalate_below_threshold: bool = False
     # Offer a human after this many not_found_in_context answers in a row (0: never).
     offer_human_after_misses: int = 0
+    # The injection detector's score at or above which a message is refused (the bot's setting).
+    injection_threshold: float = 0.6
 
     def declares_intent(self, intent: str) -> bool:
         if intent == HUMAN_ESCALATION_INTENT and not self.handoff_allowed:

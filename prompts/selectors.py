@@ -104,6 +104,7 @@ def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSett
         texts_by_locale=_texts_by_locale(bot, extra_texts),
         answer_template=_template_source(active.get(PromptTemplateVersion.Kind.ANSWER)),
         condense_template=_template_source(active.get(PromptTemplateVersion.Kind.CONDENSE)),
+        injection_threshold=bot.injection_threshold,
     )
 
 

@@ -1,17 +1,19 @@
-"""Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete;
-the workspace's fusion calibration (a section of the workspace's page, a Recalibrate button, a list)."""
+"""Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete,
+and the chunks quarantined as injections, each with a release button; the workspace's fusion calibration (a
+section of the workspace's page, a Recalibrate button, a list)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from core.admin import workspace_admin_panel_register
@@ -22,8 +24,10 @@ from rag.models import Document, WorkspaceEmbedding, WorkspaceFusion
 from rag.retrieval.calibration.service import workspace_fusion_request
 from rag.retrieval.fusion import FusionChoice
 from rag.retrieval.service import fusion_default
+from rag.selectors import chunks_quarantined_list
 from rag.services import (
     NewFile,
+    chunk_release,
     document_delete,
     document_file_replace,
     document_rerun,
@@ -78,6 +82,7 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         "started_at",
         "finished_at",
         "conversation",
+        "quarantined_chunks",
     ]
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
@@ -96,6 +101,59 @@ class DocumentAdmin(WorkspaceScopedAdmin):
                 '<b style="color:{}">{}</b><br><small>{}</small>', colour, label, document.error
             )
         return format_html('<b style="color:{}">{}</b>', colour, label)
+
+    @admin.display(description="quarantined chunks (injection detector)")
+    def quarantined_chunks(self, document: Document) -> str:
+        """Chunks left out of retrieval; each button releases one (it submits to the release URL)."""
+        chunks = chunks_quarantined_list(document_id=document.pk) if document.pk else []
+        if not chunks:
+            return "None"
+        rows = format_html_join(
+            "",
+            "<tr><td>#{}</td><td>{}</td><td>{}</td><td>{}</td><td><button type='submit'"
+            " formaction='{}' formmethod='post' class='button' name='_release'>Release</button>"
+            "</td></tr>",
+            (
+                (
+                    chunk.ordinal,
+                    chunk.injection_label,
+                    f"{chunk.injection_score:.2f}",
+                    chunk.injection_excerpt,
+                    reverse("admin:rag_document_chunk_release", args=[document.pk, chunk.pk]),
+                )
+                for chunk in chunks
+            ),
+        )
+        return format_html(
+            "<table class='quarantined-chunks'><tr><th>chunk</th><th>cue</th><th>score</th>"
+            "<th>excerpt</th><th></th></tr>{}</table>",
+            rows,
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        release = self.admin_site.admin_view(require_POST(self.chunk_release_view))
+        return [
+            path(
+                "<path:object_id>/chunks/<uuid:chunk_id>/release/",
+                release,
+                name="rag_document_chunk_release",
+            ),
+            *super().get_urls(),
+        ]
+
+    def chunk_release_view(
+        self, request: HttpRequest, object_id: str, chunk_id: str
+    ) -> HttpResponse:
+        document = self.get_object(request, object_id)  # scoped to the user's workspaces
+        if document is None:
+            raise Http404("No such document.")
+        if not self.has_change_permission(request, document):
+            raise PermissionDenied
+        if chunk_release(document_id=document.pk, chunk_id=chunk_id):
+            self.message_user(request, "The chunk is back in retrieval.", messages.SUCCESS)
+        else:
+            self.message_user(request, "That chunk was not quarantined.", messages.WARNING)
+        return HttpResponseRedirect(reverse("admin:rag_document_change", args=[document.pk]))
 
     @admin.action(description="Re-run ingestion of the selected documents", permissions=["change"])
     def rerun_action(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:

@@ -141,6 +141,14 @@ class Chunk(models.Model):
     search_vector = SearchVectorField(null=True)
     # Lexeme occurrences in search_vector (heading and text): BM25's document length, kept by the INSERT.
     search_length = models.PositiveIntegerField(db_default=0)
+    # Indirect injection: the detector's verdict on the chunk at ingestion (rag.guard). A quarantined
+    # chunk is left out of retrieval until an admin releases it (quarantined=False, released_at set).
+    # Database defaults too: chunks are written by raw INSERTs (rag.ingestion.store).
+    injection_score = models.FloatField(default=0.0, db_default=0.0)
+    injection_label = models.CharField(max_length=40, blank=True, default="", db_default="")
+    injection_excerpt = models.TextField(blank=True, default="", db_default="")
+    quarantined = models.BooleanField(default=False, db_default=False)
+    released_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["document", "ordinal"]
@@ -160,8 +168,16 @@ class Chunk(models.Model):
                 | GreaterThanOrEqual(models.F("end_time"), models.F("start_time")),
                 name="chunk_time_order",
             ),
+            models.CheckConstraint(
+                condition=Q(released_at__isnull=True) | Q(quarantined=False),
+                name="chunk_released_not_quarantined",
+            ),
         ]
         indexes = [
+            # The few quarantined chunks, for their documents' admin pages.
+            models.Index(
+                fields=["document"], condition=Q(quarantined=True), name="chunk_quarantined"
+            ),
             GinIndex(fields=["search_vector"], name="chunk_search_gin"),
             models.Index(fields=["workspace", "embedding_model"], name="chunk_ws_model"),
             *[

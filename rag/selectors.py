@@ -97,3 +97,12 @@ def _is_uuid(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def chunks_quarantined_list(*, document_id: uuid.UUID | str) -> list[Chunk]:
+    """The document's chunks the injection detector quarantined at ingestion, in document order."""
+    return list(
+        Chunk.objects.filter(document_id=document_id, quarantined=True)
+        .only("id", "ordinal", "injection_score", "injection_label", "injection_excerpt")
+        .order_by("ordinal")
+    )

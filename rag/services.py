@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.models import Document, WorkspaceEmbedding, document_upload_to
+from rag.models import Chunk, Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
 from rag.retrieval.calibration.service import workspace_fusion_change_record
 from rag.selectors import workspace_embedding_model
@@ -317,3 +317,15 @@ def _files_under(paths: Iterable[Path]) -> list[Path]:
         else:
             raise ValidationError(f"No such file or folder: {path}")
     return found
+
+
+def chunk_release(*, document_id: uuid.UUID | str, chunk_id: uuid.UUID | str) -> bool:
+    """Let a quarantined chunk back into retrieval (an admin read it and found no planted instruction).
+
+    One conditional UPDATE; False when the chunk is not quarantined (already released, or another
+    document's). A re-ingestion of the document scores its new chunks afresh.
+    """
+    released = Chunk.objects.filter(pk=chunk_id, document_id=document_id, quarantined=True).update(
+        quarantined=False, released_at=timezone.now()
+    )
+    return bool(released)

@@ -16,6 +16,8 @@ from core.models import Workspace
 SHORT = 200
 MEDIUM = 1000
 LONG = 4000
+# rag.guard.DEFAULT_THRESHOLD: where bench/guard measured few false positives and most attacks caught.
+INJECTION_THRESHOLD_DEFAULT = 0.6
 
 
 class Bot(models.Model):
@@ -122,6 +124,12 @@ class Bot(models.Model):
     retrieval_top_k = models.PositiveIntegerField(default=6)
     retrieval_score_threshold = models.FloatField(default=0.0)
     retrieval_hybrid = models.BooleanField(default=True)
+    # Security
+    injection_threshold = models.FloatField(
+        default=INJECTION_THRESHOLD_DEFAULT,
+        help_text="Messages the injection detector scores at or above this (0.1-1) are refused as "
+        "injection attempts. Lower catches more attacks and refuses more real questions.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -168,6 +176,11 @@ class Bot(models.Model):
                 ),
                 name="bot_confidence_threshold_range",
                 violation_error_message="The confidence threshold must be between 0 and 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(injection_threshold__gte=0.1, injection_threshold__lte=1),
+                name="bot_injection_threshold_range",
+                violation_error_message="The injection threshold must be between 0.1 and 1.",
             ),
         ]
 

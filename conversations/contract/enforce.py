@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conversations.contract.parsing import output_parse
+from conversations.contract.planted import planted_content_drop
 from conversations.contract.quotes import quote_in_text
 from conversations.contract.schema import Draft, UsageDraft, draft_from_output
 from conversations.types import (
@@ -69,6 +70,7 @@ def answer_enforce(
     else:
         _reconcile_usage(draft, chunks)
         _verify_quotes(draft, {chunk.id: chunk for chunk in chunks})
+        planted_content_drop(draft, chunks, rules)
     _status_rules(draft, rules, question)
     _topic_rules(draft, rules)
     _intent_rule(draft, rules)

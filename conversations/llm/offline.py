@@ -93,7 +93,7 @@ def offline_answer(
 ) -> dict[str, object]:
     tuning = tuning or OfflineTuning()
     understanding = " ".join(question.split())
-    guard = message_screen(text=question)
+    guard = message_screen(text=question, injection_threshold=rules.injection_threshold)
     if guard is not None:
         return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
     topic, out_of_scope = _scope(question, rules, embed, tuning)

@@ -52,7 +52,7 @@ def answer_run(
     if emitter is not None:
         emitter.search_preparation_started()
     rules = bot_rules_from_settings(bot=bot, locale=bot.rules.locale)
-    guard = message_screen(text=question)
+    guard = message_screen(text=question, injection_threshold=bot.injection_threshold)
     guarded = guard is not None and guard.kind in GUARDED_KINDS
     condensed = CondensedQuestion(question=question)
     retrieval: RetrievalResult | None = None

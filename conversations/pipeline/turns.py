@@ -115,6 +115,7 @@ def turn_record(*, run: PipelineRun) -> TurnRecord:
         prompt_tokens=generated.prompt_tokens,
         completion_tokens=generated.completion_tokens,
         latencies=run.latencies,
+        injection_threshold=run.rules.injection_threshold,
     )
 
 

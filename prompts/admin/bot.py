@@ -166,6 +166,7 @@ class BotAdmin(WorkspaceScopedAdmin):
                 "fields": ["retrieval_top_k", "retrieval_score_threshold", "retrieval_hybrid"],
             },
         ),
+        ("Security", {"fields": ["injection_threshold"]}),
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Bot]:

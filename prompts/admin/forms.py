@@ -68,6 +68,7 @@ class BotForm(forms.ModelForm):
             "retrieval_top_k",
             "retrieval_score_threshold",
             "retrieval_hybrid",
+            "injection_threshold",
             *LONG_TEXT_FIELDS,
         ]
         widgets = {name: forms.Textarea(attrs={"rows": 2, "cols": 80}) for name in LONG_TEXT_FIELDS}
@@ -81,6 +82,7 @@ class BotForm(forms.ModelForm):
             "retrieval_top_k": "Top k",
             "retrieval_score_threshold": "Score threshold",
             "retrieval_hybrid": "Hybrid search (vector + full text)",
+            "injection_threshold": "Injection threshold",
             "locale": "Response language (locale)",
         }
 

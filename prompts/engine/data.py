@@ -138,6 +138,8 @@ class BotSettings:
     texts_by_locale: Mapping[str, BotTexts] = field(default_factory=dict)
     answer_template: TemplateSource = field(default_factory=TemplateSource)
     condense_template: TemplateSource = field(default_factory=TemplateSource)
+    # Injection-detector scores at or above this refuse the message (bots.Bot.injection_threshold).
+    injection_threshold: float = 0.6
 
     @property
     def redirection_intents(self) -> tuple[str, ...]:

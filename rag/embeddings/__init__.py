@@ -1,4 +1,5 @@
-"""The embedding provider interface that ingestion and retrieval share, and the per-process provider cache.
+"""The embedding provider interface that ingestion and retrieval share, the per-process provider cache,
+and a small cache of local query vectors.
 
 A model id reads `<provider>/<model>`: `local/all-MiniLM-L6-v2` (offline, bundled) or
 `openai/<model>` (the configured OpenAI-compatible endpoint). Providers load once per process.
@@ -6,6 +7,7 @@ A model id reads `<provider>/<model>`: `local/all-MiniLM-L6-v2` (offline, bundle
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Protocol
 
@@ -14,6 +16,8 @@ from django.conf import settings
 from rag.embeddings.threads import embedding_threads
 
 LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
+# Query vectors kept per process (a few hundred KB at 384 dimensions).
+QUERY_CACHE_SIZE = 256
 
 
 class EmbeddingError(Exception):
@@ -86,4 +90,16 @@ def embed_texts(texts: list[str], *, model_id: str | None = None) -> list[list[f
 
 
 def embed_query(text: str, *, model_id: str | None = None) -> list[float]:
+    """The query's vector. Local ones are kept per process (the last few hundred), so the injection
+    guard's embedding of a message is the one retrieval then uses (one model call per turn, not two);
+    remote ones are not, as their endpoint's settings may change under the same model id."""
+    model_id = model_id or embedding_model_default()
+    if model_id == LOCAL_MODEL_ID:
+        return list(_local_query_vector(text))
     return embedding_provider_get(model_id=model_id).embed_query(text)
+
+
+@functools.lru_cache(maxsize=QUERY_CACHE_SIZE)
+def _local_query_vector(text: str) -> tuple[float, ...]:
+    # A tuple: callers get their own list, so one cannot alter the cached vector of another.
+    return tuple(embedding_provider_get(model_id=LOCAL_MODEL_ID).embed_query(text))

@@ -24,6 +24,7 @@ from rag.ingestion.claims import (
 )
 from rag.ingestion.embed import documents_embed, documents_progress_parsed
 from rag.ingestion.prepare import PreparedDocument, document_prepare
+from rag.ingestion.screen import chunks_screen
 from rag.ingestion.store import chunks_replace
 from rag.models import Document
 from rag.retrieval.calibration.triggers import fusion_changes_record
@@ -114,7 +115,10 @@ def _embed_and_store(
         return
     for item, item_vectors in zip(prepared, vectors, strict=True):
         try:
-            stored = chunks_replace(prepared=item, vectors=item_vectors, claim_id=claim_id)
+            detections = chunks_screen(prepared=item, vectors=item_vectors)
+            stored = chunks_replace(
+                prepared=item, vectors=item_vectors, claim_id=claim_id, detections=detections
+            )
         except SoftTimeLimitExceeded:
             raise
         except Exception as exc:

@@ -19,29 +19,43 @@ from collections.abc import Sequence
 from django.db import connection, transaction
 from django.utils import timezone
 
+from rag.guard import NOTHING, Detection
 from rag.ingestion.prepare import PreparedDocument
+from rag.ingestion.screen import chunk_quarantined
 from rag.language import iso639_3, search_config_for
 from rag.models import Chunk, Document
 
 _INSERT = """
 INSERT INTO rag_chunk (id, document_id, workspace_id, ordinal, text, heading_path, page_number, bbox, start_time,
                        end_time, metadata, token_count, embedding, embedding_dims, embedding_model, search_config,
-                       search_vector, search_length)
+                       search_vector, search_length, injection_score, injection_label, injection_excerpt,
+                       quarantined)
 SELECT gen_random_uuid(), %(document)s, %(workspace)s, r.ordinal, r.text, r.headings::jsonb, r.page_number,
        r.bbox::jsonb, r.start_time, r.end_time, %(metadata)s::jsonb, r.token_count, r.embedding::vector,
-       vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v)
+       vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v),
+       r.injection_score, r.injection_label, r.injection_excerpt, r.quarantined
 FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(pages)s::int[], %(bboxes)s::text[],
-            %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[])
-     AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding),
+            %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[],
+            %(injection_scores)s::float8[], %(injection_labels)s::text[], %(injection_excerpts)s::text[],
+            %(quarantined)s::boolean[])
+     AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding,
+          injection_score, injection_label, injection_excerpt, quarantined),
      LATERAL (SELECT setweight(parley_tsvector(%(config)s, r.headings), 'A')
                      || setweight(parley_tsvector(%(config)s, r.text), 'B') AS v) AS s
 """
 
 
 def chunks_replace(
-    *, prepared: PreparedDocument, vectors: list[list[float]], claim_id: str
+    *,
+    prepared: PreparedDocument,
+    vectors: list[list[float]],
+    claim_id: str,
+    detections: Sequence[Detection] | None = None,
 ) -> bool:
-    """Swap the document's chunks for the new ones and mark it ready; False when its claim was lost meanwhile."""
+    """Swap the document's chunks for the new ones and mark it ready; False when its claim was lost meanwhile.
+
+    `detections` (rag.ingestion.screen, one per chunk) are stored on the chunks; flagged ones are quarantined.
+    """
     document = prepared.document
     with transaction.atomic():
         # The conditional UPDATE is the guard: zero rows means another worker took the document over.
@@ -63,12 +77,18 @@ def chunks_replace(
         if not finished:
             return False
         Chunk.objects.filter(document_id=document.pk).delete()
-        _chunks_insert(prepared=prepared, vectors=vectors)
+        _chunks_insert(prepared=prepared, vectors=vectors, detections=detections)
     return True
 
 
-def _chunks_insert(*, prepared: PreparedDocument, vectors: Sequence[Sequence[float]]) -> None:
+def _chunks_insert(
+    *,
+    prepared: PreparedDocument,
+    vectors: Sequence[Sequence[float]],
+    detections: Sequence[Detection] | None,
+) -> None:
     drafts = prepared.drafts
+    verdicts = list(detections) if detections is not None else [NOTHING] * len(drafts)
     if len(drafts) != len(vectors):
         raise ValueError(f"{len(drafts)} chunks but {len(vectors)} vectors")
     if not drafts:
@@ -96,6 +116,10 @@ def _chunks_insert(*, prepared: PreparedDocument, vectors: Sequence[Sequence[flo
         "ends": [draft.end_time for draft in drafts],
         "tokens": [draft.token_count for draft in drafts],
         "embeddings": ["[" + ",".join(map(repr, vector)) + "]" for vector in vectors],
+        "injection_scores": [verdict.score for verdict in verdicts],
+        "injection_labels": [verdict.label for verdict in verdicts],
+        "injection_excerpts": [verdict.excerpt for verdict in verdicts],
+        "quarantined": [chunk_quarantined(verdict) for verdict in verdicts],
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, params)

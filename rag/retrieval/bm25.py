@@ -55,7 +55,7 @@ SELECT h.id, h.score FROM essential AS e CROSS JOIN LATERAL (
     FROM rag_chunk AS c
     WHERE c.search_vector @@ e.terms AND c.search_config = e.cfg
       AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
-      AND c.embedding_model = %(model_id)s
+      AND c.embedding_model = %(model_id)s AND NOT c.quarantined
     ORDER BY score DESC, c.id
     LIMIT %(text_candidates)s
 ) AS h

@@ -85,7 +85,7 @@ vector_hits AS (
     SELECT c.id, c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims}) AS distance
     FROM rag_chunk AS c
     WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
-      AND c.document_id IN (SELECT id FROM scope)
+      AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
     ORDER BY c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})
     LIMIT %(vector_candidates)s
 ),

@@ -188,8 +188,30 @@ def test_an_injection_attempt_records_a_security_event(
         conversation.pk,
     )
     assert question in event.explanation
+    assert event.label == "override" and event.score is not None and event.score >= 0.6
     turn = Turn.objects.get(pk=started.turn.pk)
     assert (turn.answer, turn.route_action) == (rules.refusal_text, "show_text")
+
+
+def test_an_attack_only_the_model_flagged_is_recorded_as_its_flag(
+    conversation: Conversation,
+    llm: ScriptedLLMServer,
+    ask: Callable[..., AnswerOutcome],
+    rules: BotRules,
+    chunks: list[RetrievedChunk],
+) -> None:
+    question = "What does the bike rental cost per day?"
+    llm.enqueue(Reply.json({"status": "injection_attempt", "answer": "No.", "topic": "unknown"}))
+    outcome = ask(question)
+    started = turn_start(
+        conversation_id=conversation.pk, client_message_id="m-10", user_text=question
+    )
+
+    turn_complete(turn=started.turn, record=record_for(outcome, rules, chunks))
+
+    [event] = SecurityEvent.objects.all()
+    assert event.label == "model_flag" and event.score is not None and event.score < 0.6
+    assert event.excerpt == question
 
 
 @pytest.fixture

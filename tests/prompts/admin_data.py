@@ -36,6 +36,7 @@ BOT_DEFAULTS: dict[str, Any] = {
     "retrieval_top_k": "6",
     "retrieval_score_threshold": "0",
     "retrieval_hybrid": "on",
+    "injection_threshold": "0.6",
 }
 
 

@@ -1,0 +1,42 @@
+"""bench/guard's sets: the held-out lines in bench/guard/sets and the shared corpora's questions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+
+SETS_DIR = Path(__file__).with_name("sets")
+
+
+def labelled_lines(name: str) -> list[tuple[str, str]]:
+    """(language, text) for each "<language>|<text>" line of a set file (\\n stands for a line break)."""
+    lines = []
+    for line in (SETS_DIR / name).read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            language, _, text = line.partition("|")
+            lines.append((language, text.replace("\\n", "\n")))
+    return lines
+
+
+def corpora_dir() -> Path:
+    """The shared corpora next to the checkout (../shared/corpora from a worktree or from main)."""
+    base = Path(settings.BASE_DIR)
+    for candidate in (
+        base.parent / "shared" / "corpora",
+        base.parent.parent / "shared" / "corpora",
+    ):
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit("No shared corpora found; pass --corpora.")
+
+
+def corpora_questions(root: Path) -> dict[str, list[str]]:
+    """Each corpus's queries.jsonl texts, by corpus folder name."""
+    questions = {}
+    for path in sorted(root.glob("*/queries.jsonl")):
+        with path.open(encoding="utf-8") as handle:
+            texts = [json.loads(line)["text"] for line in handle if line.strip()]
+        questions[path.parent.name] = texts
+    return questions

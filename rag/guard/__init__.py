@@ -1,0 +1,143 @@
+"""The prompt-injection detector: text → (score, label, excerpt, language), for chat messages before any
+model sees them and for document chunks at ingestion (indirect injection).
+
+The score in [0, 1] is the noisy-or of two parts: multilingual patterns over the folded text (and over
+any base64 payload it hides), and a small classifier over the MiniLM embedding and character n-grams.
+Callers compare it with a threshold: the bot's for messages, DEFAULT_THRESHOLD for chunks.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag.guard.classifier import classifier_model
+from rag.guard.normalise import base64_payloads, text_fold
+from rag.guard.patterns import PatternHit, patterns_match, patterns_score
+
+DEFAULT_THRESHOLD = 0.6
+# A chunk scoring between this and the threshold is kept but its instruction-like sentences are watched
+# at answer time (conversations.contract.planted).
+BORDERLINE = 0.3
+LABEL_CLASSIFIER = "classifier"
+PATTERN_LABEL_WEIGHT = 0.4
+# The classifier alone reaches at most this score: learnt from few attack styles, it is never as sure as
+# a strong pattern, so with the default threshold it flags alone only above 0.8 (or with a weak cue).
+CLASSIFIER_WEIGHT = 0.75
+EXCERPT_LIMIT = 300
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+@dataclass(frozen=True)
+class Detection:
+    score: float
+    # The strongest cue ("override", "prompt_extraction", "role_play", "fake_system", "policy_disabled",
+    # "format_hijack", "encoded_payload", "classifier"), "" when nothing looked like an injection.
+    label: str
+    # The sentence that carried the cue, as written (or the start of the text for the classifier).
+    excerpt: str
+    # ISO 639-1 of the cue's pattern (or a guess from the text), "" when unknown or nothing was found.
+    language: str
+
+    def flagged(self, threshold: float = DEFAULT_THRESHOLD) -> bool:
+        return self.score >= threshold
+
+
+NOTHING = Detection(0.0, "", "", "")
+
+
+def injection_detect(*, text: str, embedding: Sequence[float] | None = None) -> Detection:
+    """Score one text; without `embedding` the local MiniLM one is computed (and cached for retrieval)."""
+    if embedding is None:
+        return _detect_cached(text)
+    return injection_detect_batch(texts=[text], embeddings=[embedding])[0]
+
+
+def injection_detect_batch(
+    *, texts: Sequence[str], embeddings: Sequence[Sequence[float] | None] | None = None
+) -> list[Detection]:
+    """Score many texts at once (ingestion): one hashing pass and one matrix product for the batch.
+    Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM."""
+    if not texts:
+        return []
+    given: list[Sequence[float] | None] = (
+        list(embeddings) if embeddings is not None else [None] * len(texts)
+    )
+    folded = [text_fold(text) for text in texts]
+    probabilities = _probabilities(texts, folded, given)
+    return [
+        _detection(text, fold, probability)
+        for text, fold, probability in zip(texts, folded, probabilities, strict=True)
+    ]
+
+
+def instruction_like(text: str) -> bool:
+    """Whether a sentence reads as an instruction to the model (patterns only: no embedding, ~0.1 ms);
+    the answer check uses it on retrieved chunks' sentences."""
+    return patterns_score(patterns_match(text_fold(text))) >= BORDERLINE
+
+
+@functools.lru_cache(maxsize=512)
+def _detect_cached(text: str) -> Detection:
+    # A turn screens its question more than once (pipeline, answer, offline provider): score it once.
+    return injection_detect_batch(texts=[text])[0]
+
+
+def _probabilities(
+    texts: Sequence[str], folded: list[str], given: list[Sequence[float] | None]
+) -> list[float]:
+    model = classifier_model()
+    if model is None:
+        return [0.0] * len(texts)
+    from rag.embeddings import LOCAL_MODEL_ID, embed_query, embed_texts
+
+    missing = [index for index, vector in enumerate(given) if vector is None]
+    if len(missing) == 1:
+        given[missing[0]] = embed_query(texts[missing[0]], model_id=LOCAL_MODEL_ID)
+    elif missing:
+        computed = embed_texts([texts[index] for index in missing], model_id=LOCAL_MODEL_ID)
+        for index, vector in zip(missing, computed, strict=True):
+            given[index] = vector
+    matrix = np.asarray(given, dtype=np.float32)
+    return model.probabilities(folded=folded, embeddings=matrix)
+
+
+def _detection(text: str, folded: str, probability: float) -> Detection:
+    hits = patterns_match(folded)
+    if "1" in text and (alternative := text_fold(text, one="l")) != folded:
+        hits += patterns_match(alternative)  # "ru1es": the leet 1 was an l
+    for payload in base64_payloads(text):
+        decoded_hits = patterns_match(text_fold(payload))
+        if decoded_hits:
+            weight = max(0.8, patterns_score(decoded_hits))
+            hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
+    pattern_score = patterns_score(hits)
+    score = 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
+    if score < BORDERLINE and not hits:
+        return Detection(round(score, 4), "", "", "")
+    top = max(hits, key=lambda hit: hit.weight) if hits else None
+    # A pattern names the attack better than the classifier does, unless it was only a faint cue.
+    if top is None or (top.weight < PATTERN_LABEL_WEIGHT and top.weight < probability):
+        label, excerpt, language = LABEL_CLASSIFIER, text.strip()[:EXCERPT_LIMIT], ""
+    else:
+        label, excerpt, language = top.label, _excerpt(text, folded, top), top.language
+    if not language and score >= BORDERLINE:
+        from rag.language import language_detect
+
+        language = language_detect(text)
+    return Detection(round(score, 4), label, excerpt, language)
+
+
+def _excerpt(text: str, folded: str, hit: PatternHit) -> str:
+    """The original sentence holding the hit (matching was on the folded text, which maps back by sentence)."""
+    if hit.start < 0:
+        return text.strip()[:EXCERPT_LIMIT]
+    matched = folded[hit.start : hit.end].strip()
+    for sentence in _SENTENCE.findall(text):
+        if matched and matched[:40] in text_fold(sentence):
+            return sentence.strip()[:EXCERPT_LIMIT]
+    return matched[:EXCERPT_LIMIT]

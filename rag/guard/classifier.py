@@ -1,0 +1,97 @@
+"""The learnt half of the detector: a logistic regression over [MiniLM embedding ‖ hashed character n-grams]
+of a message, its weights in `model.npz` next to this file (plain arrays, no pickle; loaded once).
+
+The embedding is the one retrieval computes for the same text (rag.embeddings caches it), so the
+classifier costs one hashing pass and one dot product per message.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from sklearn.feature_extraction.text import HashingVectorizer  # type: ignore[import-untyped]
+from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+
+MODEL_PATH = Path(__file__).with_name("model.npz")
+EMBEDDING_DIMS = 384
+NGRAM_FEATURES = 2**14
+NGRAM_RANGE = (2, 4)
+
+
+@dataclass(frozen=True)
+class ClassifierModel:
+    weights: NDArray[np.float32]  # EMBEDDING_DIMS + NGRAM_FEATURES
+    bias: float
+    meta: dict[str, object]
+
+    def probabilities(
+        self, *, folded: Sequence[str], embeddings: NDArray[np.float32]
+    ) -> list[float]:
+        """P(injection) for each folded text and its embedding (one row per text)."""
+        features = _ngrams().transform(list(folded))
+        logits = embeddings @ self.weights[:EMBEDDING_DIMS]
+        logits += features @ self.weights[EMBEDDING_DIMS:] + self.bias
+        return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
+
+
+@functools.cache
+def _ngrams() -> HashingVectorizer:
+    # Stateless: the same parameters hash the same n-grams to the same columns in every process.
+    return HashingVectorizer(
+        analyzer="char_wb",
+        ngram_range=NGRAM_RANGE,
+        n_features=NGRAM_FEATURES,
+        alternate_sign=False,
+        norm="l2",
+        lowercase=False,
+    )
+
+
+@functools.cache
+def classifier_model() -> ClassifierModel | None:
+    """The trained model, or None when the file is missing (the patterns then decide alone)."""
+    if not MODEL_PATH.exists():
+        return None
+    with np.load(MODEL_PATH, allow_pickle=False) as data:
+        return ClassifierModel(
+            weights=data["weights"].astype(np.float32),
+            bias=float(data["bias"][0]),
+            meta=json.loads(str(data["meta"])),
+        )
+
+
+def classifier_train(
+    *,
+    folded: Sequence[str],
+    embeddings: NDArray[np.float32],
+    labels: Sequence[int],
+    meta: dict[str, object],
+    regularisation: float = 4.0,
+) -> ClassifierModel:
+    """Fit the regression; classes are balanced (the sets hold fewer attacks than benign texts)."""
+    from scipy.sparse import csr_matrix, hstack  # type: ignore[import-untyped]
+
+    features = hstack([csr_matrix(embeddings), _ngrams().transform(list(folded))]).tocsr()
+    fitted = LogisticRegression(
+        C=regularisation, class_weight="balanced", max_iter=2000, solver="liblinear"
+    )
+    fitted.fit(features, np.asarray(labels))
+    return ClassifierModel(
+        weights=fitted.coef_[0].astype(np.float32), bias=float(fitted.intercept_[0]), meta=meta
+    )
+
+
+def classifier_save(*, model: ClassifierModel, path: Path = MODEL_PATH) -> None:
+    np.savez_compressed(
+        path,
+        weights=model.weights,
+        bias=np.asarray([model.bias], dtype=np.float64),
+        meta=np.asarray(json.dumps(model.meta, sort_keys=True)),
+    )
+    classifier_model.cache_clear()

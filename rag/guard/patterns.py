@@ -1,0 +1,157 @@
+"""The scored injection patterns: each language's lexicon built into the same pattern shapes, plus the
+shapes no language owns (fake role tags and delimiters, a forced JSON status, "starting with 'You are'").
+
+Weights say how sure a match alone is: strong shapes (an override naming which instructions, a fake
+`<system>` tag) flag on their own, weak ones (an "act as", a "SYSTEM:" line) need another cue or the
+classifier to agree. Hits combine by noisy-or, so two weak cues together count as one strong.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rag.guard.lexicon import LEXICONS
+
+STRONG = 0.9
+MEDIUM = 0.7
+WEAK = 0.4
+FAINT = 0.25
+# Between a verb and its object: a few words, never across a sentence end.
+_GAP = r"[^.?!\n]{0,40}?"
+
+
+@dataclass(frozen=True)
+class PatternHit:
+    label: str
+    language: str  # "" for the shapes no language owns
+    weight: float
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    label: str
+    language: str
+    weight: float
+    regex: re.Pattern[str]
+
+
+def _language_patterns() -> list[_Pattern]:
+    built: list[_Pattern] = []
+    for language, words in LEXICONS.items():
+        shapes = (
+            (
+                "override",
+                STRONG,
+                rf"\b({words['override_verbs']})\b{_GAP}\b({words['override_objects']})",
+            ),
+            (
+                "override",
+                WEAK,
+                rf"\b({words['override_verbs']})\b{_GAP}\b({words['override_weak']})\b",
+            ),
+            ("override", STRONG, rf"\b({words['disobey']})"),
+            ("prompt_extraction", 0.8, rf"\b({words['ask_prompt']})\b"),
+            (
+                "prompt_extraction",
+                STRONG,
+                rf"\b({words['extract_verbs']})\b{_GAP}\b({words['extract_objects']})",
+            ),
+            ("role_play", 0.8, rf"\b({words['persona']})"),
+            ("role_play", FAINT, rf"\b({words['persona_weak']})"),
+            (
+                "policy_disabled",
+                MEDIUM,
+                rf"\b({words['policy_nouns']})\b{_GAP}\b({words['policy_off']})",
+            ),
+            ("fake_system", MEDIUM, rf"\b({words['new_orders']})"),
+        )
+        built.extend(
+            _Pattern(label, language, weight, re.compile(regex)) for label, weight, regex in shapes
+        )
+    return built
+
+
+_SHARED: tuple[tuple[str, float, str], ...] = (
+    (
+        "fake_system",
+        STRONG,
+        r"</?\s*(system|assistant|user|question|context|instructions?|prompt|document|sys|admin|human|ai)\s*>",
+    ),
+    ("fake_system", STRONG, r"\[/?(inst|sys|system)\]|<<\s*/?sys\s*>>|<\|[a-z_]{2,20}\|>"),
+    (
+        "fake_system",
+        0.8,
+        r"(^|\n)\s*#+\s*(system|assistant|instructions?|new instructions?|admin|developer|systeme|sistema)\b",
+    ),
+    (
+        "fake_system",
+        0.8,
+        r"\b(begin|end|start) (of )?(the )?(system|admin|developer) (prompt|message|instructions?)",
+    ),
+    (
+        "fake_system",
+        WEAK,
+        r"(^|\n|[.!?] )\s*(system|assistant|admin(istrator)?|developer|root|sysadmin|systeme|sistema|systemnachricht)"
+        r"\s*(:|>)",
+    ),
+    (
+        "format_hijack",
+        STRONG,
+        r"[\"']?status[\"']?\s*[:=]\s*[\"']?(found_in_context|not_found_in_context|out_of_scope|small_talk"
+        r"|human_escalation|injection_attempt|answered|ok)\b",
+    ),
+    (
+        "format_hijack",
+        0.8,
+        r"[\"'](confidence(_score)?|context_usage|redirection_intent|display_answer)[\"']\s*:",
+    ),
+    (
+        "format_hijack",
+        MEDIUM,
+        r"\b(set|mark|put|force|change|return|report)\s+(the\s+|your\s+)?(status|confidence)( field| score)?"
+        r"\s+(to|as|at|=)\b",
+    ),
+    (
+        "prompt_extraction",
+        STRONG,
+        r"\b(starting|beginning|that (starts|begins)|commencant|beginnend|empezando|comenzando|iniziando"
+        r"|comecando)\s+(with|par|mit|con|por|da|com)\W{0,3}(you are|tu es|du bist|eres|sei|voce e|vous etes"
+        r"|sie sind)",
+    ),
+    (
+        "encoded_payload",
+        0.8,
+        r"\b(decode|decodifica|decodez?|dekodier\w*|descodifica|entschlussel\w*)\b[^.?!\n]{0,60}\b(follow|execute"
+        r"|do|obey|run|apply|suis|suivez|executez?|befolge|ausfuhren|sigue|ejecuta|segui|esegui|siga)\b",
+    ),
+)
+
+
+_PATTERNS: tuple[_Pattern, ...] = (
+    *_language_patterns(),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in _SHARED),
+)
+
+
+def patterns_match(folded: str) -> list[PatternHit]:
+    """Every pattern that matches the folded text (its first match), strongest first."""
+    hits = []
+    for pattern in _PATTERNS:
+        if match := pattern.regex.search(folded):
+            hits.append(PatternHit(pattern.label, pattern.language, pattern.weight, *match.span()))
+    hits.sort(key=lambda hit: hit.weight, reverse=True)
+    return hits
+
+
+def patterns_score(hits: list[PatternHit]) -> float:
+    """Noisy-or of the hits' weights, one per label (the same cue matched twice is still one cue)."""
+    best: dict[str, float] = {}
+    for hit in hits:
+        best[hit.label] = max(best.get(hit.label, 0.0), hit.weight)
+    miss = 1.0
+    for weight in best.values():
+        miss *= 1.0 - weight
+    return 1.0 - miss

@@ -1,0 +1,164 @@
+"""Train the detector's classifier: the deepset set (or any JSON lines of text/label) plus Parley's own
+examples in six languages (rag/guard/data), embedded with MiniLM, written to model.npz.
+
+Run by `manage.py guard_train`; bench/guard's held-out sets are never read here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rag.guard.classifier import MODEL_PATH, ClassifierModel, classifier_save, classifier_train
+from rag.guard.normalise import text_fold
+
+DATA_DIR = Path(__file__).with_name("data")
+
+
+@dataclass(frozen=True)
+class Example:
+    text: str
+    label: int  # 1 injection, 0 benign
+    source: str
+
+
+def examples_own() -> list[Example]:
+    """Parley's written examples: data/attacks.txt (label 1) and data/benign.txt (label 0)."""
+    examples = []
+    for name, label in (("attacks.txt", 1), ("benign.txt", 0)):
+        for line in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            language, _, text = line.partition("|")
+            examples.append(Example(text.replace("\\n", "\n"), label, f"parley-{language}"))
+    return examples
+
+
+def examples_background(*, per_language: int = 200) -> list[Example]:
+    """Benign text of other styles than questions, in the six languages, from what is installed: Django's
+    translated messages (imperative UI sentences: "Enter a valid value.") and the standard library's
+    docstrings (declarative statements). Without them the classifier learns "not a question" as an attack.
+    """
+    import django
+
+    root = Path(django.__file__).parent
+    catalogues = (
+        "conf/locale",
+        "contrib/admin/locale",
+        "contrib/auth/locale",
+        "contrib/sites/locale",
+    )
+    examples = []
+    for language in ("fr", "de", "es", "it", "pt"):
+        ids, strings = [], []
+        for folder in catalogues:
+            path = root / folder / language / "LC_MESSAGES" / "django.po"
+            if path.exists():
+                pairs = _po_pairs(path.read_text(encoding="utf-8"))
+                ids += [msgid for msgid, _ in pairs]
+                strings += [msgstr for _, msgstr in pairs]
+        examples += [
+            Example(text, 0, f"django-{language}") for text in _spread(strings, per_language)
+        ]
+        if language == "fr":
+            examples += [Example(text, 0, "django-en") for text in _spread(ids, per_language)]
+    examples += [
+        Example(text, 0, "python-docstrings") for text in _spread(_docstrings(), per_language)
+    ]
+    return examples
+
+
+def _po_pairs(source: str) -> list[tuple[str, str]]:
+    """Single-line (msgid, msgstr) pairs of a .po catalogue, long enough to be sentences."""
+    pairs = re.findall(r'^msgid "(.+)"\nmsgstr "(.+)"$', source, flags=re.MULTILINE)
+    return [
+        (msgid, msgstr)
+        for msgid, msgstr in pairs
+        if len(msgstr) >= 25 and "%" not in msgstr and "{" not in msgstr
+    ]
+
+
+def _docstrings() -> list[str]:
+    import importlib
+    import inspect
+
+    texts = []
+    for name in (
+        "os",
+        "shutil",
+        "json",
+        "datetime",
+        "collections",
+        "statistics",
+        "pathlib",
+        "textwrap",
+        "string",
+        "random",
+        "heapq",
+        "bisect",
+        "fractions",
+        "decimal",
+        "calendar",
+        "zipfile",
+    ):
+        module = importlib.import_module(name)
+        for _, member in inspect.getmembers(module, callable):
+            doc = inspect.getdoc(member) or ""
+            first = " ".join(doc.split("\n\n")[0].split())
+            if 25 <= len(first) <= 300 and ">>>" not in first:
+                texts.append(first)
+    return sorted(set(texts))
+
+
+def _spread(texts: list[str], count: int) -> list[str]:
+    """`count` texts taken evenly through the list (deterministic, unlike a random sample)."""
+    unique = sorted(set(texts))
+    if len(unique) <= count:
+        return unique
+    step = len(unique) / count
+    return [unique[int(index * step)] for index in range(count)]
+
+
+def examples_jsonl(*, path: Path, limit: int | None = None) -> list[Example]:
+    """Rows of {"text", "label"} from a JSON-lines file (e.g. deepset-train.jsonl)."""
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                rows.append(Example(str(row["text"]), int(row["label"]), path.stem))
+    return rows[:limit] if limit is not None else rows
+
+
+def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> ClassifierModel:
+    """Embed, fit and save; returns the model (its meta says what it was trained on)."""
+    from rag.embeddings import LOCAL_MODEL_ID, embed_texts
+
+    labels = [example.label for example in examples]
+    if len(set(labels)) < 2:
+        raise ValueError("Training needs both injections (label 1) and benign texts (label 0).")
+    embeddings = np.asarray(
+        embed_texts([example.text for example in examples], model_id=LOCAL_MODEL_ID),
+        dtype=np.float32,
+    )
+    sources: dict[str, int] = {}
+    for example in examples:
+        sources[example.source] = sources.get(example.source, 0) + 1
+    meta: dict[str, object] = {
+        "embedding_model": LOCAL_MODEL_ID,
+        "examples": len(examples),
+        "injections": sum(labels),
+        "sources": sources,
+    }
+    model = classifier_train(
+        folded=[text_fold(example.text) for example in examples],
+        embeddings=embeddings,
+        labels=labels,
+        meta=meta,
+    )
+    classifier_save(model=model, path=output)
+    return model
