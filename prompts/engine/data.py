@@ -138,6 +138,10 @@ class BotSettings:
     texts_by_locale: Mapping[str, BotTexts] = field(default_factory=dict)
     answer_template: TemplateSource = field(default_factory=TemplateSource)
     condense_template: TemplateSource = field(default_factory=TemplateSource)
+    # Locales a turn may answer in (lower case; empty: the default locale and those with texts).
+    answer_locales: tuple[str, ...] = ()
+    # The offline provider's answer length, in sentences or table rows.
+    answer_max_sentences: int = 3
 
     @property
     def redirection_intents(self) -> tuple[str, ...]:
@@ -153,6 +157,12 @@ class BotSettings:
         if not self.texts_by_locale:
             raise ValueError("these bot settings carry no user-facing texts")
         return next(iter(self.texts_by_locale.values()))
+
+    def answer_locales_allowed(self) -> tuple[str, ...]:
+        """The locales a turn may answer in, the default locale first."""
+        listed = self.answer_locales or tuple(self.texts_by_locale)
+        default = self.rules.locale.lower()
+        return (default, *(code for code in listed if code != default))
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
