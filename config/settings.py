@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",  # OpClass in index expressions (rag's HNSW indexes), search lookups
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from this package: /api/docs/ needs no CDN
     "core",
     "bots",
     "prompt_context",
@@ -303,6 +304,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- API ----------------------------------------------------------------------------------

@@ -54,6 +54,8 @@ _BULLET = re.compile(r"^\s*([-*•–]|\d{1,3}[.)])\s+\S")
 _FIELD = re.compile(r"^[^\s:|][^:|]{0,40}:\s+\S")
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
 _DEFAULT_LANGUAGE = "en"
+# A line shorter than this share of its paragraph's longest line is not wrapped text.
+_SHORT_LINE = 0.6
 
 
 def passages_split(
@@ -129,8 +131,32 @@ def _prose_passages(lines: list[str], language: str) -> tuple[list[Passage], boo
         return [passage for line in lines for passage in _field_passages(line, language)], False
     if _BULLET.match(lines[0]):
         return [Passage(" ".join(part.strip() for part in lines), PassageKind.ITEM)], False
-    joined = " ".join(part.strip() for part in lines)
-    return [_sentence(part) for part in _segment(joined, language)], True
+    passages = []
+    for group in _line_groups(lines):
+        joined = " ".join(part.strip() for part in group)
+        passages += [_sentence(part) for part in _segment(joined, language)]
+    return passages, True
+
+
+def _line_groups(lines: list[str]) -> list[list[str]]:
+    """A paragraph's lines, cut where a line is an entry of its own rather than wrapped text.
+
+    A wrapped line runs near the paragraph's full width; a short line with no end punctuation
+    followed by a capital is a caption or an unmarked list entry ("Follow the guidance above").
+    """
+    width = max(len(line.strip()) for line in lines)
+    groups: list[list[str]] = [[]]
+    for index, line in enumerate(lines):
+        groups[-1].append(line)
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if (
+            following
+            and len(line.strip()) < _SHORT_LINE * width
+            and not _SENTENCE_END.search(line.strip())
+            and _opens_like_sentence(following)
+        ):
+            groups.append([])
+    return [group for group in groups if group]
 
 
 def _field_passages(line: str, language: str) -> list[Passage]:
