@@ -39,6 +39,8 @@ class Passage:
     kind: PassageKind
     # False for a sentence cut by the chunk's edge, or with no end punctuation (a heading, a caption).
     complete: bool = True
+    # False when nothing shows the sentence starts here (the chunk's edge, no punctuation before it).
+    opens: bool = True
 
     @property
     def answerable(self) -> bool:
@@ -53,9 +55,8 @@ class Passage:
 _BULLET = re.compile(r"^\s*([-*•–]|\d{1,3}[.)])\s+\S")
 _FIELD = re.compile(r"^[^\s:|][^:|]{0,40}:\s+\S")
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
+_OPENS_AFTER = re.compile(r"[.!?…:][\"'”’»)\]]*$")
 _DEFAULT_LANGUAGE = "en"
-# A line shorter than this share of its paragraph's longest line is not wrapped text.
-_SHORT_LINE = 0.6
 
 
 def passages_split(
@@ -113,11 +114,11 @@ def passages_split(
     if passages and last in closing and ends_clean is not None:
         # At the document's end a sentence is whole even without a full stop; elsewhere the cut
         # may fall after a full stop inside a sentence ("e.g."), so an unclean end is never quoted.
-        passages[last] = replace(passages[last], complete=ends_clean)
+        passages[last] = replace(passages[last], complete=ends_clean and passages[last].opens)
     if passages and 0 in opening:
         opens = starts_clean if starts_clean is not None else _opens_like_sentence(text)
         if not opens:
-            passages[0] = replace(passages[0], complete=False)
+            passages[0] = replace(passages[0], complete=False, opens=False)
     return passages
 
 
@@ -132,31 +133,16 @@ def _prose_passages(lines: list[str], language: str) -> tuple[list[Passage], boo
     if _BULLET.match(lines[0]):
         return [Passage(" ".join(part.strip() for part in lines), PassageKind.ITEM)], False
     passages = []
-    for group in _line_groups(lines):
-        joined = " ".join(part.strip() for part in group)
-        passages += [_sentence(part) for part in _segment(joined, language)]
+    previous = ""
+    for part in _segment(" ".join(line.strip() for line in lines), language):
+        sentence = _sentence(part)
+        if previous and not _OPENS_AFTER.search(previous):
+            # The segmenter cut where no punctuation ends the text before ("… (PDF) What to do"):
+            # not a sentence start the document shows.
+            sentence = replace(sentence, complete=False, opens=False)
+        passages.append(sentence)
+        previous = part
     return passages, True
-
-
-def _line_groups(lines: list[str]) -> list[list[str]]:
-    """A paragraph's lines, cut where a line is an entry of its own rather than wrapped text.
-
-    A wrapped line runs near the paragraph's full width; a short line with no end punctuation
-    followed by a capital is a caption or an unmarked list entry ("Follow the guidance above").
-    """
-    width = max(len(line.strip()) for line in lines)
-    groups: list[list[str]] = [[]]
-    for index, line in enumerate(lines):
-        groups[-1].append(line)
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if (
-            following
-            and len(line.strip()) < _SHORT_LINE * width
-            and not _SENTENCE_END.search(line.strip())
-            and _opens_like_sentence(following)
-        ):
-            groups.append([])
-    return [group for group in groups if group]
 
 
 def _field_passages(line: str, language: str) -> list[Passage]:

@@ -174,3 +174,28 @@ def test_the_offline_answer_streams_in_several_partials() -> None:
     assert body["status"] == "found_in_context"
     assert len(partials) >= 2
     assert "".join(partials) == body["answer"]
+
+
+def test_retrieved_chunks_know_their_documents_edges() -> None:
+    from conversations.pipeline.retrieve import chunks_for_question, scope_for
+
+    bot = _bot()
+    long_text = "\n\n".join(
+        f"Paragraph {n}: the workshop repairs model {n} bikes in {n + 1} days." for n in range(60)
+    )
+    document_ingested(workspace=bot.workspace, text=long_text, bots=[bot], filename="long.md")
+    settings = bot_settings_get(bot_id=bot.pk)
+    scope = scope_for(
+        workspace_id=str(bot.workspace_id),
+        bot_id=str(bot.pk),
+        conversation_id=None,
+        external_user_id=None,
+    )
+
+    chunks, _ = chunks_for_question(bot=settings, scope=scope, question="How long do repairs take?")
+
+    edges = {(c.starts_clean, c.ends_clean) for c in chunks if c.source == "long.md"}
+    assert (None, None) in edges  # a chunk from the middle: its edges are judged by their shape
+    # The guide's second section is its last chunk: a clean end, a start judged by its shape.
+    repairs = next(c for c in chunks if "Flat tyres" in c.text)
+    assert (repairs.starts_clean, repairs.ends_clean) == (None, True)
