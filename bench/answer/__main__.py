@@ -6,7 +6,8 @@
 Each document is chunked as ingestion chunks a .txt file and retrieved by exact MiniLM cosine search over the
 chunks (top 5, as a bot retrieves), the relevant document's text being the gold answer. `--record FILE` writes
 this run's answers and figures; the committed baseline was recorded by this same script run on the code before
-issue 16 (commit 4beb977, see bench/README.md), and `--baseline FILE` prints its figures beside this run's.
+issue 16 (commit 4beb977, see bench/README.md), and `--baseline FILE` prints its figures beside this run's
+(`--recorded FILE` prints a recorded run's instead of running).
 """
 
 from __future__ import annotations
@@ -178,10 +179,14 @@ def main() -> None:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--baseline", type=Path, help="a file --record wrote on the older code")
     parser.add_argument("--record", type=Path, help="write this run's answers and figures here")
+    parser.add_argument(
+        "--recorded", type=Path, help="print a recorded run (a --record file) instead of running"
+    )
     parser.add_argument("--max-queries", type=int, default=None)
     args = parser.parse_args()
 
-    result = run(args.corpus, args.max_queries)
+    recorded = json.loads(args.recorded.read_text()) if args.recorded else None
+    result = recorded or run(args.corpus, args.max_queries)
     if args.record:
         args.record.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     baseline = json.loads(args.baseline.read_text()) if args.baseline else None
