@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "django.contrib.postgres",  # OpClass in index expressions (rag's HNSW indexes), search lookups
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from this package: /api/docs/ needs no CDN
     "core",
     "bots",
     "prompt_context",
@@ -256,6 +257,10 @@ LLM_RETRY_BACKOFF = env_float("LLM_RETRY_BACKOFF", 0.5, minimum=0.0)
 LLM_RETRY_MAX_WAIT = env_float("LLM_RETRY_MAX_WAIT", 20.0, minimum=0.0)
 LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
 LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
+# Pause between the partial updates of a streamed offline answer, so a person sees it arrive (0: none).
+PARLEY_OFFLINE_STREAM_PAUSE_MS = env_int(
+    "PARLEY_OFFLINE_STREAM_PAUSE_MS", 40, minimum=0, maximum=1000
+)
 
 # --- Retrieval (issue 5) --------------------------------------------------------------------
 # Optional reranker: a TEI or Cohere-style server answering POST {RERANKER_URL}/rerank; on any
@@ -321,6 +326,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- API ----------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from core.views import healthz
+from core.views import favicon, healthz
 from widget.views import WidgetConfigView, demo_page
 
 admin.site.site_header = "Parley administration"
@@ -11,6 +11,7 @@ admin.site.site_title = "Parley"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/widget/config", WidgetConfigView.as_view(), name="widget-config"),
     path("api/", include("api.urls")),

@@ -19,7 +19,7 @@ DEFAULT_ANSWER_THRESHOLD = 0.5
 
 
 def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> BotRules:
-    """The bot's scope, texts (for `locale`) and section 2.6 escalation settings, as BotRules."""
+    """The bot's scope, texts (for `locale`), section 2.6 escalation and answer settings, as BotRules."""
     texts = bot.texts(locale)
     threshold = bot.escalation.confidence_threshold
     return BotRules(
@@ -35,6 +35,8 @@ def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> B
         confidence_threshold=threshold if threshold > 0 else DEFAULT_ANSWER_THRESHOLD,
         escalate_below_threshold=threshold > 0,
         injection_threshold=bot.injection_threshold,
+        locale=(locale or bot.rules.locale).lower(),
+        max_answer_sentences=bot.answer_max_sentences,
     )
 
 

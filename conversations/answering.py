@@ -1,6 +1,6 @@
-"""One answer, from rendered prompt messages to an enforced answer: provider choice, streaming, retry,
-offline fallback and the usage to audit. The turn pipeline calls `answer_generate` between
-retrieval (chunks) and routing.
+"""One answer, from rendered prompt messages to an enforced answer: provider choice, streaming (the offline
+answer too, relayed in parts), retry, offline fallback and the usage to audit. The turn pipeline calls
+`answer_generate` between retrieval (chunks) and routing.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ GUARDED_KINDS = frozenset({GuardKind.INJECTION, GuardKind.HUMAN_REQUEST})
 
 # on_partial(answer_text_so_far, attempt_number): the answer field as it streams, for SSE partial updates.
 OnPartial = Callable[[str, int], None]
+# Partial updates an offline answer is relayed in (fewer for an answer of fewer words).
+OFFLINE_STREAM_STEPS = 8
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,8 @@ def answer_generate(
             question=request.question,
             max_attempts=1,
         )
+        if on_partial is not None and outcome.enforced.answer.display_answer:
+            offline_stream(text=outcome.enforced.answer.answer, on_partial=on_partial)
         return GeneratedAnswer(outcome, OFFLINE_MODEL, None, None, _elapsed_ms(started))
     calls = _RemoteCalls(endpoint, request.messages, on_partial)
     outcome = answer_obtain(
@@ -161,6 +165,21 @@ class _RemoteCalls:
         self.completion_tokens = _add(self.completion_tokens, usage.completion_tokens)
         self.previous_output = stream.result.text
         return stream.result.text
+
+
+def offline_stream(*, text: str, on_partial: OnPartial, steps: int = OFFLINE_STREAM_STEPS) -> None:
+    """Relay an offline answer as a remote one streams: growing prefixes, cut at word ends.
+
+    The answer exists whole before the first partial; the pause between partials
+    (PARLEY_OFFLINE_STREAM_PAUSE_MS, 0 in tests) only lets a person see it arrive.
+    """
+    words = text.split(" ")
+    size = max(1, -(-len(words) // steps))  # ceil: at most `steps` partials
+    pause = settings.PARLEY_OFFLINE_STREAM_PAUSE_MS / 1000
+    for end in range(size, len(words) + size, size):
+        if pause and end > size:
+            time.sleep(pause)
+        on_partial(" ".join(words[:end]), 1)
 
 
 def _add(total: int | None, more: int | None) -> int | None:

@@ -41,6 +41,10 @@ class RetrievedChunk:
     # Where the chunk comes from (file name or URL), shown to the LLM with the chunk.
     source: str = ""
     start_time: float | None = None
+    # Whether the chunk's first / last character is a sentence boundary of its document (True at
+    # the document's start and end); None: unknown, the offline provider judges the edge sentence.
+    starts_clean: bool | None = None
+    ends_clean: bool | None = None
     # Hybrid retrieval's detail, for the audit: cosine similarity and full-text score, each side's
     # rank (None when that side did not return the chunk), the fused score and the reranker's.
     vector_score: float | None = None
@@ -102,6 +106,10 @@ class BotRules:
     offer_human_after_misses: int = 0
     # The injection detector's score at or above which a message is refused (the bot's setting).
     injection_threshold: float = 0.6
+    # The turn's language (the texts above are in it; "": undecided, a greeting's reply follows the
+    # greeting) and the offline answer's length in passages.
+    locale: str = ""
+    max_answer_sentences: int = 3
 
     def declares_intent(self, intent: str) -> bool:
         if intent == HUMAN_ESCALATION_INTENT and not self.handoff_allowed:

@@ -34,7 +34,11 @@ class BotNotFound(Exception):
 _SETTINGS_SQL = """
 SELECT row_to_json(b)::text,
        (SELECT coalesce(json_agg(json_build_object('locale', t.locale, 'refusal', t.refusal_text,
-                                                   'no_answer', t.no_answer_text) ORDER BY t.locale), '[]')::text
+                                                   'no_answer', t.no_answer_text,
+                                                   'injection_refusal', t.injection_refusal_text,
+                                                   'escalation', t.escalation_text,
+                                                   'escalation_unavailable', t.escalation_unavailable_text)
+                                 ORDER BY t.locale), '[]')::text
         FROM bots_botlocaletext AS t WHERE t.bot_id = b.id),
        (SELECT coalesce(json_agg(json_build_object('kind', v.kind, 'number', v.number, 'source', v.source)), '[]')::text
         FROM bots_prompttemplateversion AS v WHERE v.bot_id = b.id AND v.is_active),
@@ -102,6 +106,10 @@ def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSett
             hybrid=bot.retrieval_hybrid,
         ),
         texts_by_locale=_texts_by_locale(bot, extra_texts),
+        answer_locales=tuple(
+            code for code in bot.answer_locales.replace(",", " ").lower().split() if code
+        ),
+        answer_max_sentences=bot.answer_max_sentences,
         answer_template=_template_source(active.get(PromptTemplateVersion.Kind.ANSWER)),
         condense_template=_template_source(active.get(PromptTemplateVersion.Kind.CONDENSE)),
         injection_threshold=bot.injection_threshold,
@@ -136,18 +144,27 @@ def template_versions_diff(*, bot_id: Any, kind: str, old: int, new: int) -> lis
 
 
 def _texts_by_locale(bot: Any, extra_texts: list[dict[str, str]]) -> dict[str, BotTexts]:
-    def texts(refusal: str, no_answer: str) -> BotTexts:
-        return BotTexts(
-            refusal=refusal,
-            no_answer=no_answer,
-            injection_refusal=bot.injection_refusal_text,
-            escalation=bot.escalation_text,
-            escalation_unavailable=bot.escalation_unavailable_text,
-        )
-
-    result = {bot.locale.lower(): texts(bot.refusal_text, bot.no_answer_text)}
+    """The default locale's texts from the bot's row, then each extra locale's (an empty text falls back)."""
+    default = BotTexts(
+        refusal=bot.refusal_text,
+        no_answer=bot.no_answer_text,
+        injection_refusal=bot.injection_refusal_text,
+        escalation=bot.escalation_text,
+        escalation_unavailable=bot.escalation_unavailable_text,
+    )
+    result = {bot.locale.lower(): default}
     for row in extra_texts:
-        result.setdefault(row["locale"].lower(), texts(row["refusal"], row["no_answer"]))
+        result.setdefault(
+            row["locale"].lower(),
+            BotTexts(
+                refusal=row["refusal"],
+                no_answer=row["no_answer"],
+                injection_refusal=row["injection_refusal"] or default.injection_refusal,
+                escalation=row["escalation"] or default.escalation,
+                escalation_unavailable=row["escalation_unavailable"]
+                or default.escalation_unavailable,
+            ),
+        )
     return result
 
 

@@ -19,6 +19,11 @@ pytest_plugins = ["tests.support.browser", "tests.support.llm_fixtures"]
 
 TEST_QUEUE = "parley-test"
 
+# Streamed offline answers pause between partials only for a person to see them: never in tests (the
+# environment reaches the worker and server processes the tests start).
+os.environ["PARLEY_OFFLINE_STREAM_PAUSE_MS"] = "0"
+settings.PARLEY_OFFLINE_STREAM_PAUSE_MS = 0
+
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
 celery_app.conf.task_default_queue = TEST_QUEUE
 celery_app.conf.task_routes = {

@@ -110,6 +110,18 @@ class Bot(models.Model):
     escalation_text = models.CharField(
         max_length=MEDIUM, default="I am transferring you to a member of our team."
     )
+    # Answers: the languages a turn may answer in, and the offline provider's answer length
+    answer_locales = models.CharField(
+        max_length=SHORT,
+        blank=True,
+        help_text="Locales the bot may answer in, separated by spaces or commas (e.g. “en fr”): a "
+        "question in one of them is answered in it, any other in the default locale. Empty: the "
+        "default locale and every locale that has its own texts below.",
+    )
+    answer_max_sentences = models.PositiveSmallIntegerField(
+        default=3,
+        help_text="At most this many sentences (or table rows) in an offline answer.",
+    )
     # LLM
     llm_provider = models.CharField(
         max_length=20, choices=Provider.choices, default=Provider.OFFLINE
@@ -161,6 +173,11 @@ class Bot(models.Model):
                 violation_error_message="The LLM timeout must be between 1 and 600 seconds.",
             ),
             models.CheckConstraint(
+                condition=Q(answer_max_sentences__gte=1, answer_max_sentences__lte=10),
+                name="bot_answer_max_sentences_range",
+                violation_error_message="An answer holds between 1 and 10 sentences.",
+            ),
+            models.CheckConstraint(
                 condition=Q(retrieval_top_k__gte=1, retrieval_top_k__lte=50),
                 name="bot_top_k_range",
                 violation_error_message="Top k must be between 1 and 50.",
@@ -189,12 +206,18 @@ class Bot(models.Model):
 
 
 class BotLocaleText(models.Model):
-    """Refusal and no-answer texts for one extra locale; the bot's own fields serve its default locale."""
+    """The user-facing texts in one extra locale; the bot's own fields serve its default locale.
+
+    Refusal and no-answer are required; an empty text of the others falls back to the default locale's.
+    """
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="locale_texts")
     locale = models.CharField(max_length=10)
     refusal_text = models.CharField(max_length=MEDIUM)
     no_answer_text = models.CharField(max_length=MEDIUM)
+    injection_refusal_text = models.CharField(max_length=MEDIUM, blank=True)
+    escalation_text = models.CharField(max_length=MEDIUM, blank=True)
+    escalation_unavailable_text = models.CharField(max_length=MEDIUM, blank=True)
 
     class Meta:
         ordering = ["locale"]

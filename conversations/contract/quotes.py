@@ -1,13 +1,16 @@
 """Quote verification: a sentence the LLM says it used must really be in its chunk.
 
 Both sides are compared after Unicode normalisation, case folding, typographic-quote
-folding and whitespace collapsing, so layout differences never count as a misquote.
+folding and whitespace collapsing, so layout differences never count as a misquote. A table row
+may be quoted as its "Column: value" phrases (contract.tables), the form the offline provider uses.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from conversations.contract.tables import tables_render
 
 _TYPOGRAPHIC = str.maketrans(
     {
@@ -40,4 +43,8 @@ def quote_normalize(quote: str) -> str:
 def quote_in_text(*, quote: str, text: str) -> bool:
     """True when `quote` (normalised) appears in `text` (normalised); an empty quote never does."""
     needle = quote_normalize(quote)
-    return bool(needle) and needle in text_normalize(text)
+    if not needle:
+        return False
+    if needle in text_normalize(text):
+        return True
+    return "|" in text and needle in text_normalize(tables_render(text))

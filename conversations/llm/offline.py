@@ -2,15 +2,16 @@
 
 It is the embedded default when no LLM is configured and the fallback when the remote LLM
 is down. It classifies with the cheap guards and by embedding similarity to the covered and
-excluded topics, then answers with the best-supported sentences of the top chunks, quoted
-with their chunk ids. Its output passes the contract's enforcement without a repair.
+excluded topics, then answers with whole passages of the top chunks (sentences and table rows,
+llm.passages): those most similar to the question, at most the bot's N, in their order in the
+chunks, each quoted in context_usage exactly as the answer shows it. Its output passes the
+contract's enforcement without a repair.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,9 @@ from conversations.contract.enforce import (
     UNUSED_REASON_STATUS,
     injection_explanation,
 )
+from conversations.contract.quotes import text_normalize
 from conversations.guards import GuardKind, GuardMatch, message_screen
+from conversations.llm.passages import passages_split
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
     SMALL_TALK_TOPIC,
@@ -28,6 +31,7 @@ from conversations.types import (
     BotRules,
     RetrievedChunk,
 )
+from rag.language import language_detect
 
 OFFLINE_MODEL = "offline"
 UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
@@ -35,7 +39,6 @@ UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
 # embed(texts) -> one vector per text; the team's embedding provider fits this signature.
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _SMALL_TALK_REPLIES = {
     ("en", "greeting"): "Hello! How can I help you today?",
     ("en", "thanks"): "You're welcome! Anything else I can help with?",
@@ -56,10 +59,11 @@ class OfflineTuning:
     excluded_similarity: float = 0.25
     excluded_margin: float = 0.1
     max_chunks_used: int = 2
-    sentences_per_chunk: int = 2
-    # A sentence must be this similar to the question to be quoted (the best one always is).
+    # A passage must be this similar to the question to be quoted (the best one always is), and
+    # within the margin of the best: weaker ones would pad the answer with neighbouring facts.
     sentence_similarity: float = 0.3
-    # Sentences of one chunk compared with the question (bounds the embedding cost of long chunks).
+    sentence_margin: float = 0.15
+    # Passages of one chunk compared with the question (bounds the embedding cost of long chunks).
     max_sentences_per_chunk: int = 40
 
 
@@ -120,7 +124,7 @@ def offline_answer(
     supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
         : tuning.max_chunks_used
     ]
-    quotes = _best_sentences(question, supporting, embed, tuning)
+    quotes = _best_sentences(question, supporting, embed, tuning, rules.max_answer_sentences)
     usage = []
     for chunk in chunks:
         if quotes.get(chunk.id):
@@ -153,8 +157,13 @@ def guarded_answer(
     """The contract-abiding answer to a message a cheap guard caught (no model needed)."""
     understanding = " ".join(question.split())
     if guard.kind is GuardKind.SMALL_TALK:
+        # The turn's language when there are replies in it, else the greeting's own language.
+        language = rules.locale.split("-")[0].lower() or guard.language
         reply = _SMALL_TALK_REPLIES.get(
-            (guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")]
+            (language, guard.label),
+            _SMALL_TALK_REPLIES.get(
+                (guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")]
+            ),
         )
         return _answer(AnswerStatus.SMALL_TALK, reply, 1.0, SMALL_TALK_TOPIC, understanding, [])
     unused = _all_unused(chunks, UNUSED_REASON_STATUS)
@@ -211,33 +220,48 @@ def _scope(question: str, rules: BotRules, embed: Embed, tuning: OfflineTuning) 
 
 
 def _best_sentences(
-    question: str, chunks: Sequence[RetrievedChunk], embed: Embed, tuning: OfflineTuning
+    question: str,
+    chunks: Sequence[RetrievedChunk],
+    embed: Embed,
+    tuning: OfflineTuning,
+    limit: int,
 ) -> dict[str, list[str]]:
-    """Per chunk, its sentences closest to the question, in their order in the chunk."""
-    per_chunk = {
-        chunk.id: sentences_split(chunk.text)[: tuning.max_sentences_per_chunk] for chunk in chunks
-    }
-    flat = [sentence for sentences in per_chunk.values() for sentence in sentences]
-    if not flat:
+    """Per chunk, the passages chosen for the answer, in their order in the chunk.
+
+    Every answerable passage of the chunks is compared with the question in one embedding call;
+    the best `limit` (by similarity, above the floor and within the margin of the best) are kept.
+    A passage two overlapping chunks share counts once, in the first chunk.
+    """
+    candidates: list[tuple[str, int, str]] = []  # (chunk id, position, text)
+    seen: set[str] = set()
+    for chunk in chunks:
+        language = language_detect(chunk.text)
+        passages = passages_split(
+            chunk.text,
+            language=language or "en",
+            starts_clean=chunk.starts_clean,
+            ends_clean=chunk.ends_clean,
+        )[: tuning.max_sentences_per_chunk]
+        for position, passage in enumerate(passages):
+            key = text_normalize(passage.text)
+            if passage.answerable and key not in seen:
+                seen.add(key)
+                candidates.append((chunk.id, position, passage.text))
+    if not candidates:
         return {}
-    vectors = embed([question, *flat])
-    scores = iter(_cosine(vectors[0], vector) for vector in vectors[1:])
+    vectors = embed([question, *(text for _, _, text in candidates)])
+    scored = sorted(
+        ((_cosine(vectors[0], vector), index) for index, vector in enumerate(vectors[1:])),
+        key=lambda pair: (-pair[0], pair[1]),
+    )
+    best = scored[0][0]
+    floor = max(tuning.sentence_similarity, best - tuning.sentence_margin)
+    kept = [scored[0][1]] + [index for score, index in scored[1:limit] if score >= floor]
     chosen: dict[str, list[str]] = {}
-    for chunk_id, sentences in per_chunk.items():
-        ranked = sorted(((next(scores), index) for index in range(len(sentences))), reverse=True)
-        if not ranked:
-            continue
-        threshold = tuning.sentence_similarity
-        keep = {ranked[0][1]} | {
-            i for score, i in ranked[1 : tuning.sentences_per_chunk] if score >= threshold
-        }
-        chosen[chunk_id] = [sentences[i] for i in sorted(keep)]
+    for index in sorted(kept):  # candidates are in chunk order, then in document order
+        chunk_id, _, text = candidates[index]
+        chosen.setdefault(chunk_id, []).append(text)
     return chosen
-
-
-def sentences_split(text: str) -> list[str]:
-    """Sentences of `text`, each an exact substring of it (so quote verification finds them)."""
-    return [part.strip() for part in _SENTENCE_END.split(text) if part and part.strip()]
 
 
 def _answer(

@@ -57,6 +57,9 @@ def retrieved_chunk(hit: RetrievedHit) -> RetrievedChunk:
         page=hit.page_number,
         source=hit.filename,
         start_time=hit.start_time,
+        # Known clean at the document's edges; elsewhere the offline provider judges the edge sentence.
+        starts_clean=True if hit.document_start else None,
+        ends_clean=True if hit.document_end else None,
         vector_score=hit.vector_score,
         vector_rank=hit.vector_rank,
         text_score=hit.text_score,

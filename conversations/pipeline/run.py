@@ -16,6 +16,7 @@ from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswe
 from conversations.guards import message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.events import PartialRelay, PipelineEmitter
+from conversations.pipeline.language import turn_locale
 from conversations.pipeline.retrieve import chunks_for_question, embedder_for
 from conversations.routing import RouteDecision, answer_route
 from conversations.types import BotRules, RetrievedChunk
@@ -51,7 +52,9 @@ def answer_run(
     started = time.monotonic()
     if emitter is not None:
         emitter.search_preparation_started()
-    rules = bot_rules_from_settings(bot=bot, locale=bot.rules.locale)
+    # The user's language when the bot may answer in it: its texts, and the prompt's {{ locale }}.
+    locale = turn_locale(bot=bot, question=question)
+    rules = bot_rules_from_settings(bot=bot, locale=locale)
     guard = message_screen(text=question, injection_threshold=bot.injection_threshold)
     guarded = guard is not None and guard.kind in GUARDED_KINDS
     condensed = CondensedQuestion(question=question)
@@ -94,7 +97,7 @@ def answer_run(
         question=condensed.question,
         history=history,
         chunks=prompt_chunks(chunks=chunks),
-        locale=bot.rules.locale,
+        locale=locale,
     )
     prompt_ms = _ms(prompt_started)
     relay = PartialRelay(emitter)

@@ -75,7 +75,7 @@ class BotLocaleTextInline(admin.TabularInline):
     form = LocaleTextForm
     extra = 0
     max_num = 20
-    verbose_name_plural = "Refusal and no-answer texts in other locales"
+    verbose_name_plural = "User-facing texts in other locales"
 
 
 @admin.register(Bot)
@@ -101,7 +101,10 @@ class BotAdmin(WorkspaceScopedAdmin):
     show_full_result_count = False  # one COUNT query less on every list page
     fieldsets = [
         (None, {"fields": ["workspace"]}),
-        ("2.1 Identity", {"fields": ["name", "role", "domain", "target_audience", "locale"]}),
+        (
+            "2.1 Identity",
+            {"fields": ["name", "role", "domain", "target_audience", "locale", "answer_locales"]},
+        ),
         (
             "2.2 Scope",
             {
@@ -167,6 +170,7 @@ class BotAdmin(WorkspaceScopedAdmin):
             },
         ),
         ("Security", {"fields": ["injection_threshold"]}),
+        ("Offline answers", {"fields": ["answer_max_sentences"]}),
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Bot]:

@@ -69,6 +69,8 @@ class BotForm(forms.ModelForm):
             "retrieval_score_threshold",
             "retrieval_hybrid",
             "injection_threshold",
+            "answer_locales",
+            "answer_max_sentences",
             *LONG_TEXT_FIELDS,
         ]
         widgets = {name: forms.Textarea(attrs={"rows": 2, "cols": 80}) for name in LONG_TEXT_FIELDS}
@@ -84,12 +86,21 @@ class BotForm(forms.ModelForm):
             "retrieval_hybrid": "Hybrid search (vector + full text)",
             "injection_threshold": "Injection threshold",
             "locale": "Response language (locale)",
+            "answer_locales": "Languages it may answer in",
+            "answer_max_sentences": "Sentences in an offline answer (at most)",
         }
 
     def clean_locale(self) -> str:
         locale = self.cleaned_data["locale"].strip()
         LOCALE(locale)
         return locale
+
+    def clean_answer_locales(self) -> str:
+        """Each code checked like the locale; stored as one space-separated list."""
+        codes = self.cleaned_data["answer_locales"].replace(",", " ").split()
+        for code in codes:
+            LOCALE(code)
+        return " ".join(dict.fromkeys(codes))
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -107,10 +118,21 @@ class BotForm(forms.ModelForm):
 class LocaleTextForm(forms.ModelForm):
     class Meta:
         model = BotLocaleText
-        fields = ["locale", "refusal_text", "no_answer_text"]
+        fields = [
+            "locale",
+            "refusal_text",
+            "no_answer_text",
+            "injection_refusal_text",
+            "escalation_text",
+            "escalation_unavailable_text",
+        ]
         widgets = {
-            "refusal_text": forms.Textarea(attrs={"rows": 2}),
-            "no_answer_text": forms.Textarea(attrs={"rows": 2}),
+            name: forms.Textarea(attrs={"rows": 2}) for name in fields if name.endswith("_text")
+        }
+        help_texts = {
+            "injection_refusal_text": "Empty: the default locale's text.",
+            "escalation_text": "Empty: the default locale's text.",
+            "escalation_unavailable_text": "Empty: the default locale's text.",
         }
 
     def clean_locale(self) -> str:

@@ -140,6 +140,10 @@ class BotSettings:
     condense_template: TemplateSource = field(default_factory=TemplateSource)
     # Injection-detector scores at or above this refuse the message (bots.Bot.injection_threshold).
     injection_threshold: float = 0.6
+    # Locales a turn may answer in (lower case; empty: the default locale and those with texts).
+    answer_locales: tuple[str, ...] = ()
+    # The offline provider's answer length, in sentences or table rows.
+    answer_max_sentences: int = 3
 
     @property
     def redirection_intents(self) -> tuple[str, ...]:
@@ -155,6 +159,12 @@ class BotSettings:
         if not self.texts_by_locale:
             raise ValueError("these bot settings carry no user-facing texts")
         return next(iter(self.texts_by_locale.values()))
+
+    def answer_locales_allowed(self) -> tuple[str, ...]:
+        """The locales a turn may answer in, the default locale first."""
+        listed = self.answer_locales or tuple(self.texts_by_locale)
+        default = self.rules.locale.lower()
+        return (default, *(code for code in listed if code != default))
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -51,6 +51,8 @@ BOT_FIELDS = {
     "domain": "Lumen Bikes e-bikes: orders, delivery, warranty, repairs, batteries, returns and refunds",
     "target_audience": "Lumen Bikes customers and people thinking of buying a Lumen e-bike",
     "locale": "en",
+    "answer_locales": "en fr",
+    "answer_max_sentences": 3,
     "response_expectations": (
         "Give short, practical answers that a rider without technical knowledge can follow. "
         "Give steps in order when the user has something to do. Avoid jargon; explain a technical term when used."
@@ -100,6 +102,10 @@ FRENCH_TEXTS = {
     "refusal_text": "Désolé, je ne peux vous aider que pour les commandes, la garantie, les batteries et les retours "
     "Lumen Bikes.",
     "no_answer_text": "Désolé, je n'ai pas trouvé cette information dans la documentation Lumen Bikes.",
+    "injection_refusal_text": "Désolé, je ne peux pas traiter cette demande.",
+    "escalation_text": "Bien sûr, je vous mets en relation avec un membre de l'équipe d'assistance Lumen Bikes.",
+    "escalation_unavailable_text": "Notre équipe ne peut pas rejoindre cette conversation pour le moment, mais je "
+    "reste à votre disposition.",
 }
 
 
@@ -112,7 +118,9 @@ def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
         bot, created = Bot.objects.get_or_create(
             workspace=workspace, name=DEMO_BOT, defaults=BOT_FIELDS
         )
-        if created:
+        if not created:
+            _french_texts_complete(bot)
+        else:
             BotLocaleText.objects.create(bot=bot, locale="fr", **FRENCH_TEXTS)
             Topic.objects.bulk_create(
                 [Topic(bot=bot, name=name, kind=Topic.Kind.COVERED) for name in COVERED]
@@ -123,3 +131,9 @@ def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
                 for terms, definition in LEXICON
             )
     return bot
+
+
+def _french_texts_complete(bot: Bot) -> None:
+    """Fill the French texts a demo made before they existed (empty ones only: an admin's words stay)."""
+    for name, text in FRENCH_TEXTS.items():
+        BotLocaleText.objects.filter(bot=bot, locale="fr", **{name: ""}).update(**{name: text})

@@ -67,6 +67,9 @@ class RetrievedHit:
     text_rank: int | None
     fused_score: float
     rerank_score: float | None = None
+    # Whether the chunk opens / closes its document (the offline answer may quote its edge sentence).
+    document_start: bool = False
+    document_end: bool = False
 
 
 @dataclass(frozen=True)
@@ -243,6 +246,8 @@ def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedHit:
         text_rank=row.text_rank,
         fused_score=row.fused_score,
         rerank_score=rerank_score,
+        document_start=row.ordinal == 0,
+        document_end=row.ordinal == row.chunk_count - 1,
     )
 
 

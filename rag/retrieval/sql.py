@@ -112,7 +112,7 @@ fused AS (
 )
 SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.filename,
        1 - (c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) AS vector_score,
-       f.vector_rank, f.text_score, f.text_rank, f.fused_score
+       f.vector_rank, f.text_score, f.text_rank, f.fused_score, c.ordinal, d.chunk_count
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
 WHERE d.id IN (SELECT id FROM scope)
 ORDER BY f.fused_score DESC, f.id
@@ -165,6 +165,9 @@ class HybridRow:
     text_score: float | None
     text_rank: int | None
     fused_score: float
+    # The chunk's place in its document: 0 is its start, chunk_count - 1 its end.
+    ordinal: int = 0
+    chunk_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,6 +230,8 @@ def hybrid_rows(
             r[9],
             r[10],
             float(r[11]),
+            r[12],
+            r[13],
         )
         for r in rows
     ]

@@ -9,7 +9,8 @@ import pytest
 
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome
 from conversations.contract.enforce import MIN_INJECTION_EXPLANATION, output_enforce
-from conversations.llm.offline import offline_fallback_model, offline_generate, sentences_split
+from conversations.llm.offline import offline_fallback_model, offline_generate
+from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import AnswerStatus, BotRules, RetrievedChunk
 from core.llm import errors
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -158,13 +159,106 @@ def test_injection_attempts(
     assert question in answer.understanding
 
 
-def test_sentences_are_exact_substrings() -> None:
-    text = "First one.  Second one!\nThird line without stop\n\nFourth? Yes."
+def test_passages_are_whole_sentences_of_unwrapped_lines() -> None:
+    text = "First one, e.g. with an abbreviation.  Second one!\nIt wraps onto\nthe next line.\n\nFourth? Yes."
 
-    parts = sentences_split(text)
+    passages = passages_split(text, starts_clean=True, ends_clean=True)
 
-    assert parts == ["First one.", "Second one!", "Third line without stop", "Fourth?", "Yes."]
-    assert all(part in text for part in parts)
+    assert [(p.text, p.kind) for p in passages] == [
+        ("First one, e.g. with an abbreviation.", PassageKind.SENTENCE),
+        ("Second one!", PassageKind.SENTENCE),
+        ("It wraps onto the next line.", PassageKind.SENTENCE),
+        ("Fourth?", PassageKind.QUESTION),
+        ("Yes.", PassageKind.SENTENCE),
+    ]
+
+
+def test_a_chunk_cut_inside_sentences_drops_its_edges() -> None:
+    text = "the battery. A full charge takes about four hours. Store it indoors, between 10 and"
+
+    passages = passages_split(text)
+    assert [p.text for p in passages if p.answerable] == ["A full charge takes about four hours."]
+
+    # A known mid-document start drops the first sentence even when it opens with a capital.
+    cut = passages_split("Lumen courier calls. It arrives.", starts_clean=False, ends_clean=False)
+    assert [p.answerable for p in cut] == [False, False]
+    whole = passages_split("Lumen courier calls. It arrives", starts_clean=True, ends_clean=True)
+    assert [p.answerable for p in whole] == [True, True]
+
+
+def test_table_rows_read_as_column_value_phrases() -> None:
+    text = (
+        "Delivery times:\n\n| Destination | Price |\n|---|---|\n\n| France | free |\n\n"
+        "| Spain | 59 EUR |\nOther countries on request."
+    )
+
+    passages = passages_split(text, starts_clean=True, ends_clean=True)
+
+    assert [(p.text, p.kind) for p in passages] == [
+        ("Delivery times:", PassageKind.LEAD_IN),
+        ("Destination: France; Price: free.", PassageKind.ROW),
+        ("Destination: Spain; Price: 59 EUR.", PassageKind.ROW),
+        ("Other countries on request.", PassageKind.SENTENCE),
+    ]
+    assert not any("|" in p.text for p in passages)
+
+
+def test_csv_fields_keep_the_question_apart_from_the_answer() -> None:
+    text = "question: I lost the box. Can I return it?\nanswer: Yes. We send an empty box.\nfee: 39 EUR"
+
+    passages = passages_split(text, starts_clean=True, ends_clean=True)
+
+    assert [(p.text, p.kind) for p in passages] == [
+        ("I lost the box.", PassageKind.QUESTION),
+        ("Can I return it?", PassageKind.QUESTION),
+        ("Yes.", PassageKind.SENTENCE),
+        ("We send an empty box.", PassageKind.SENTENCE),
+        ("fee: 39 EUR", PassageKind.ITEM),
+    ]
+
+
+def test_a_table_answer_quotes_rows_as_phrases_that_verify(rules: BotRules, embed: Embed) -> None:
+    table = (
+        "| Part | Warranty |\n|---|---|\n| Frame | 10 years |\n| Motor | 2 years |\n"
+        "| Battery | 2 years |"
+    )
+    chunks = [RetrievedChunk(id="t1", text=table, score=0.8, rank=1)]
+
+    answer = run("How long is the warranty on the motor?", chunks, rules, embed)
+
+    assert answer.status is AnswerStatus.FOUND_IN_CONTEXT
+    assert "Part: Motor; Warranty: 2 years." in answer.answer
+    assert "|" not in answer.answer and "Part: Part" not in answer.answer
+    [used] = answer.context_usage
+    assert answer.answer == " ".join(used.sentences)
+
+
+def test_the_answer_holds_at_most_the_bots_number_of_passages(
+    chunks: list[RetrievedChunk], rules: BotRules, embed: Embed
+) -> None:
+    many = [
+        RetrievedChunk(
+            id="m1",
+            text=" ".join(
+                f"A day rental of bike model {n} costs {20 + n} euros." for n in range(8)
+            ),
+            score=0.9,
+            rank=1,
+        )
+    ]
+    for limit in (1, 2, 5):
+        answer = run(
+            "How much does a day rental cost?",
+            many,
+            replace(rules, max_answer_sentences=limit),
+            embed,
+        )
+        [used] = [u for u in answer.context_usage if u.used_in_response]
+        assert 1 <= len(used.sentences) <= limit
+        assert answer.answer == " ".join(used.sentences)
+        # Document order: the quoted models are in increasing order.
+        numbers = [int(s.split("model ")[1].split(" ")[0]) for s in used.sentences]
+        assert numbers == sorted(numbers)
 
 
 def test_it_answers_when_the_remote_llm_is_down(

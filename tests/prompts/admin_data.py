@@ -34,6 +34,8 @@ BOT_DEFAULTS: dict[str, Any] = {
     "llm_max_output_tokens": "1024",
     "llm_timeout_seconds": "30",
     "retrieval_top_k": "6",
+    "answer_locales": "en, fr",
+    "answer_max_sentences": "3",
     "retrieval_score_threshold": "0",
     "retrieval_hybrid": "on",
     "injection_threshold": "0.6",

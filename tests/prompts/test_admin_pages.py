@@ -41,6 +41,8 @@ def test_a_complete_bot_is_created_with_small_talk_covered_by_default(member: Cl
         ("Small talk", "covered"),
     }
     assert bot.lexicon_groups.get().terms == ["e-bike", "pedelec", "electric bike"]
+    # The answer locales are stored as one space-separated list (the form accepted "en, fr").
+    assert (bot.answer_locales, bot.answer_max_sentences) == ("en fr", 3)
 
 
 @pytest.mark.parametrize(

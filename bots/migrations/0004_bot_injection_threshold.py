@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('bots', '0002_business_rules_texts_and_template_versions'),
+        ('bots', '0003_answer_locales_sentences_and_locale_texts'),
         ('core', '0001_initial'),
     ]
 
