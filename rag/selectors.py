@@ -1,4 +1,4 @@
-"""Reads over knowledge: a workspace's embedding model, documents with their chunk counts, and vector distance."""
+"""Reads over knowledge: a workspace's embedding and media models, documents and chunk counts, vector distance."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pgvector.django import CosineDistance
 from bots.models import Bot
 from core.models import Workspace
 from rag.embeddings import embedding_model_default
-from rag.models import Chunk, Document, WorkspaceEmbedding, embedding_as
+from rag.models import Chunk, Document, WorkspaceEmbedding, WorkspaceMediaModels, embedding_as
 
 
 def workspace_embedding_model(*, workspace_id: object) -> str:
@@ -19,6 +19,16 @@ def workspace_embedding_model(*, workspace_id: object) -> str:
         "embedding_model", flat=True
     )
     return chosen.first() or embedding_model_default()
+
+
+def workspace_media_models(*, workspace_id: object) -> tuple[str, str]:
+    """(vision model, transcription model) of the workspace; '' where it has none."""
+    row = (
+        WorkspaceMediaModels.objects.filter(workspace_id=workspace_id)
+        .values_list("vision_model", "transcription_model")
+        .first()
+    )
+    return (row[0].strip(), row[1].strip()) if row else ("", "")
 
 
 def chunks_by_vector_distance(
