@@ -258,7 +258,9 @@ PARLEY_IMAGE_MAX_PIXELS = env_int("PARLEY_IMAGE_MAX_PIXELS", 40_000_000, minimum
 # Figures: images embedded in PDFs and DOCX, described by the workspace's vision model (or OCR'd).
 PARLEY_FIGURES_PER_DOCUMENT = env_int("PARLEY_FIGURES_PER_DOCUMENT", 20, minimum=0, maximum=500)
 PARLEY_FIGURE_MIN_SIDE = env_int("PARLEY_FIGURE_MIN_SIDE", 120, minimum=1, maximum=10000)
-PARLEY_VISION_OPENAI_BASE_URL = env_str("PARLEY_VISION_OPENAI_BASE_URL", "https://api.openai.com/v1")
+PARLEY_VISION_OPENAI_BASE_URL = env_str(
+    "PARLEY_VISION_OPENAI_BASE_URL", "https://api.openai.com/v1"
+)
 PARLEY_VISION_OPENAI_API_KEY = env_str("PARLEY_VISION_OPENAI_API_KEY", "")
 PARLEY_VISION_TIMEOUT = env_float("PARLEY_VISION_TIMEOUT", 30.0, minimum=1.0, maximum=600.0)
 # Audio and video: ffmpeg extracts the sound, the workspace's transcription model transcribes it.

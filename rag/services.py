@@ -23,8 +23,14 @@ from django.utils import timezone
 from bots.models import Bot
 from core.models import Workspace
 from rag.models import Document, WorkspaceEmbedding, document_upload_to
-from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
-from rag.selectors import workspace_embedding_model
+from rag.parsing import AUDIO_EXTENSIONS, SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.selectors import workspace_embedding_model, workspace_media_models
+
+TRANSCRIPTION_MISSING = (
+    "Audio and video files need a transcription endpoint, and this workspace has none: set its"
+    " transcription model (admin: Workspace media models; the endpoint is"
+    " PARLEY_TRANSCRIPTION_OPENAI_BASE_URL), or upload the recording's VTT/SRT subtitle file instead."
+)
 
 
 def _enqueue(document_ids: list[uuid.UUID | str]) -> None:
@@ -85,8 +91,9 @@ def documents_create(
     """Store uploaded files as pending documents and queue their ingestion, all in one transaction.
 
     The rows and bot links go in with one INSERT each (a 300-file folder cost ~10 ms of CPU per file
-    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES is
-    not stored: its document is created failed, saying so. When anything fails, the files already
+    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES, or
+    a recording when the workspace has no transcription model, is not stored: its document is created
+    failed, saying so. When anything fails, the files already
     stored are removed again, so an error leaves neither rows nor files behind.
     """
     bots = list(bots)
@@ -97,6 +104,7 @@ def documents_create(
     if any(bot.workspace_id != workspace.pk for bot in bots):
         raise ValidationError("Every bot must belong to the document's workspace.")
     documents: list[Document] = []
+    transcribes = bool(workspace_media_models(workspace_id=workspace.pk)[1])
     try:
         with transaction.atomic():
             for new in files:
@@ -107,6 +115,7 @@ def documents_create(
                         file=file,
                         conversation_id=conversation_id,
                         external_user_id=external_user_id,
+                        transcribes=transcribes,
                     )
                     documents.append(document)
                     if document.status == Document.Status.PENDING:
@@ -156,6 +165,7 @@ def _document_new(
     file: File,
     conversation_id: uuid.UUID | str | None,
     external_user_id: str,
+    transcribes: bool,
 ) -> Document:
     name = PurePath(new.filename or file.name or "document").name
     size = file.size or 0
@@ -178,6 +188,11 @@ def _document_new(
         document.error = (
             f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
         )
+        document.finished_at = now
+    elif PurePath(name).suffix.lower() in AUDIO_EXTENSIONS and not transcribes:
+        document.status = Document.Status.FAILED
+        document.error_code = "transcription_not_configured"
+        document.error = TRANSCRIPTION_MISSING
         document.finished_at = now
     return document
 

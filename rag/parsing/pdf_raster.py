@@ -73,7 +73,10 @@ def pdf_figures(data: bytes, *, skip_pages: set[int]) -> list[Figure]:
                 coverage = (right - left) * (top - bottom) / (page_width * page_height)
                 if min(width, height) < smallest or coverage >= _SCAN_COVERAGE:
                     continue
-                picture = item.get_bitmap(render=True).to_pil()
+                try:  # the raw pixels, at the image's own size
+                    picture = item.get_bitmap(render=False).to_pil()
+                except (pdfium.PdfiumError, ValueError):  # a format only rendering decodes
+                    picture = item.get_bitmap(render=True).to_pil()
                 box = Box(
                     index + 1,
                     round(left, 2),
