@@ -27,6 +27,7 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("prompt_context", "topic"): FULL,
     ("prompt_context", "lexicongroup"): FULL,
     ("rag", "document"): FULL,
+    ("rag", "chunk"): ("view",),
     ("conversations", "conversation"): ("view",),
     ("conversations", "turn"): ("view",),
     ("conversations", "securityevent"): ("view",),
