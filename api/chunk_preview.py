@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from api.access import chunk_get_for_principal
 from api.errors import ApiError, ErrorCode
 from api.models import Scope
+from api.principal import Principal
 from rag.preview import PreviewUnavailable, chunk_preview
 
 
@@ -49,7 +50,8 @@ class ChunkPreviewView(APIView):
         },
     )
     def get(self, request: Request, chunk_id: uuid.UUID) -> HttpResponse:
-        chunk = chunk_get_for_principal(principal=request.auth, chunk_id=chunk_id)
+        principal: Principal = request.auth
+        chunk = chunk_get_for_principal(principal=principal, chunk_id=chunk_id)
         try:
             preview = chunk_preview(chunk=chunk)
         except PreviewUnavailable as exc:

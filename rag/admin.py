@@ -172,7 +172,7 @@ class ChunkAdmin(WorkspaceScopedAdmin):
     list_select_related = ["document"]
     list_filter = [WorkspaceListFilter]
     search_fields = ["text", "document__title"]
-    fields = [
+    fields = (
         "document",
         "ordinal",
         "source_preview",
@@ -185,7 +185,7 @@ class ChunkAdmin(WorkspaceScopedAdmin):
         "metadata",
         "token_count",
         "embedding_model",
-    ]
+    )
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -50,7 +50,8 @@ def chunk_preview(*, chunk: Chunk) -> Preview:
     if default_storage.exists(name):
         with default_storage.open(name, "rb") as handle:
             png = handle.read()
-        region = json.loads(Image.open(io.BytesIO(png)).text.get("parley-region", "{}") or "{}")
+        text = getattr(Image.open(io.BytesIO(png)), "text", {})  # PNG text chunks, header only
+        region = json.loads(text.get("parley-region") or "{}")
         if region:
             return Preview(png=png, region=region)
     preview = _render(chunk)
@@ -81,9 +82,9 @@ def _render(chunk: Chunk) -> Preview:
         entry["bbox"] for entry in chunk.bbox or [] if page is None or entry["page_number"] == page
     ]
     if suffix == ".pdf" and page is not None:
-        picture, scale = _pdf_page(_read(document.file.name), page), PDF_SCALE
+        picture, scale = _pdf_page(_read(document.file.name or ""), page), PDF_SCALE
     elif suffix in IMAGE_EXTENSIONS:
-        picture, scale = _image(_read(document.file.name)), 1.0
+        picture, scale = _image(_read(document.file.name or "")), 1.0
     elif image_meta.get("path"):  # a DOCX figure: the stored image itself, whole
         picture, scale = _image(_read(image_meta["path"])), 1.0
         boxes = [[0.0, 0.0, float(picture.width), float(picture.height)]]

@@ -74,17 +74,15 @@ def figures_describe(
         if not text:
             continue
         label = f"Figure {number}" + (f" (page {figure.page_number})" if figure.page_number else "")
-        metadata = {
-            "modality": "image",
-            "image": {
-                "path": name,
-                "width": figure.width,
-                "height": figure.height,
-                "description_source": source,
-            },
+        image: dict[str, object] = {
+            "path": name,
+            "width": figure.width,
+            "height": figure.height,
+            "description_source": source,
         }
         if "vision_error" in entry:
-            metadata["image"]["vision_error"] = entry["vision_error"]
+            image["vision_error"] = entry["vision_error"]
+        metadata = {"modality": "image", "image": image}
         result.files.append(FigureFile(name=name, png=figure.png))
         result.blocks.append(
             Block(
