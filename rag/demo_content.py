@@ -1,7 +1,7 @@
 """The Lumen Bikes demo knowledge base (our own fictional text): files under rag/demo/, loaded for the demo bot.
 
 The PDFs are generated from the `*-source.txt` files with reportlab, so no binary is committed: the
-battery guide as text, the seat post notice as a scan (typeset, rasterised, put back as an image
+battery guide as text, the battery connector notice as a scan (typeset, rasterised, put back as an image
 with no text layer, so OCR reads it) and the service sheet with a bar chart drawn by Pillow (a
 figure, described by the vision model when the workspace has one, else by its OCR text).
 """
@@ -22,7 +22,7 @@ from rag.services import document_create
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 PDF_SOURCE = "battery-and-charging.pdf-source.txt"
-SCAN_SOURCE = "seat-post-clamp-notice.scan-source.txt"
+SCAN_SOURCE = "battery-connector-notice.scan-source.txt"
 SHEET_SOURCE = "service-intervals.pdf-source.txt"
 SERVICE_INTERVALS_KM = {"Brake pads": 1500, "Chain": 3000, "Tyres": 4000, "Full service": 5000}
 DEMO_FILES = {
@@ -31,7 +31,7 @@ DEMO_FILES = {
     "battery-and-charging.pdf": "Battery and charging guide",
     "returns-and-refunds-faq.csv": "Returns and refunds FAQ",
     "battery-care-video.vtt": "Battery care video",
-    "seat-post-clamp-notice.pdf": "Seat post clamp service notice",
+    "battery-connector-notice.pdf": "Battery connector service notice",
     "service-intervals.pdf": "Service intervals",
 }
 
@@ -63,7 +63,7 @@ def demo_documents_ensure(*, workspace: Workspace, bots: Iterable[Bot]) -> list[
 def _demo_bytes(filename: str) -> bytes:
     from rag import demo_media
 
-    if filename == "seat-post-clamp-notice.pdf":
+    if filename == "battery-connector-notice.pdf":
         return demo_media.scanned_notice_bytes((DEMO_DIR / SCAN_SOURCE).read_text().splitlines())
     if filename == "service-intervals.pdf":
         lines = (DEMO_DIR / SHEET_SOURCE).read_text().splitlines()

@@ -32,7 +32,7 @@ def test_demo_documents_load_once_and_ingest_with_locations(workspace, bot) -> N
     assert any("| Battery |" in chunk.text for chunk in html)
     assert not html.filter(text__contains="Newsletter").exists()
     # The scanned notice is read by OCR, located on its page; the service sheet's chart is a figure.
-    scan = Chunk.objects.filter(document__filename="seat-post-clamp-notice.pdf")
+    scan = Chunk.objects.filter(document__filename="battery-connector-notice.pdf")
     clamp = scan.get(text__contains="LC3-24")
     assert clamp.page_number == 1 and clamp.bbox and not clamp.metadata["ocr"]["low_confidence"]
     figure = Chunk.objects.get(
