@@ -57,8 +57,11 @@ def chunks_replace(
         _files_delete(written)
         return False
     keep = {figure.name for figure in prepared.figure_files}
-    transaction.on_commit(lambda: _figures_prune(document=document, keep=keep))
-    transaction.on_commit(lambda: preview_cache_clear(document_id=document.pk))
+    # Only when there can be something to drop: a first ingestion had no chunks, hence no previews.
+    if keep or (document.metadata or {}).get("figures"):
+        transaction.on_commit(lambda: _figures_prune(document=document, keep=keep))
+    if document.chunk_count:
+        transaction.on_commit(lambda: preview_cache_clear(document_id=document.pk))
     return True
 
 
