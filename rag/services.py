@@ -24,6 +24,7 @@ from bots.models import Bot
 from core.models import Workspace
 from rag.models import Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import AUDIO_EXTENSIONS, SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.preview import preview_cache_clear
 from rag.selectors import workspace_embedding_model, workspace_media_models
 
 TRANSCRIPTION_MISSING = (
@@ -246,7 +247,7 @@ def document_file_replace(
 
 
 def document_delete(*, document_id: uuid.UUID | str) -> None:
-    """Delete a document, its chunks (cascade) and, after commit, its file."""
+    """Delete a document, its chunks (cascade) and, after commit, its file, figures and previews."""
     with transaction.atomic():
         # Lock the row before the cascade collects the chunks: an ingestion finishing at the same
         # moment then waits on its guarded UPDATE, finds the document gone and writes no chunks.
@@ -254,9 +255,20 @@ def document_delete(*, document_id: uuid.UUID | str) -> None:
         if document is None:
             return
         file_name = document.file.name if document.file else ""
+        figures = [
+            entry.get("image_path", "") for entry in (document.metadata or {}).get("figures", [])
+        ]
         document.delete()
         if file_name:
             transaction.on_commit(lambda: default_storage.delete(file_name))
+        # Its figures' images and cached previews go with it.
+        transaction.on_commit(lambda: _files_delete([name for name in figures if name]))
+        transaction.on_commit(lambda: preview_cache_clear(document_id=document_id))
+
+
+def _files_delete(names: list[str]) -> None:
+    for name in names:
+        default_storage.delete(name)
 
 
 def documents_reclaim_stuck() -> int:

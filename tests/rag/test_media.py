@@ -229,3 +229,17 @@ def test_a_damaged_recording_fails_with_ffmpegs_reason(make_document, transcript
     document = _ingest(make_document("call.mp3", b"ID3" + b"\x00garbage" * 200))
     assert (document.status, document.error_code) == ("failed", "corrupt_media")
     assert "audio cannot be read" in document.error
+
+
+@pytest.mark.django_db
+def test_deleting_a_document_removes_its_figures(
+    make_document, django_capture_on_commit_callbacks
+) -> None:
+    from rag.services import document_delete
+
+    document = _ingest(make_document("range.pdf", _chart_pdf()))
+    path = _figure_chunk(document).metadata["image"]["path"]
+    assert default_storage.exists(path)
+    with django_capture_on_commit_callbacks(execute=True):
+        document_delete(document_id=document.pk)
+    assert not default_storage.exists(path)
