@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
+from rest_framework.fields import empty
+from rest_framework.utils import html
 
 from api.errors import ErrorCode
 
@@ -23,6 +27,18 @@ class StrictUUIDField(serializers.UUIDField):
         if not isinstance(data, str):
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
+
+    def get_value(self, dictionary: Any) -> object:
+        # DRF skips an optional form field sent empty; '' is not a UUID, so a multipart upload with
+        # `conversation_id=` is refused rather than taken as a document of no conversation.
+        value = super().get_value(dictionary)
+        if (
+            value is empty
+            and html.is_html_input(dictionary)
+            and dictionary.get(self.field_name) == ""
+        ):
+            return ""
+        return value
 
 
 class ErrorSerializer(serializers.Serializer):

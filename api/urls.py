@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api.chat_views import ChatTurnView, ChunkView, RagSearchView
+from api.chunk_preview import ChunkPreviewView
 from api.documents.views import DocumentCollectionView, DocumentDetailView, DocumentRerunView
 from api.views import MeView, SessionCreateView, StreamEventsView
 from api.views_handoff import (
@@ -35,6 +36,7 @@ urlpatterns = [
     path("v1/conversations/<uuid:conversation_id>/turns", ChatTurnView.as_view(), name="chat-turn"),
     path("v1/rag_search", RagSearchView.as_view(), name="rag-search"),
     path("v1/chunks/<uuid:chunk_id>", ChunkView.as_view(), name="chunk"),
+    path("v1/chunks/<uuid:chunk_id>/preview", ChunkPreviewView.as_view(), name="chunk-preview"),
     path("v1/streams/<str:stream_id>/events", StreamEventsView.as_view(), name="stream-events"),
     path(
         "v1/conversations/<uuid:conversation_id>/messages",

@@ -243,6 +243,36 @@ PARLEY_INGEST_BATCH_DOCUMENTS = env_int("PARLEY_INGEST_BATCH_DOCUMENTS", 64, min
 # Deliveries of one document (worker deaths included) before it fails for good.
 PARLEY_INGEST_MAX_ATTEMPTS = env_int("PARLEY_INGEST_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
 
+# --- OCR, figures, audio ------------------------------------------------------------------
+# Tesseract reads scanned PDF pages and image documents (rag/parsing/ocr.py).
+PARLEY_OCR_ENABLED = env_bool("PARLEY_OCR_ENABLED", True)
+# The pack of OCR's first pass; the detected language's pack reads the page again when it differs.
+PARLEY_OCR_DEFAULT_LANGUAGE = env_str("PARLEY_OCR_DEFAULT_LANGUAGE", "eng") or "eng"
+# A PDF page whose text layer has fewer characters than this is treated as a scan and OCR'd.
+PARLEY_OCR_MIN_PAGE_CHARS = env_int("PARLEY_OCR_MIN_PAGE_CHARS", 20, minimum=0, maximum=10000)
+PARLEY_OCR_DPI = env_int("PARLEY_OCR_DPI", 200, minimum=72, maximum=600)
+PARLEY_OCR_TIMEOUT = env_int("PARLEY_OCR_TIMEOUT", 60, minimum=1, maximum=3600)
+# Chunks whose OCR'd words average under this confidence (0-100) are marked low_confidence.
+PARLEY_OCR_LOW_CONFIDENCE = env_int("PARLEY_OCR_LOW_CONFIDENCE", 60, minimum=0, maximum=100)
+# Images declaring more pixels than this are refused before decoding (image bombs).
+PARLEY_IMAGE_MAX_PIXELS = env_int("PARLEY_IMAGE_MAX_PIXELS", 40_000_000, minimum=10_000)
+# Figures: images embedded in PDFs and DOCX, described by the workspace's vision model (or OCR'd).
+PARLEY_FIGURES_PER_DOCUMENT = env_int("PARLEY_FIGURES_PER_DOCUMENT", 20, minimum=0, maximum=500)
+PARLEY_FIGURE_MIN_SIDE = env_int("PARLEY_FIGURE_MIN_SIDE", 120, minimum=1, maximum=10000)
+PARLEY_VISION_OPENAI_BASE_URL = env_str(
+    "PARLEY_VISION_OPENAI_BASE_URL", "https://api.openai.com/v1"
+)
+PARLEY_VISION_OPENAI_API_KEY = env_str("PARLEY_VISION_OPENAI_API_KEY", "")
+PARLEY_VISION_TIMEOUT = env_float("PARLEY_VISION_TIMEOUT", 30.0, minimum=1.0, maximum=600.0)
+# Audio and video: ffmpeg extracts the sound, the workspace's transcription model transcribes it.
+PARLEY_TRANSCRIPTION_OPENAI_BASE_URL = env_str(
+    "PARLEY_TRANSCRIPTION_OPENAI_BASE_URL", "https://api.openai.com/v1"
+)
+PARLEY_TRANSCRIPTION_OPENAI_API_KEY = env_str("PARLEY_TRANSCRIPTION_OPENAI_API_KEY", "")
+PARLEY_TRANSCRIPTION_TIMEOUT = env_float(
+    "PARLEY_TRANSCRIPTION_TIMEOUT", 300.0, minimum=1.0, maximum=3600.0
+)
+
 # --- LLM ----------------------------------------------------------------------------------
 # "offline": the embedded deterministic provider; "openai": any OpenAI-compatible endpoint.
 LLM_PROVIDER = env_choice("LLM_PROVIDER", "offline", ("offline", "openai"))

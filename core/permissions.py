@@ -28,6 +28,7 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("prompt_context", "lexicongroup"): FULL,
     ("rag", "document"): FULL,
     ("rag", "workspacefusion"): ("change", "view"),  # change: the Recalibrate button
+    ("rag", "chunk"): ("view",),
     ("conversations", "conversation"): ("view",),
     ("conversations", "turn"): ("view",),
     ("conversations", "securityevent"): ("view",),

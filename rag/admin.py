@@ -1,6 +1,7 @@
 """Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete,
-and the chunks quarantined as injections, each with a release button; the workspace's fusion calibration (a
-section of the workspace's page, a Recalibrate button, a list)."""
+and the chunks quarantined as injections, each with a release button; the chunk admin with its highlighted
+source preview; the workspace's embedding and media models and its fusion calibration (a section of the
+workspace's page, a Recalibrate button, a list)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from core.admin import workspace_admin_panel_register
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin, workspace_scope
 from core.models import Workspace
 from rag.forms import DocumentChangeForm, DocumentUploadForm
-from rag.models import Document, WorkspaceEmbedding, WorkspaceFusion
+from rag.models import Chunk, Document, WorkspaceEmbedding, WorkspaceFusion, WorkspaceMediaModels
+from rag.preview import PreviewUnavailable, chunk_preview
 from rag.retrieval.calibration.service import workspace_fusion_request
 from rag.retrieval.fusion import FusionChoice
 from rag.retrieval.service import fusion_default
@@ -187,15 +189,20 @@ class DocumentAdmin(WorkspaceScopedAdmin):
             request.POST or None, request.FILES or None, workspaces=workspaces
         )
         if request.method == "POST" and form.is_valid():
-            documents_create(
+            documents = documents_create(
                 workspace=form.cleaned_data["workspace"],
                 bots=form.cleaned_data["bots"],
                 files=[NewFile(file=upload) for upload in form.cleaned_data["files"]],
             )
-            count = len(form.cleaned_data["files"])
+            refused = [d for d in documents if d.status == Document.Status.FAILED]
+            queued = len(documents) - len(refused)
             self.message_user(
-                request, f"{count} document(s) uploaded and queued for ingestion.", messages.SUCCESS
+                request,
+                f"{queued} document(s) uploaded and queued for ingestion.",
+                messages.SUCCESS,
             )
+            for document in refused:  # too large, or a recording with no transcription model
+                self.message_user(request, f"{document.filename}: {document.error}", messages.ERROR)
             return HttpResponseRedirect(reverse("admin:rag_document_changelist"))
         context = {
             **self.admin_site.each_context(request),
@@ -291,3 +298,74 @@ def _fusion_panel(request: HttpRequest, workspace: Workspace) -> str:
 
 
 workspace_admin_panel_register(key="rag-fusion", render=_fusion_panel)
+
+
+@admin.register(Chunk)
+class ChunkAdmin(WorkspaceScopedAdmin):
+    """Read-only chunks, each with the picture the widget shows: its page region, highlighted."""
+
+    list_display = ["__str__", "document", "ordinal", "page_number", "modality", "token_count"]
+    list_select_related = ["document"]
+    list_filter = [WorkspaceListFilter]
+    search_fields = ["text", "document__title"]
+    fields = (
+        "document",
+        "ordinal",
+        "source_preview",
+        "text",
+        "heading_path",
+        "page_number",
+        "bbox",
+        "start_time",
+        "end_time",
+        "metadata",
+        "token_count",
+        "embedding_model",
+    )
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="Modality")
+    def modality(self, chunk: Chunk) -> str:
+        return str((chunk.metadata or {}).get("modality", "text"))
+
+    @admin.display(description="Where it sits")
+    def source_preview(self, chunk: Chunk) -> str:
+        if chunk.start_time is not None:
+            return f"{chunk.start_time:.1f} s – {(chunk.end_time or chunk.start_time):.1f} s"
+        if chunk.page_number is None and not (chunk.metadata or {}).get("image"):
+            return "—"
+        url = reverse("admin:rag_chunk_preview", args=[chunk.pk])
+        return format_html(
+            '<img src="{}" alt="Page {} of the source, the passage highlighted"'
+            ' style="max-width:640px;border:1px solid #ccc">',
+            url,
+            chunk.page_number or "",
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        preview = self.admin_site.admin_view(self.preview_view)
+        return [
+            path("<uuid:chunk_id>/preview.png", preview, name="rag_chunk_preview"),
+            *super().get_urls(),
+        ]
+
+    def preview_view(self, request: HttpRequest, chunk_id: str) -> HttpResponse:
+        chunk = self.get_queryset(request).filter(pk=chunk_id).first()
+        if chunk is None or not self.has_view_permission(request, chunk):
+            raise Http404("No such chunk.")
+        try:
+            preview = chunk_preview(chunk=chunk)
+        except PreviewUnavailable as exc:
+            raise Http404(str(exc)) from exc
+        return HttpResponse(preview.png, content_type="image/png")
+
+
+@admin.register(WorkspaceMediaModels)
+class WorkspaceMediaModelsAdmin(admin.ModelAdmin):
+    list_display = ["workspace", "vision_model", "transcription_model", "updated_at"]

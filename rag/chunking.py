@@ -1,13 +1,14 @@
 """Token-aware chunking: sections stay apart, overlap carries trailing blocks, tables keep their header.
 
 Each chunk keeps its heading path and the union of its blocks' locations: one bbox per page
-for PDFs, the first cue's start and last cue's end for subtitles.
+for PDFs (OCR'd pages too), the first cue's start and last cue's end for subtitles.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from django.conf import settings
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from rag.parsing import Block, Box
@@ -25,6 +26,9 @@ class ChunkDraft:
     start_time: float | None
     end_time: float | None
     token_count: int
+    metadata: dict = field(
+        default_factory=dict
+    )  # merged over the document's (OCR confidence, figures)
 
 
 def chunks_build(*, blocks: list[Block], title: str, size: int, overlap: int) -> list[ChunkDraft]:
@@ -123,7 +127,21 @@ def _draft(ordinal: int, blocks: list[Block], title: str) -> ChunkDraft:
         start_time=min(starts) if starts else None,
         end_time=max(ends) if ends else None,
         token_count=token_count(embed_text),
+        metadata=_metadata(blocks),
     )
+
+
+def _metadata(blocks: list[Block]) -> dict:
+    """The blocks' own metadata, and for OCR'd text its mean confidence and a low-confidence mark."""
+    metadata: dict = {}
+    for block in blocks:
+        metadata.update(block.metadata)
+    confidences = [b.confidence for b in blocks if b.confidence is not None]
+    if confidences:
+        mean = round(sum(confidences) / len(confidences), 1)
+        low = mean < settings.PARLEY_OCR_LOW_CONFIDENCE
+        metadata["ocr"] = {"confidence": mean, "low_confidence": low}
+    return metadata
 
 
 def _merge_boxes(boxes: list[Box]) -> list[dict]:

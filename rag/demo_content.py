@@ -1,6 +1,9 @@
 """The Lumen Bikes demo knowledge base (our own fictional text): files under rag/demo/, loaded for the demo bot.
 
-The PDF is generated from `battery-and-charging.pdf-source.txt` with reportlab, so no binary is committed.
+The PDFs are generated from the `*-source.txt` files with reportlab, so no binary is committed: the
+battery guide as text, the battery connector notice as a scan (typeset, rasterised, put back as an image
+with no text layer, so OCR reads it) and the service sheet with a bar chart drawn by Pillow (a
+figure, described by the vision model when the workspace has one, else by its OCR text).
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ from rag.services import document_create
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 PDF_SOURCE = "battery-and-charging.pdf-source.txt"
+SCAN_SOURCE = "battery-connector-notice.scan-source.txt"
+SHEET_SOURCE = "service-intervals.pdf-source.txt"
+SERVICE_INTERVALS_KM = {"Brake pads": 1500, "Chain": 3000, "Tyres": 4000, "Full service": 5000}
 DEMO_FILES = {
     "orders-and-delivery.md": "Orders and delivery",
     "warranty-and-repairs.html": "Warranty and repairs",
     "battery-and-charging.pdf": "Battery and charging guide",
     "returns-and-refunds-faq.csv": "Returns and refunds FAQ",
     "battery-care-video.vtt": "Battery care video",
+    "battery-connector-notice.pdf": "Battery connector service notice",
+    "service-intervals.pdf": "Service intervals",
 }
 
 
@@ -53,6 +61,13 @@ def demo_documents_ensure(*, workspace: Workspace, bots: Iterable[Bot]) -> list[
 
 
 def _demo_bytes(filename: str) -> bytes:
+    from rag import demo_media
+
+    if filename == "battery-connector-notice.pdf":
+        return demo_media.scanned_notice_bytes((DEMO_DIR / SCAN_SOURCE).read_text().splitlines())
+    if filename == "service-intervals.pdf":
+        lines = (DEMO_DIR / SHEET_SOURCE).read_text().splitlines()
+        return demo_media.chart_sheet_bytes(lines, bars=SERVICE_INTERVALS_KM)
     if filename.endswith(".pdf"):
         return demo_pdf_bytes()
     return (DEMO_DIR / filename).read_bytes()

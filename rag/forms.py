@@ -36,7 +36,8 @@ class DocumentUploadForm(forms.Form):
         help_text="Bots of the chosen workspace that will know the files.",
     )
     files = MultipleFileField(
-        help_text="Select one or more files: txt, md, html, pdf, docx, csv, vtt, srt."
+        help_text="Select one or more files: txt, md, html, pdf, docx, csv, vtt, srt, png, jpg, webp,"
+        " tiff (OCR), mp3, m4a, wav, mp4, webm (with a transcription model)."
     )
 
     def __init__(self, *args: Any, workspaces: Any, **kwargs: Any) -> None:

@@ -71,6 +71,11 @@ class Document(models.Model):
     embedding_model = models.CharField(
         max_length=200, blank=True, help_text="Model of the current chunks."
     )
+    metadata = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What the last ingestion found: OCR'd pages, figures and each one's outcome.",
+    )
 
     status = models.CharField(
         max_length=12, choices=Status.choices, default=Status.PENDING, db_index=True
@@ -304,3 +309,34 @@ class WorkspaceFusion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.workspace}: {self.method or 'not calibrated'}"
+
+
+class WorkspaceMediaModels(models.Model):
+    """The vision and transcription models a workspace's ingestion calls; blank turns one off.
+
+    The endpoints (base URL, key) are settings, as the embedding endpoint's are; the models are
+    the workspace's choice, as its embedding model is.
+    """
+
+    workspace = models.OneToOneField(
+        Workspace, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    vision_model = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Describes figures (PARLEY_VISION_OPENAI_BASE_URL); blank: figures get their OCR text.",
+    )
+    transcription_model = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Transcribes audio and video (PARLEY_TRANSCRIPTION_OPENAI_BASE_URL), e.g. whisper-1;"
+        " blank: only VTT/SRT files.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "workspace media models"
+        verbose_name_plural = "workspace media models"
+
+    def __str__(self) -> str:
+        return f"{self.workspace}: vision {self.vision_model or '-'}, transcription {self.transcription_model or '-'}"

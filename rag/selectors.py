@@ -1,4 +1,4 @@
-"""Reads over knowledge: a workspace's embedding model, documents with their chunk counts, and vector distance."""
+"""Reads over knowledge: a workspace's embedding and media models, documents and chunk counts, vector distance."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ from pgvector.django import CosineDistance
 from bots.models import Bot
 from core.models import Workspace
 from rag.embeddings import embedding_model_default
-from rag.models import Chunk, Document, WorkspaceEmbedding, WorkspaceFusion, embedding_as
+from rag.models import (
+    Chunk,
+    Document,
+    WorkspaceEmbedding,
+    WorkspaceFusion,
+    WorkspaceMediaModels,
+    embedding_as,
+)
 
 
 def workspace_embedding_model(*, workspace_id: object) -> str:
@@ -45,6 +52,16 @@ def workspace_search_setup(*, workspace_id: object) -> tuple[str, str | None, di
     if row is None or not row["fusion_method"] or row["fusion_model"] != model_id:
         return model_id, None, {}
     return model_id, row["fusion_method"], dict(row["fusion_parameters"] or {})
+
+
+def workspace_media_models(*, workspace_id: object) -> tuple[str, str]:
+    """(vision model, transcription model) of the workspace; '' where it has none."""
+    row = (
+        WorkspaceMediaModels.objects.filter(workspace_id=workspace_id)
+        .values_list("vision_model", "transcription_model")
+        .first()
+    )
+    return (row[0].strip(), row[1].strip()) if row else ("", "")
 
 
 def chunks_by_vector_distance(

@@ -23,9 +23,16 @@ from django.utils import timezone
 from bots.models import Bot
 from core.models import Workspace
 from rag.models import Chunk, Document, WorkspaceEmbedding, document_upload_to
-from rag.parsing import SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.parsing import AUDIO_EXTENSIONS, SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.preview import preview_cache_clear
 from rag.retrieval.calibration.service import workspace_fusion_change_record
-from rag.selectors import workspace_embedding_model
+from rag.selectors import workspace_embedding_model, workspace_media_models
+
+TRANSCRIPTION_MISSING = (
+    "Audio and video files need a transcription endpoint, and this workspace has none: set its"
+    " transcription model (admin: Workspace media models; the endpoint is"
+    " PARLEY_TRANSCRIPTION_OPENAI_BASE_URL), or upload the recording's VTT/SRT subtitle file instead."
+)
 
 
 def _enqueue(document_ids: list[uuid.UUID | str]) -> None:
@@ -86,8 +93,9 @@ def documents_create(
     """Store uploaded files as pending documents and queue their ingestion, all in one transaction.
 
     The rows and bot links go in with one INSERT each (a 300-file folder cost ~10 ms of CPU per file
-    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES is
-    not stored: its document is created failed, saying so. When anything fails, the files already
+    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES, or
+    a recording when the workspace has no transcription model, is not stored: its document is created
+    failed, saying so. When anything fails, the files already
     stored are removed again, so an error leaves neither rows nor files behind.
     """
     bots = list(bots)
@@ -98,6 +106,7 @@ def documents_create(
     if any(bot.workspace_id != workspace.pk for bot in bots):
         raise ValidationError("Every bot must belong to the document's workspace.")
     documents: list[Document] = []
+    transcribes = bool(workspace_media_models(workspace_id=workspace.pk)[1])
     try:
         with transaction.atomic():
             for new in files:
@@ -108,6 +117,7 @@ def documents_create(
                         file=file,
                         conversation_id=conversation_id,
                         external_user_id=external_user_id,
+                        transcribes=transcribes,
                     )
                     documents.append(document)
                     if document.status == Document.Status.PENDING:
@@ -157,6 +167,7 @@ def _document_new(
     file: File,
     conversation_id: uuid.UUID | str | None,
     external_user_id: str,
+    transcribes: bool,
 ) -> Document:
     name = PurePath(new.filename or file.name or "document").name
     size = file.size or 0
@@ -179,6 +190,11 @@ def _document_new(
         document.error = (
             f"The file is {size:,} bytes, over the {limit:,}-byte limit; it was not stored."
         )
+        document.finished_at = now
+    elif PurePath(name).suffix.lower() in AUDIO_EXTENSIONS and not transcribes:
+        document.status = Document.Status.FAILED
+        document.error_code = "transcription_not_configured"
+        document.error = TRANSCRIPTION_MISSING
         document.finished_at = now
     return document
 
@@ -232,7 +248,7 @@ def document_file_replace(
 
 
 def document_delete(*, document_id: uuid.UUID | str) -> None:
-    """Delete a document, its chunks (cascade) and, after commit, its file."""
+    """Delete a document, its chunks (cascade) and, after commit, its file, figures and previews."""
     with transaction.atomic():
         # Lock the row before the cascade collects the chunks: an ingestion finishing at the same
         # moment then waits on its guarded UPDATE, finds the document gone and writes no chunks.
@@ -242,11 +258,22 @@ def document_delete(*, document_id: uuid.UUID | str) -> None:
         file_name = document.file.name if document.file else ""
         shared_ready = document.status == Document.Status.READY and not document.conversation_id
         removed = document.chunk_count if shared_ready else 0
+        figures = [
+            entry.get("image_path", "") for entry in (document.metadata or {}).get("figures", [])
+        ]
         document.delete()
         if removed:
             workspace_fusion_change_record(workspace_id=document.workspace_id, chunks=removed)
         if file_name:
             transaction.on_commit(lambda: default_storage.delete(file_name))
+        # Its figures' images and cached previews go with it.
+        transaction.on_commit(lambda: _files_delete([name for name in figures if name]))
+        transaction.on_commit(lambda: preview_cache_clear(document_id=document_id))
+
+
+def _files_delete(names: list[str]) -> None:
+    for name in names:
+        default_storage.delete(name)
 
 
 def documents_reclaim_stuck() -> int:

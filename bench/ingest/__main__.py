@@ -1,9 +1,11 @@
 """Ingestion throughput: the full pipeline in a real Celery worker vs plain embedding of the same chunk texts.
 
-    .venv/bin/python -m bench.ingest /work/shared/corpora/scifact-en --limit 600
+    .venv/bin/python -m bench.ingest /work/shared/corpora/scifact-en --limit 600 --ocr-pages 20
 
 Each corpus record becomes a Markdown file (title heading + text) in a temporary folder outside
-the project; a temporary workspace holds the documents and is deleted at the end.
+the project; a temporary workspace holds the documents and is deleted at the end. The OCR figures
+come from the same records typeset, rasterised and stored as scans without a text layer
+(bench/ingest/ocr.py): Tesseract alone in this process, then the worker's full pipeline.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from bench.ingest.baseline import embed_in_processes
 from bench.ingest.cpu import postgres_server_pid, tree_cpu_seconds
+from bench.ingest.ocr import ocr_print, ocr_run, scanned_pdfs_write
 
 
 def main() -> None:
@@ -40,6 +43,9 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=None, help="Torch threads per worker process."
     )
+    parser.add_argument(
+        "--ocr-pages", type=int, default=20, help="Scanned pages for the OCR figures (0: none)."
+    )
     args = parser.parse_args()
     threads = args.threads or max(1, (os.cpu_count() or 1) // args.concurrency)
     if args.batch_size:
@@ -51,7 +57,14 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="parley-bench-ingest-"))
     try:
         files = _write_corpus(args.corpus / "corpus.jsonl", folder, args.limit)
-        _run(files, concurrency=args.concurrency, threads=threads)
+        texts = [path.read_text() for path in files]
+        scans = scanned_pdfs_write(texts, folder, pages=args.ocr_pages, pages_per_file=2)
+        _run(
+            files,
+            scans=scans if args.ocr_pages else [],
+            concurrency=args.concurrency,
+            threads=threads,
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -70,7 +83,7 @@ def _write_corpus(corpus: Path, folder: Path, limit: int) -> list[Path]:
     return files
 
 
-def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
+def _run(files: list[Path], *, scans: list[Path], concurrency: int, threads: int) -> None:
     from django.conf import settings
 
     from config.celery import app as celery_app
@@ -119,6 +132,7 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
             )
         after_seconds, after_cpu = embed_in_processes(texts, processes=concurrency, threads=threads)
         baseline_seconds = _embed_plainly(texts)
+        ocr = ocr_run(workspace=workspace, scans=scans, wait=_wait) if scans else None
     finally:
         _worker_stop(worker)
         from rag.services import document_delete
@@ -169,6 +183,8 @@ def _run(files: list[Path], *, concurrency: int, threads: int) -> None:
         f"peak worker RSS       {sampler.peak_child / 2**20:.0f} MiB per pool process,"
         f" {sampler.peak_total / 2**20:.0f} MiB worker total"
     )
+    if ocr is not None:
+        ocr_print(ocr, files=len(scans), dpi=settings.PARLEY_OCR_DPI)
 
 
 def _worker_start(queue: str, *, concurrency: int, threads: int) -> subprocess.Popen:

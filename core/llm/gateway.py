@@ -1,4 +1,4 @@
-"""The OpenAI-compatible gateway: the only module of Parley that imports `openai` (chat and embeddings).
+"""The OpenAI-compatible gateway: the only module of Parley that imports `openai` (chat, embeddings, vision, audio).
 
 Every call goes through one client factory (explicit timeouts, the client's own retries off) and
 one retry policy (transient failures retried with backoff and jitter, permanent ones fail fast),
@@ -9,6 +9,7 @@ and streams text deltas.
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import os
@@ -34,11 +35,14 @@ from core.llm.types import (
     LLMEndpoint,
     LLMResult,
     LLMUsage,
+    MediaEndpoint,
+    TranscriptionResult,
+    TranscriptSegment,
 )
 
 logger = logging.getLogger(__name__)
 
-Endpoint = LLMEndpoint | EmbeddingEndpoint
+Endpoint = LLMEndpoint | EmbeddingEndpoint | MediaEndpoint
 
 
 def llm_complete(
@@ -272,6 +276,86 @@ def embeddings_create(*, endpoint: EmbeddingEndpoint, texts: Sequence[str]) -> E
         vectors=[list(item.embedding) for item in ordered],
         model=response.model or endpoint.model,
         prompt_tokens=getattr(usage, "prompt_tokens", None),
+        latency_ms=round((time.monotonic() - started) * 1000),
+        attempts=attempt,
+    )
+
+
+def vision_describe(
+    *, endpoint: MediaEndpoint, image_png: bytes, instruction: str, max_tokens: int = 200
+) -> str:
+    """A chat completion over one PNG image (a data URL) and an instruction, retried on transient errors.
+
+    Raises LLMError; an empty answer is an error too (LLM_REJECTED), so callers never store nothing."""
+    client = _client(endpoint)
+    url = "data:image/png;base64," + base64.b64encode(image_png).decode("ascii")
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": instruction},
+                {"type": "image_url", "image_url": {"url": url}},
+            ],
+        }
+    ]
+    with db_connections_released():
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = client.chat.completions.create(
+                    model=endpoint.model,
+                    messages=messages,  # type: ignore[arg-type]
+                    temperature=0.0,
+                    max_tokens=max_tokens,
+                )
+                break
+            except (openai.APIError, httpx.HTTPError) as exc:
+                _retry_wait(exc, _classify(exc, endpoint, attempt), attempt, endpoint)
+    choice = response.choices[0] if response.choices else None
+    text = ((choice.message.content or "") if choice else "").strip()
+    if not text:
+        raise LLMError(
+            errors.LLM_REJECTED,
+            "the vision model answered nothing",
+            attempts=attempt,
+            model=endpoint.model,
+        )
+    return text
+
+
+def transcription_create(
+    *, endpoint: MediaEndpoint, audio: bytes, filename: str
+) -> TranscriptionResult:
+    """Timestamped segments of one audio file (verbose_json), retried on transient errors. Raises LLMError."""
+    started = time.monotonic()
+    client = _client(endpoint)
+    with db_connections_released():
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = client.audio.transcriptions.create(
+                    model=endpoint.model,
+                    file=(filename, audio),
+                    response_format="verbose_json",
+                    timestamp_granularities=["segment"],
+                )
+                break
+            except (openai.APIError, httpx.HTTPError) as exc:
+                _retry_wait(exc, _classify(exc, endpoint, attempt), attempt, endpoint)
+    segments = [
+        TranscriptSegment(start=float(seg.start), end=float(seg.end), text=seg.text.strip())
+        for seg in (getattr(response, "segments", None) or [])
+    ]
+    if not segments and (text := (getattr(response, "text", "") or "").strip()):
+        # An endpoint that ignores the timestamps still gives the text: one segment for all of it.
+        duration = float(getattr(response, "duration", 0.0) or 0.0)
+        segments = [TranscriptSegment(start=0.0, end=duration, text=text)]
+    return TranscriptionResult(
+        segments=segments,
+        language=getattr(response, "language", "") or "",
+        model=endpoint.model,
         latency_ms=round((time.monotonic() - started) * 1000),
         attempts=attempt,
     )

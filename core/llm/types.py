@@ -1,4 +1,4 @@
-"""Plain data of the OpenAI-compatible gateway: where to call (chat and embedding endpoints) and what came back."""
+"""Plain data of the OpenAI-compatible gateway: where to call (chat, embeddings, vision, audio), what came back."""
 
 from __future__ import annotations
 
@@ -73,6 +73,81 @@ class EmbeddingEndpoint:
             backoff_max=settings.LLM_RETRY_MAX_WAIT,
         )
         return replace(endpoint, **overrides)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class MediaEndpoint:
+    """An OpenAI-compatible vision (chat with image input) or transcription endpoint and model.
+
+    Retries and backoff follow the LLM_* settings, as embeddings do; the read timeout is the kind's
+    own (PARLEY_VISION_TIMEOUT, PARLEY_TRANSCRIPTION_TIMEOUT)."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str = ""
+    connect_timeout: float = 5.0
+    read_timeout: float = 60.0
+    max_retries: int = 2
+    backoff_base: float = 0.5
+    backoff_max: float = 20.0
+
+    @classmethod
+    def vision(cls, *, model: str, **overrides: object) -> MediaEndpoint:
+        return cls._from_settings(
+            model=model,
+            base_url=settings.PARLEY_VISION_OPENAI_BASE_URL,
+            api_key=settings.PARLEY_VISION_OPENAI_API_KEY,
+            read_timeout=settings.PARLEY_VISION_TIMEOUT,
+            overrides=overrides,
+        )
+
+    @classmethod
+    def transcription(cls, *, model: str, **overrides: object) -> MediaEndpoint:
+        return cls._from_settings(
+            model=model,
+            base_url=settings.PARLEY_TRANSCRIPTION_OPENAI_BASE_URL,
+            api_key=settings.PARLEY_TRANSCRIPTION_OPENAI_API_KEY,
+            read_timeout=settings.PARLEY_TRANSCRIPTION_TIMEOUT,
+            overrides=overrides,
+        )
+
+    @classmethod
+    def _from_settings(
+        cls,
+        *,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        read_timeout: float,
+        overrides: dict[str, object],
+    ) -> MediaEndpoint:
+        endpoint = cls(
+            model=model,
+            base_url=base_url or None,
+            api_key=api_key or "",
+            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
+            read_timeout=read_timeout,
+            max_retries=settings.LLM_MAX_RETRIES,
+            backoff_base=settings.LLM_RETRY_BACKOFF,
+            backoff_max=settings.LLM_RETRY_MAX_WAIT,
+        )
+        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class TranscriptSegment:
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True)
+class TranscriptionResult:
+    segments: list[TranscriptSegment]
+    language: str
+    model: str
+    latency_ms: int
+    attempts: int
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,22 @@
-"""A claimed document's work before embedding: read the file, skip it if unchanged, parse, detect language, chunk."""
+"""A claimed document's work before embedding: read the file, skip it if unchanged, parse (or transcribe),
+describe its figures, detect language, chunk."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from django.conf import settings
 
 from rag.chunking import ChunkDraft, chunks_build
 from rag.errors import IngestError
+from rag.ingestion.figures import DescribedFigures, FigureFile, figures_describe
+from rag.ingestion.transcribe import audio_transcribe
 from rag.language import language_detect
 from rag.models import Document
-from rag.parsing import document_parse
+from rag.parsing import AUDIO_EXTENSIONS, Block, ParsedDocument, document_parse
+from rag.selectors import workspace_media_models
 
 
 @dataclass
@@ -24,6 +29,8 @@ class PreparedDocument:
     language: str
     modality: str
     drafts: list[ChunkDraft]
+    figure_files: list[FigureFile] = field(default_factory=list)  # stored with the chunks
+    metadata: dict = field(default_factory=dict)  # the document's: OCR'd pages, figures' outcomes
 
 
 def document_prepare(*, document: Document, model_id: str) -> PreparedDocument | None:
@@ -33,10 +40,23 @@ def document_prepare(*, document: Document, model_id: str) -> PreparedDocument |
     unchanged = (checksum, model_id) == (document.checksum, document.embedding_model)
     if unchanged and document.chunk_count and not document.force:
         return None
-    parsed = document_parse(data=data, filename=document.filename)
-    language = language_detect("\n".join(block.text for block in parsed.blocks[:400]))
+    vision_model, transcription_model = workspace_media_models(workspace_id=document.workspace_id)
+    parsed = _parse(data=data, filename=document.filename, transcription_model=transcription_model)
+    figures = DescribedFigures(blocks=[], files=[], report=[])
+    if parsed.figures:
+        figures = figures_describe(
+            document=document, checksum=checksum, figures=parsed.figures, vision_model=vision_model
+        )
+    blocks = _with_figures(parsed.blocks, figures.blocks)
+    if not blocks:
+        raise IngestError(
+            "no_text",
+            "No text could be extracted from this file, not even by OCR, and no vision model"
+            " described its images.",
+        )
+    language = language_detect("\n".join(block.text for block in blocks[:400]))
     drafts = chunks_build(
-        blocks=parsed.blocks,
+        blocks=blocks,
         title=document.title,
         size=settings.PARLEY_CHUNK_TOKENS,
         overlap=settings.PARLEY_CHUNK_OVERLAP_TOKENS,
@@ -48,7 +68,29 @@ def document_prepare(*, document: Document, model_id: str) -> PreparedDocument |
         language=language,
         modality=parsed.modality,
         drafts=drafts,
+        figure_files=figures.files,
+        metadata={"ocr_pages": parsed.ocr_pages, "figures": figures.report},
     )
+
+
+def _parse(*, data: bytes, filename: str, transcription_model: str) -> ParsedDocument:
+    if PurePath(filename).suffix.lower() in AUDIO_EXTENSIONS:
+        return audio_transcribe(data=data, filename=filename, model=transcription_model)
+    return document_parse(data=data, filename=filename)
+
+
+def _with_figures(blocks: list[Block], figures: list[Block]) -> list[Block]:
+    """Each figure's block after the last text block of its page, so chunks stay in reading order."""
+    merged = list(blocks)
+    for figure in figures:
+        page = figure.page_number
+        after = [
+            i
+            for i, block in enumerate(merged)
+            if page is not None and (block.page_number or 0) <= page
+        ]
+        merged.insert(after[-1] + 1 if after else len(merged), figure)
+    return merged
 
 
 def _read(document: Document) -> bytes:

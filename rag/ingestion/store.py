@@ -1,5 +1,8 @@
 """Write one document's embedded chunks and its ready state in one short transaction, guarded by its claim.
 
+Its figures' images are stored just before and removed again if the swap does not happen; after
+commit, an earlier version's figures and the document's cached previews are dropped.
+
 The chunks go in with one ``INSERT ... SELECT FROM unnest(...)``: one array parameter per column, so
 the statement is the same size of SQL for 2 chunks or 500, and nothing is compiled per row (the
 ORM's ``bulk_create`` compiled two ``SearchVector`` expressions for every row, ~2 ms of worker CPU
@@ -16,14 +19,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
 from rag.guard import NOTHING, Detection
+from rag.ingestion.figures import FigureFile
 from rag.ingestion.prepare import PreparedDocument
 from rag.ingestion.screen import chunk_quarantined
 from rag.language import iso639_3, search_config_for
-from rag.models import Chunk, Document
+from rag.models import Chunk, Document, document_upload_to
+from rag.preview import preview_cache_clear
 
 _INSERT = """
 INSERT INTO rag_chunk (id, document_id, workspace_id, ordinal, text, heading_path, page_number, bbox, start_time,
@@ -31,14 +38,14 @@ INSERT INTO rag_chunk (id, document_id, workspace_id, ordinal, text, heading_pat
                        search_vector, search_length, injection_score, injection_label, injection_excerpt,
                        quarantined)
 SELECT gen_random_uuid(), %(document)s, %(workspace)s, r.ordinal, r.text, r.headings::jsonb, r.page_number,
-       r.bbox::jsonb, r.start_time, r.end_time, %(metadata)s::jsonb, r.token_count, r.embedding::vector,
-       vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v),
+       r.bbox::jsonb, r.start_time, r.end_time, %(metadata)s::jsonb || r.extra::jsonb, r.token_count,
+       r.embedding::vector, vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v),
        r.injection_score, r.injection_label, r.injection_excerpt, r.quarantined
 FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(pages)s::int[], %(bboxes)s::text[],
-            %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[],
+            %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[], %(extras)s::text[],
             %(injection_scores)s::float8[], %(injection_labels)s::text[], %(injection_excerpts)s::text[],
             %(quarantined)s::boolean[])
-     AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding,
+     AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding, extra,
           injection_score, injection_label, injection_excerpt, quarantined),
      LATERAL (SELECT setweight(parley_tsvector(%(config)s, r.headings), 'A')
                      || setweight(parley_tsvector(%(config)s, r.text), 'B') AS v) AS s
@@ -57,6 +64,34 @@ def chunks_replace(
     `detections` (rag.ingestion.screen, one per chunk) are stored on the chunks; flagged ones are quarantined.
     """
     document = prepared.document
+    written = _figures_write(prepared.figure_files)
+    try:
+        stored = _chunks_swap(
+            prepared=prepared, vectors=vectors, claim_id=claim_id, detections=detections
+        )
+    except BaseException:
+        _files_delete(written)
+        raise
+    if not stored:
+        _files_delete(written)
+        return False
+    keep = {figure.name for figure in prepared.figure_files}
+    # Only when there can be something to drop: a first ingestion had no chunks, hence no previews.
+    if keep or (document.metadata or {}).get("figures"):
+        transaction.on_commit(lambda: _figures_prune(document=document, keep=keep))
+    if document.chunk_count:
+        transaction.on_commit(lambda: preview_cache_clear(document_id=document.pk))
+    return True
+
+
+def _chunks_swap(
+    *,
+    prepared: PreparedDocument,
+    vectors: list[list[float]],
+    claim_id: str,
+    detections: Sequence[Detection] | None,
+) -> bool:
+    document = prepared.document
     with transaction.atomic():
         # The conditional UPDATE is the guard: zero rows means another worker took the document over.
         owned = Document.objects.filter(
@@ -73,12 +108,39 @@ def chunks_replace(
             force=False,
             attempts=0,
             finished_at=timezone.now(),
+            metadata=prepared.metadata,
         )
         if not finished:
             return False
         Chunk.objects.filter(document_id=document.pk).delete()
         _chunks_insert(prepared=prepared, vectors=vectors, detections=detections)
     return True
+
+
+def _figures_write(figures: list[FigureFile]) -> list[str]:
+    """Store the figures the new chunks link to (before they exist); returns the names written now."""
+    written = []
+    for figure in figures:
+        if default_storage.exists(figure.name):  # same file, same checksum: same picture
+            continue
+        written.append(default_storage.save(figure.name, ContentFile(figure.png)))
+    return written
+
+
+def _files_delete(names: list[str]) -> None:
+    for name in names:
+        default_storage.delete(name)
+
+
+def _figures_prune(*, document: Document, keep: set[str]) -> None:
+    """Remove the figures of an earlier version of the file, once the chunks linking them are gone."""
+    folder = document_upload_to(document, "figures")
+    if not default_storage.exists(folder):
+        return
+    for name in default_storage.listdir(folder)[1]:
+        path = f"{folder}/{name}"
+        if path not in keep:
+            default_storage.delete(path)
 
 
 def _chunks_insert(
@@ -120,6 +182,8 @@ def _chunks_insert(
         "injection_labels": [verdict.label for verdict in verdicts],
         "injection_excerpts": [verdict.excerpt for verdict in verdicts],
         "quarantined": [chunk_quarantined(verdict) for verdict in verdicts],
+        # Per-chunk metadata (OCR confidence, a figure's link and modality) over the document's.
+        "extras": [json.dumps(draft.metadata, ensure_ascii=False) for draft in drafts],
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, params)

@@ -35,7 +35,20 @@ class Block:
     end_time: float | None = None
     table_header: str = ""  # repeated above this row in every chunk that holds it
     table_id: int | None = None
-    standalone: bool = False  # always a chunk of its own (CSV rows)
+    standalone: bool = False  # always a chunk of its own (CSV rows, figure descriptions)
+    confidence: float | None = None  # Tesseract's mean word confidence (0-100) for an OCR'd line
+    metadata: dict = field(default_factory=dict)  # added to the chunk's metadata (a figure's link)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """An image found inside a document, as PNG, with where it sits (PDF points, or None in a DOCX)."""
+
+    png: bytes
+    page_number: int | None
+    box: Box | None
+    width: int
+    height: int
 
 
 @dataclass
@@ -43,15 +56,18 @@ class ParsedDocument:
     blocks: list[Block]
     modality: str = "text"
     title: str = ""
+    figures: list[Figure] = field(default_factory=list)
+    ocr_pages: int = 0  # pages (or images) read by OCR
 
 
 Parser = Callable[[bytes, str], ParsedDocument]
 
 
 def _parsers() -> dict[str, Parser]:
-    from rag.parsing import docx, pdf, subtitles, tabular, text
+    from rag.parsing import docx, image, pdf, subtitles, tabular, text
 
     return {
+        **dict.fromkeys(IMAGE_EXTENSIONS, image.parse_image),
         ".txt": text.parse_txt,
         ".text": text.parse_txt,
         ".md": text.parse_markdown,
@@ -66,6 +82,10 @@ def _parsers() -> dict[str, Parser]:
     }
 
 
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".tif", ".tiff")
+# Transcribed through the workspace's transcription endpoint (rag.ingestion.transcribe), not parsed here.
+AUDIO_EXTENSIONS = (".mp3", ".m4a", ".wav", ".mp4", ".webm")
+
 SUPPORTED_EXTENSIONS = (
     ".txt",
     ".text",
@@ -78,6 +98,8 @@ SUPPORTED_EXTENSIONS = (
     ".csv",
     ".vtt",
     ".srt",
+    *IMAGE_EXTENSIONS,
+    *AUDIO_EXTENSIONS,
 )
 
 
@@ -88,6 +110,8 @@ def mime_type_guess(filename: str) -> str:
         ".vtt": "text/vtt",
         ".srt": "application/x-subrip",
         ".markdown": "text/markdown",
+        ".webp": "image/webp",
+        ".m4a": "audio/mp4",
     }
     return known.get(suffix) or mimetypes.guess_type(filename)[0] or "application/octet-stream"
 
@@ -96,6 +120,12 @@ def document_parse(*, data: bytes, filename: str) -> ParsedDocument:
     """Parse a file's bytes; raises IngestError for empty, unsupported, unreadable or textless files."""
     suffix = PurePath(filename).suffix.lower()
     parser = _parsers().get(suffix)
+    if parser is None and suffix in AUDIO_EXTENSIONS:
+        raise IngestError(
+            "transcription_not_configured",
+            "Audio and video need a transcription endpoint: set the workspace's transcription model"
+            " (PARLEY_TRANSCRIPTION_OPENAI_BASE_URL), or upload a VTT/SRT subtitle file instead.",
+        )
     if parser is None:
         supported = ", ".join(sorted({s.lstrip(".") for s in SUPPORTED_EXTENSIONS}))
         message = f"Files of type '{suffix or 'none'}' are not supported. Use: {supported}."
@@ -104,8 +134,6 @@ def document_parse(*, data: bytes, filename: str) -> ParsedDocument:
         raise IngestError("empty_file", "The file is empty.")
     parsed = parser(data, filename)
     parsed.blocks = [block for block in parsed.blocks if block.text.strip()]
-    if not parsed.blocks:
-        raise IngestError(
-            "no_text", "No text could be extracted from this file (a scanned PDF needs OCR first)."
-        )
+    if not parsed.blocks and not parsed.figures:
+        raise IngestError("no_text", "No text could be extracted from this file, not even by OCR.")
     return parsed

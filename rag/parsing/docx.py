@@ -1,14 +1,20 @@
-"""DOCX: paragraphs under their Heading styles, tables as rows carrying the header row; zip bombs refused first."""
+"""DOCX: paragraphs under their Heading styles, tables as rows with their header, inline figures; zip bombs refused."""
 
 from __future__ import annotations
 
 import io
 import zipfile
+from typing import TYPE_CHECKING
 
 from django.conf import settings
+from docx.oxml.ns import qn
 
 from rag.errors import IngestError
-from rag.parsing import Block, ParsedDocument
+from rag.parsing import Block, Figure, ParsedDocument
+from rag.parsing.images import image_open, image_png
+
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
 
 MAX_EXPANSION = 20  # a DOCX may expand to at most this many times the upload limit
 
@@ -52,7 +58,31 @@ def parse_docx(data: bytes, filename: str) -> ParsedDocument:
             title = title or text
         elif text:
             blocks.append(Block(text=text, heading_path=path))
-    return ParsedDocument(blocks=blocks, title=title)
+    return ParsedDocument(blocks=blocks, title=title, figures=_figures(document))
+
+
+def _figures(document: DocxDocument) -> list[Figure]:
+    """Inline pictures at least PARLEY_FIGURE_MIN_SIDE pixels on each side, in document order.
+
+    A DOCX has no fixed pages, so its figures have no page or box; each image is opened through
+    the same bomb check as an image upload."""
+    smallest, limit = settings.PARLEY_FIGURE_MIN_SIDE, settings.PARLEY_FIGURES_PER_DOCUMENT
+    figures: list[Figure] = []
+    seen: set[str] = set()
+    for blip in document.element.body.iter(qn("a:blip")):
+        relation = blip.get(qn("r:embed"))
+        if not relation or relation in seen or len(figures) >= limit:
+            continue
+        seen.add(relation)
+        part = document.part.related_parts.get(relation)
+        blob = getattr(part, "blob", None)
+        if not blob:
+            continue
+        image = image_open(blob, label="embedded image")
+        if min(image.size) < smallest:
+            continue
+        figures.append(Figure(image_png(image), None, None, image.width, image.height))
+    return figures
 
 
 def _heading_level(style: str) -> int:

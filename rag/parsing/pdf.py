@@ -1,12 +1,23 @@
-"""PDF: text lines per page with their boxes (word boxes merged by pdfplumber), larger type read as headings."""
+"""PDF: text lines per page with their boxes (word boxes merged by pdfplumber), larger type read as headings.
+
+Pages whose text layer holds fewer than PARLEY_OCR_MIN_PAGE_CHARS characters (scans) are OCR'd
+instead, and embedded images large enough to be figures are handed on (rag.parsing.pdf_raster).
+"""
 
 from __future__ import annotations
 
 import io
 import statistics
+from typing import TYPE_CHECKING
+
+from django.conf import settings
 
 from rag.errors import IngestError
 from rag.parsing import Block, Box, ParsedDocument
+from rag.parsing.pdf_raster import pdf_figures, pdf_pages_ocr
+
+if TYPE_CHECKING:
+    import pdfplumber.page
 
 
 def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
@@ -38,10 +49,21 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
             pages = [
                 (page.page_number, page.extract_text_lines(return_chars=True)) for page in pdf.pages
             ]
+            covered = {page.page_number: _image_coverage(page) for page in pdf.pages}
     except Exception as exc:
         raise IngestError(
             "corrupt_pdf", f"The PDF is damaged and cannot be read ({type(exc).__name__})."
         ) from exc
+    # A scan: no text layer, or too little of it over an image that fills most of the page.
+    scanned = [
+        number
+        for number, lines in pages
+        if not _chars(lines)
+        or (_chars(lines) < settings.PARLEY_OCR_MIN_PAGE_CHARS and covered[number] >= 0.5)
+    ]
+    if not settings.PARLEY_OCR_ENABLED:
+        scanned = []
+    pages = [(number, [] if number in scanned else lines) for number, lines in pages]
     sizes = [_size(line) for _, lines in pages for line in lines if line["text"].strip()]
     body_size = statistics.median(sizes) if sizes else 0.0
     blocks: list[Block] = []
@@ -59,7 +81,30 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
             box = Box(page_number, x0, top, x1, bottom)
             path = tuple(h for _, h in headings)
             blocks.append(Block(text=text, heading_path=path, page_number=page_number, boxes=[box]))
-    return ParsedDocument(blocks=blocks, title=headings[0][1] if headings else "")
+    if scanned:
+        ocr_blocks = pdf_pages_ocr(data, page_numbers=scanned)
+        blocks = sorted([*blocks, *ocr_blocks], key=lambda block: block.page_number or 0)
+    figures = pdf_figures(data, skip_pages=set(scanned))
+    return ParsedDocument(
+        blocks=blocks,
+        title=headings[0][1] if headings else "",
+        figures=figures,
+        ocr_pages=len(scanned),
+    )
+
+
+def _image_coverage(page: pdfplumber.page.Page) -> float:
+    """The share of the page its largest image covers."""
+    area = float(page.width * page.height) or 1.0
+    sizes = [
+        float((image["x1"] - image["x0"]) * (image["bottom"] - image["top"]))
+        for image in page.images
+    ]
+    return max(sizes, default=0.0) / area
+
+
+def _chars(lines: list[dict]) -> int:
+    return sum(len(line["text"].strip()) for line in lines)
 
 
 def _size(line: dict) -> float:

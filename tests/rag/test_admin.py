@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
@@ -118,3 +120,31 @@ def test_a_member_sees_only_their_workspaces_documents(
     assert (
         client.get(f"/admin/rag/document/{theirs.pk}/change/").status_code == 302
     )  # "doesn't exist", as for a typo
+
+
+@pytest.mark.django_db
+def test_the_chunk_view_shows_the_highlighted_source_only_to_its_workspace(
+    admin_client_for, workspace, make_document
+) -> None:
+    from PIL import Image
+
+    from rag.preview import HIGHLIGHT_OUTLINE
+    from tests.rag import media_files
+
+    document = make_document(
+        "scan.pdf", media_files.scanned_pdf_bytes(pages=[["Lumen frames carry ten years."]])
+    )
+    document_ingest(document_id=str(document.pk), claim_id="admin-preview")
+    chunk = Chunk.objects.get(document=document)
+    member = admin_client_for(superuser=False, workspace=workspace)
+    page = member.get(f"/admin/rag/chunk/{chunk.pk}/change/")
+    preview_url = f"/admin/rag/chunk/{chunk.pk}/preview.png"
+    assert page.status_code == 200 and preview_url.encode() in page.content
+    picture = member.get(preview_url)
+    assert picture.status_code == 200 and picture["Content-Type"] == "image/png"
+    image = Image.open(io.BytesIO(picture.content)).convert("RGB")
+    assert HIGHLIGHT_OUTLINE in {pixel for pixel in image.getdata()}
+    stranger = admin_client_for(
+        superuser=False, workspace=Workspace.objects.create(name="other", slug="other")
+    )
+    assert stranger.get(preview_url).status_code == 404

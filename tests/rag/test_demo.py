@@ -1,4 +1,4 @@
-"""The demo knowledge base: mixed formats (PDF, CSV FAQ, subtitles...), loaded once, and every file ingests."""
+"""The demo knowledge base: mixed formats (PDF, a scan, a figure, CSV FAQ, subtitles...), loaded once, all ingest."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from rag.models import Chunk, Document
 def test_demo_documents_load_once_and_ingest_with_locations(workspace, bot) -> None:
     documents = demo_documents_ensure(workspace=workspace, bots=[bot])
     assert demo_documents_ensure(workspace=workspace, bots=[bot]) == documents  # idempotent
-    assert Document.objects.filter(workspace=workspace).count() == len(DEMO_FILES) == 5
+    assert Document.objects.filter(workspace=workspace).count() == len(DEMO_FILES) == 7
     for document in documents:
         document_ingest(document_id=str(document.pk), claim_id="demo")
         document.refresh_from_db()
@@ -31,3 +31,11 @@ def test_demo_documents_load_once_and_ingest_with_locations(workspace, bot) -> N
     html = Chunk.objects.filter(document__filename="warranty-and-repairs.html")
     assert any("| Battery |" in chunk.text for chunk in html)
     assert not html.filter(text__contains="Newsletter").exists()
+    # The scanned notice is read by OCR, located on its page; the service sheet's chart is a figure.
+    scan = Chunk.objects.filter(document__filename="battery-connector-notice.pdf")
+    clamp = scan.get(text__contains="LC3-24")
+    assert clamp.page_number == 1 and clamp.bbox and not clamp.metadata["ocr"]["low_confidence"]
+    figure = Chunk.objects.get(
+        document__filename="service-intervals.pdf", metadata__modality="image"
+    )
+    assert "Brake pads" in figure.text and figure.page_number == 1 and figure.bbox

@@ -30,6 +30,9 @@ def llm(llm_server: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
     assert not llm_server.embedding_replies, (
         f"embedding replies left unused: {list(llm_server.embedding_replies)}"
     )
+    assert not llm_server.transcription_replies, (
+        f"transcription replies left unused: {list(llm_server.transcription_replies)}"
+    )
 
 
 @pytest.fixture

@@ -2,12 +2,16 @@
 
 Each test queues the replies it wants (content, delays, hangs, HTTP errors, a 400 on
 response_format) and then reads back the requests the server received. It serves
-/v1/chat/completions (SSE streaming or not) and /v1/embeddings (deterministic vectors, or the scripted
-errors of `enqueue_embeddings`).
+/v1/chat/completions (SSE streaming or not; image inputs read back with `ReceivedRequest.images`),
+/v1/embeddings (deterministic vectors, or the scripted errors of `enqueue_embeddings`) and
+/v1/audio/transcriptions (multipart uploads; the segments scripted with `enqueue_transcriptions`).
 """
 
 from __future__ import annotations
 
+import base64
+import email.parser
+import email.policy
 import hashlib
 import json
 import math
@@ -75,6 +79,34 @@ class Reply:
     def hanging(cls, seconds: float) -> Reply:
         return cls(content="{}", hang=seconds)
 
+    @classmethod
+    def transcription(
+        cls, segments: list[tuple[float, float, str]], language: str = "english"
+    ) -> Reply:
+        """A verbose_json transcription: the segments' (start, end, text), as Whisper's API returns them."""
+        body = {
+            "task": "transcribe",
+            "language": language,
+            "duration": max((end for _, end, _ in segments), default=0.0),
+            "text": " ".join(text for _, _, text in segments),
+            "segments": [
+                {
+                    "id": n,
+                    "start": start,
+                    "end": end,
+                    "text": text,
+                    "seek": 0,
+                    "tokens": [],
+                    "temperature": 0.0,
+                    "avg_logprob": -0.2,
+                    "compression_ratio": 1.0,
+                    "no_speech_prob": 0.01,
+                }
+                for n, (start, end, text) in enumerate(segments)
+            ],
+        }
+        return cls.json(body)
+
 
 @dataclass
 class ReceivedRequest:
@@ -87,6 +119,18 @@ class ReceivedRequest:
     def messages(self) -> list[dict[str, str]]:
         return list(self.body.get("messages", []))
 
+    @property
+    def images(self) -> list[bytes]:
+        """The images of a chat request's `image_url` parts (data URLs), decoded."""
+        found = []
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            for part in content if isinstance(content, list) else []:
+                url = (part.get("image_url") or {}).get("url", "")
+                if part.get("type") == "image_url" and url.startswith("data:"):
+                    found.append(base64.b64decode(url.partition(",")[2]))
+        return found
+
 
 class ScriptedLLMServer:
     """The server and its script. `base_url` ends in /v1, as the openai client expects."""
@@ -97,6 +141,7 @@ class ScriptedLLMServer:
         self.replies: deque[Reply] = deque()
         # Optional script of /v1/embeddings answers (errors, mostly); when empty, embeddings always succeed.
         self.embedding_replies: deque[Reply] = deque()
+        self.transcription_replies: deque[Reply] = deque()
         self.requests: list[ReceivedRequest] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -124,10 +169,19 @@ class ScriptedLLMServer:
         with self._lock:
             self.embedding_replies.extend(replies)
 
+    def enqueue_transcriptions(self, *replies: Reply) -> None:
+        with self._lock:
+            self.transcription_replies.extend(replies)
+
+    def transcription_requests(self) -> list[ReceivedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.endswith("/audio/transcriptions")]
+
     def reset(self) -> None:
         with self._lock:
             self.replies.clear()
             self.embedding_replies.clear()
+            self.transcription_replies.clear()
             self.requests.clear()
 
     def chat_requests(self) -> list[ReceivedRequest]:
@@ -142,6 +196,11 @@ class ScriptedLLMServer:
         with self._lock:
             self.requests.append(request)
             return self.replies.popleft() if self.replies else None
+
+    def _record_transcription(self, request: ReceivedRequest) -> Reply | None:
+        with self._lock:
+            self.requests.append(request)
+            return self.transcription_replies.popleft() if self.transcription_replies else None
 
     def _record_embeddings(self, request: ReceivedRequest) -> Reply | None:
         with self._lock:
@@ -173,7 +232,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        if self.path.endswith("/audio/transcriptions"):
+            self._transcribe(raw)
+            return
+        body = json.loads(raw or b"{}")
         request = ReceivedRequest(
             self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.monotonic()
         )
@@ -216,6 +279,34 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(body, reply)
         else:
             self._send_json(200, _completion(body, reply), reply.headers)
+
+    def _transcribe(self, raw: bytes) -> None:
+        """A multipart upload: its fields (repeated ones as lists) and its file's name and bytes."""
+        head = f"Content-Type: {self.headers.get('Content-Type', '')}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
+        body: dict[str, Any] = {}
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            payload = part.get_payload(decode=True) or b""
+            if part.get_filename():
+                body[str(name)] = {"filename": part.get_filename(), "data": payload}
+            elif str(name).endswith("[]"):
+                body.setdefault(str(name)[:-2], []).append(payload.decode())
+            else:
+                body[str(name)] = payload.decode()
+        request = ReceivedRequest(
+            self.path, body, {k.lower(): v for k, v in self.headers.items()}, time.monotonic()
+        )
+        reply = self.script._record_transcription(request)
+        if reply is None:
+            self._send_json(
+                418, {"error": {"message": "no scripted reply left", "type": "test_script"}}
+            )
+        elif reply.status != 200:
+            error = {"error": {"message": reply.error_message, "type": "scripted"}}
+            self._send_json(reply.status, error, reply.headers)
+        else:
+            self._send_json(200, json.loads(reply.content))
 
     def _send_json(
         self, status: int, payload: object, headers: dict[str, str] | None = None

@@ -161,7 +161,7 @@ header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size
 .cite{border:1px solid ${c.primary_color};background:#fff;color:${c.primary_color};border-radius:10px;font-size:11px;padding:0 5px;margin:0 1px;cursor:pointer;vertical-align:super}
 .tools{display:flex;gap:6px;margin-top:6px;flex-wrap:wrap;font-size:13px}.tools button,.reasons button{background:#fff;border:1px solid #bbb;border-radius:6px;cursor:pointer;padding:2px 8px}
 .tools button[aria-pressed=true]{background:${c.primary_color};color:${c.text_color}}.reasons label{display:block;font-size:13px}
-details{font-size:13px;margin-top:6px}.preview{margin:0 14px;padding:8px;border:1px solid #ddd;border-radius:8px;font-size:13px;max-height:30%;overflow:auto;background:#fafafa}
+details{font-size:13px;margin-top:6px}.preview{margin:0 14px;padding:8px;border:1px solid #ddd;border-radius:8px;font-size:13px;max-height:30%;overflow:auto;background:#fafafa}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}
 .typing{margin:0 14px;font-size:12px;color:#666}.human{margin:4px 14px;background:#fff;border:1px solid ${c.primary_color};color:${c.primary_color};border-radius:8px;padding:6px;cursor:pointer}
 .composer{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #eee}textarea{flex:1;resize:none;border:1px solid #bbb;border-radius:8px;padding:6px;font-size:14px}
 .send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 14px;cursor:pointer}
@@ -218,9 +218,23 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     preview.hidden = false; preview.replaceChildren(el("strong", {}, `[${c.n}] ${c.title || ""}`));
     const where = c.page_number ? `${t.page} ${c.page_number}` : c.start_time != null ? fmtTime(c.start_time) : "";
     if (where) preview.append(el("div", { class: "who" }, where));
-    let text = c.text_preview || "";
-    try { const chunk = await api(`/chunks/${c.chunk_id}`); text = chunk.text_preview || chunk.text || chunk.content || text; } catch { /* keep the preview we have */ }
-    preview.append(el("p", {}, text)); preview.focus();
+    let text = c.text_preview || "", chunk = null;
+    try { chunk = await api(`/chunks/${c.chunk_id}`); text = chunk.text_preview || chunk.text || chunk.content || text; } catch { /* keep the preview we have */ }
+    const body = el("div", { class: "src" }, el("p", {}, text));
+    preview.append(body); preview.focus();
+    if (!chunk) return;
+    if (chunk.start_time != null) {  // audio and video: the time range, no picture
+      const span = fmtTime(chunk.start_time) + (chunk.end_time != null ? " – " + fmtTime(chunk.end_time) : "");
+      preview.querySelector(".who")?.remove(); body.before(el("div", { class: "who" }, span));
+    } else if (chunk.page_number != null || chunk.metadata?.modality === "image") {
+      // The page region with the passage highlighted; fetched with the key (an <img src> cannot send it).
+      try {
+        const res = await fetch(API + `/chunks/${c.chunk_id}/preview`, { headers: headers({}) });
+        if (!res.ok) return;
+        const img = el("img", { alt: where || t.sources, src: URL.createObjectURL(await res.blob()) });
+        img.onload = () => URL.revokeObjectURL(img.src); body.prepend(img);
+      } catch { /* the text alone still says it */ }
+    }
   }
   function fmtTime(s) { s = Math.floor(s); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`; }
 

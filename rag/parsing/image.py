@@ -1,0 +1,24 @@
+"""Image documents (PNG, JPEG, WebP, TIFF): OCR'd text lines, boxes in the image's pixels.
+
+An image is one page whose unit is the pixel (a PDF page's is the point), so a chunk's bbox
+crops the same image again for its preview. An image with no text to read is handed on whole as
+a figure, for the workspace's vision model to describe.
+"""
+
+from __future__ import annotations
+
+from rag.parsing import Box, Figure, ParsedDocument
+from rag.parsing.images import image_open, image_png
+from rag.parsing.ocr import ocr_page
+
+
+def parse_image(data: bytes, filename: str) -> ParsedDocument:
+    image = image_open(data)
+    result = ocr_page(image, page_number=1)
+    blocks = result.blocks
+    figures = []
+    if not blocks:
+        width, height = image.size
+        box = Box(1, 0.0, 0.0, float(width), float(height))
+        figures.append(Figure(image_png(image), 1, box, width, height))
+    return ParsedDocument(blocks=blocks, modality="image", figures=figures, ocr_pages=1)
