@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
+from django.db import connections
 
 from core import embedded
 
@@ -30,6 +31,9 @@ def postgres_down() -> Iterator[None]:
         yield
     finally:
         embedded._postgres_ensure(_postgres_dir())
+        # This process's own connections died with the server; a request would drop them (Django's
+        # health check at request start), a test has to.
+        connections.close_all()
 
 
 @contextmanager

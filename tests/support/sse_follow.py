@@ -29,6 +29,10 @@ class _Refused(Exception):
     pass
 
 
+class _CallbackFailed(Exception):
+    pass
+
+
 def sse_follow(
     client: httpx.Client,
     *,
@@ -69,7 +73,10 @@ def sse_follow(
                         last_id = event.id
                     followed.events.append(event)
                     if on_event is not None:
-                        on_event(event)
+                        try:
+                            on_event(event)
+                        except Exception as exc:  # the test's own failure, not the stream's
+                            raise _CallbackFailed(str(exc)) from exc
                 return followed
         except (httpx.TransportError, httpx.StreamError, _Refused) as exc:
             if followed is None:
