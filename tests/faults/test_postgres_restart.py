@@ -110,3 +110,22 @@ def test_postgres_restarted_during_ingestion_every_document_ends_ready(shop: Sho
         assert ordinals == list(range(document.chunk_count)) and document.chunk_count > 5
     assert health_recovers(shop.base)["database_ok"] is True
     invariants_check()
+
+
+def test_a_turn_a_dead_delivery_left_unanswered_is_answered_when_sent_again(
+    shop: Shop, llm: ScriptedLLMServer
+) -> None:
+    """An outage longer than the pool's wait (or a worker lost mid-answer) leaves the turn row started but
+    never completed; the client's retry of the same message must answer it, not replay the empty row."""
+    from conversations.services import turn_start
+
+    conversation = Conversation.objects.create(bot=shop.bot)
+    turn_start(conversation_id=conversation.pk, client_message_id="m-dead", user_text="Price?")
+    llm.enqueue(Reply(content=shop.answer_json))
+    followed = turn_streamed(shop, conversation=conversation, client_message_id="m-dead")
+    name, body = stream_outcome(followed)
+    assert name == "tool_end" and body["answer"] == SENTENCE
+    turn = Turn.objects.get(conversation=conversation, client_message_id="m-dead")
+    assert turn.completed_at is not None and turn.answer == SENTENCE
+    assert Turn.objects.filter(conversation=conversation).count() == 1
+    invariants_check()
