@@ -26,7 +26,10 @@ def readme_production_env() -> dict[str, str]:
     """The variables of the README's production block (the fenced block after its marker)."""
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- production-settings -->", 1)[1].split("```", 2)[1]
-    found = dict(m.groups() for line in block.splitlines() if (m := _ENV_LINE.match(line.strip())))
+    found: dict[str, str] = {}
+    for line in block.splitlines():
+        if match := _ENV_LINE.match(line.strip()):
+            found[match[1]] = match[2]
     assert {"SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "PARLEY_BEHIND_TLS"} <= found.keys()
     return found
 
