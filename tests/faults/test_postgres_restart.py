@@ -75,7 +75,7 @@ def test_postgres_restarted_mid_stream_the_turn_is_answered(
 
 def _long_text(n: int) -> str:
     sentence = "The rear hub motor of model {n} needs a torque check every {k} hundred kilometres. "
-    return "\n\n".join(sentence.format(n=n, k=k) * 6 for k in range(40))
+    return "\n\n".join(sentence.format(n=n, k=k) * 6 for k in range(24))
 
 
 def test_postgres_restarted_during_ingestion_every_document_ends_ready(shop: Shop) -> None:
@@ -86,7 +86,7 @@ def test_postgres_restarted_during_ingestion_every_document_ends_ready(shop: Sho
             file=ContentFile(_long_text(n).encode(), name=f"motor-{n}.txt"),
             bots=[shop.bot],
         )
-        for n in range(4)
+        for n in range(3)
     ]
     ids = [document.pk for document in documents]
 

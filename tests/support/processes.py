@@ -89,7 +89,10 @@ def celery_worker_start(
 
     def answering() -> bool:
         assert process.poll() is None, f"worker {hostname} exited with {process.returncode}"
-        return bool(app.control.ping(destination=[hostname], timeout=0.5))
+        # A connection of its own: one from this process's pool may be one a Valkey restart broke.
+        with app.connection_for_write() as connection:
+            replies = app.control.ping(destination=[hostname], timeout=0.5, connection=connection)
+        return bool(replies)
 
     try:
         wait_for(answering, timeout=timeout, interval=0.2, what=f"worker {hostname}")
