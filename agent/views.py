@@ -1,4 +1,5 @@
-"""Agent console views: Django session auth (staff in the Agents group), CSRF on every POST, a strict CSP.
+"""Agent console views: Django session auth (staff in the Agents group), CSRF on every POST, a strict CSP
+(core.middleware's, as for every page).
 
 These are plain Django views on purpose: DRF's default authentication here is the API key,
 and the console must use the logged-in session with CSRF instead.
@@ -38,16 +39,12 @@ from handoff.services import (
     typing_signal,
 )
 
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
-)
 MAX_MESSAGE = 4000
 View = Callable[..., HttpResponse]
 
 
 def agent_view(view: View) -> View:
-    """Logged-in agents only; JSON errors for the API part; the CSP header on every response."""
+    """Logged-in agents only; JSON errors for the API part (core.middleware adds the CSP)."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -64,7 +61,6 @@ def agent_view(view: View) -> View:
             )
         else:
             response = view(request, *args, **kwargs)
-        response["Content-Security-Policy"] = CSP
         return response
 
     return wrapped

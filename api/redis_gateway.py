@@ -1,4 +1,5 @@
-"""The API's Redis connections: one shared sync client per process, and one async client per event loop for SSE."""
+"""The API's Redis connections: one shared sync client per process (and one for stream producers, which
+retries through an outage), and one async client per event loop for SSE."""
 
 from __future__ import annotations
 
@@ -9,11 +10,15 @@ from functools import lru_cache
 import redis
 import redis.asyncio as aioredis
 from django.conf import settings
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 # redis-py's pools refuse a 101st connection by default, and every open SSE response holds one
 # (its XREAD BLOCK) for its whole length: found by bench/api at 128 streams. Redis' own limit
 # (maxclients, 10000 by default) is the real bound.
 MAX_CONNECTIONS = 10_000
+# 0.1 + 0.2 + ... + 1.6 s, then 2 s a retry: ~33 s of a Redis outage outlived by a producer.
+PRODUCER_RETRIES = 20
 
 
 @lru_cache(maxsize=1)
@@ -24,6 +29,25 @@ def redis_sync() -> redis.Redis:
         socket_timeout=5,
         health_check_interval=30,
         max_connections=MAX_CONNECTIONS,
+    )
+
+
+@lru_cache(maxsize=1)
+def redis_producer() -> redis.Redis:
+    """The client a streamed answer's producer (a worker task) writes its events with.
+
+    A Redis restart or failover must not lose the rest of an answer (found by tests/faults: the task
+    died on its next XADD, the stream never ended and the turn was never recorded). Its commands retry
+    on connection errors with a backoff capped at 2 s, for about half a minute, while the relays'
+    clients reconnect with Last-Event-ID. Web requests keep ``redis_sync``, which fails fast.
+    """
+    return redis.Redis.from_url(
+        settings.REDIS_URL,
+        decode_responses=True,
+        socket_timeout=5,
+        health_check_interval=30,
+        max_connections=MAX_CONNECTIONS,
+        retry=Retry(ExponentialBackoff(cap=2.0, base=0.1), retries=PRODUCER_RETRIES),
     )
 
 

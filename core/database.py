@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import psycopg
 from django.db import OperationalError, connection
 
 MINIMUM_PGVECTOR = (0, 5, 0)  # HNSW indexes arrived in pgvector 0.5.0
@@ -26,16 +27,27 @@ def _describe_server() -> str:
     return f"{host}:{port}/{params.get('dbname', '')}"
 
 
-def pgvector_status() -> PgvectorStatus:
-    """Read pgvector's availability and installed version; raises DatabaseSetupError if unreachable."""
+_STATUS_SQL = (
+    "SELECT (SELECT default_version FROM pg_available_extensions WHERE name = 'vector'),"
+    " (SELECT extversion FROM pg_extension WHERE extname = 'vector')"
+)
+
+
+def pgvector_status(*, probe_timeout: int | None = None) -> PgvectorStatus:
+    """Read pgvector's availability and installed version; raises DatabaseSetupError if unreachable.
+
+    With ``probe_timeout`` it asks on a connection of its own, outside the connection pool, that gives up
+    after that many seconds: during an outage the pool makes a caller wait its whole timeout (30 s) for a
+    connection, longer than a load balancer waits for /healthz (found by tests/faults).
+    """
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT (SELECT default_version FROM pg_available_extensions WHERE name = 'vector'),"
-                " (SELECT extversion FROM pg_extension WHERE extname = 'vector')"
-            )
-            available, installed = cursor.fetchone()
-    except OperationalError as exc:
+        if probe_timeout is None:
+            with connection.cursor() as cursor:
+                cursor.execute(_STATUS_SQL)
+                available, installed = cursor.fetchone()
+        else:
+            available, installed = _status_on_own_connection(timeout=probe_timeout)
+    except (OperationalError, psycopg.OperationalError) as exc:
         first_line = (
             str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         )
@@ -44,6 +56,16 @@ def pgvector_status() -> PgvectorStatus:
             "Check DATABASE_URL, or unset it to use Parley's embedded PostgreSQL."
         ) from exc
     return PgvectorStatus(available_version=available, installed_version=installed)
+
+
+def _status_on_own_connection(*, timeout: int) -> tuple[str | None, str | None]:
+    params = connection.get_connection_params()
+    params["connect_timeout"] = min(timeout, int(params.get("connect_timeout") or timeout))
+    with psycopg.connect(**params, autocommit=True) as own:
+        own.execute(f"SET statement_timeout = {int(timeout * 1000)}")
+        row = own.execute(_STATUS_SQL).fetchone()
+    assert row is not None
+    return row[0], row[1]
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:

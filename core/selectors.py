@@ -31,15 +31,16 @@ class HealthReport:
         return payload
 
 
-def health_report(*, worker_timeout: float = 1.0) -> HealthReport:
-    """Probe the database, pgvector, the broker and the live Celery workers."""
+def health_report(*, worker_timeout: float = 1.0, database_timeout: int = 3) -> HealthReport:
+    """Probe the database (on a connection of its own: an outage is reported within
+    ``database_timeout`` seconds), pgvector, the broker and the live Celery workers."""
     from config.celery import app
 
     errors: dict[str, str] = {}
     database_ok = False
     pgvector_version = None
     try:
-        status = pgvector_status()
+        status = pgvector_status(probe_timeout=database_timeout)
         database_ok = True
         pgvector_version = status.installed_version
         if pgvector_version is None:

@@ -31,7 +31,7 @@ from typing import Any
 from django.conf import settings
 
 from api.errors import REGISTRY, ApiError, ErrorCode
-from api.redis_gateway import redis_sync
+from api.redis_gateway import redis_producer
 from api.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
 from api.sse.events import EventType, StreamEmitter
 
@@ -93,7 +93,7 @@ class StreamWriter:
         if not batch:
             return
         key = stream_key(self.stream_id)
-        pipe = redis_sync().pipeline(transaction=False)
+        pipe = redis_producer().pipeline(transaction=False)
         for event, data in batch:
             pipe.xadd(key, event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER))
         ttl = settings.API_SSE_STREAM_TTL_SECONDS

@@ -69,8 +69,11 @@ def turn_answer(
     started = turn_start(
         conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message
     )
-    if not started.created:  # an earlier (or concurrent) delivery of the same message
-        return _replayed(started.turn, conversation, bot)
+    if not started.created and started.turn.completed_at is not None:
+        return _replayed(started.turn, conversation, bot)  # an earlier delivery answered it
+    # A new turn, or one an earlier delivery started and never answered (its worker lost, the database
+    # gone past the pool's wait: found by tests/faults): answer it now. Should that delivery still be
+    # running, turn_complete keeps whichever answer is recorded first.
     turn = started.turn
     history, misses = _history(conversation.pk, exclude=turn.pk)
     scope = scope_for(

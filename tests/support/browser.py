@@ -11,7 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    expect,
+    sync_playwright,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -52,15 +59,31 @@ def browser() -> Iterator[Browser]:
             launched.close()
 
 
+def csp_violations_record(context: BrowserContext) -> list[str]:
+    """The Content-Security-Policy violations of every page of this context, as Chromium reports them
+    in the console (a refused script or style leaves the page subtly broken, not failing)."""
+    violations: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            violations.append(f"{message.location.get('url', '')}: {message.text}")
+
+    context.on("console", on_console)
+    return violations
+
+
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
+    """A fresh page; the test fails if any page it opened broke the Content-Security-Policy."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     context.set_default_timeout(20_000)
+    violations = csp_violations_record(context)
     new_page = context.new_page()
     try:
         yield new_page
     finally:
         context.close()
+    assert not violations, "\n".join(violations)
 
 
 def admin_login(page: Page, *, base_url: str, username: str, password: str) -> None:

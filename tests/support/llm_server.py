@@ -1,10 +1,11 @@
 """A scripted OpenAI-compatible HTTP server for tests, reached through the real `openai` client.
 
 Each test queues the replies it wants (content, delays, hangs, HTTP errors, a 400 on
-response_format) and then reads back the requests the server received. It serves
-/v1/chat/completions (SSE streaming or not; image inputs read back with `ReceivedRequest.images`),
-/v1/embeddings (deterministic vectors, or the scripted errors of `enqueue_embeddings`) and
-/v1/audio/transcriptions (multipart uploads; the segments scripted with `enqueue_transcriptions`).
+response_format, streams cut or reset mid-answer) and then reads back the requests the server received.
+It serves /v1/chat/completions (SSE streaming or not; image inputs read back with
+`ReceivedRequest.images`), /v1/embeddings (deterministic vectors, or the scripted errors of
+`enqueue_embeddings`) and /v1/audio/transcriptions (multipart uploads; the segments scripted with
+`enqueue_transcriptions`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import hashlib
 import json
 import math
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -50,6 +53,8 @@ class Reply:
     finish_reason: str = "stop"
     # Drop the connection after this many streamed tokens (a stream broken mid-answer).
     cut_after: int | None = None
+    # Reset the connection (a TCP RST, as from a crashed proxy) after this many streamed tokens.
+    reset_after: int | None = None
     # After this many streamed tokens, send this raw `data:` payload and end the stream (an error event
     # as some endpoints send mid-stream, or a line that is not JSON).
     raw_after: int | None = None
@@ -334,6 +339,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if reply.cut_after is not None and index >= reply.cut_after:
                     self.close_connection = True
                     return
+                if reply.reset_after is not None and index >= reply.reset_after:
+                    self._reset()
+                    return
                 if reply.raw_after is not None and index >= reply.raw_after:
                     self.wfile.write(b"data: " + reply.raw_data.encode() + b"\n\n")
                     self.wfile.flush()
@@ -355,6 +363,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             return  # the client gave up (a timeout test)
+
+    def _reset(self) -> None:
+        """Close with SO_LINGER 0: the kernel sends RST instead of FIN, and the client's read fails."""
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
 
     def _event(self, payload: dict[str, Any]) -> None:
         self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")

@@ -55,3 +55,48 @@ def process_group_stop(process: subprocess.Popen[bytes], *, grace: float = 20.0)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def celery_worker_start(
+    *, hostname: str, queue: str, env: dict[str, str], timeout: float = 60
+) -> subprocess.Popen[bytes]:
+    """A real prefork Celery worker (one pool process) on ``queue``, answering pings when this returns.
+
+    It runs in a session of its own, so ``os.killpg`` reaches it and its pool process together.
+    """
+    import sys
+
+    from config.celery import app
+
+    argv = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool=prefork",
+        "--concurrency=1",
+        "-Q",
+        queue,
+        "-n",
+        hostname,
+        "--without-gossip",
+        "--without-mingle",
+        "--loglevel=WARNING",
+    ]
+    process = subprocess.Popen(argv, env={**os.environ, **env}, start_new_session=True)
+
+    def answering() -> bool:
+        assert process.poll() is None, f"worker {hostname} exited with {process.returncode}"
+        # A connection of its own: one from this process's pool may be one a Valkey restart broke.
+        with app.connection_for_write() as connection:
+            replies = app.control.ping(destination=[hostname], timeout=0.5, connection=connection)
+        return bool(replies)
+
+    try:
+        wait_for(answering, timeout=timeout, interval=0.2, what=f"worker {hostname}")
+    except BaseException:
+        process_group_stop(process)
+        raise
+    return process

@@ -133,6 +133,8 @@
   const host = el("div", { "data-parley-widget": "" });
   const root = host.attachShadow({ mode: "open" });
   const style = el("style");
+  // A host page whose CSP admits this script by nonce admits the widget's own styles the same way.
+  if (script.nonce) style.nonce = script.nonce;
   const launcher = el("button", { class: "launcher", type: "button", "aria-expanded": "false", "aria-controls": "parley-panel" });
   const title = el("h2", { id: "parley-title" });
   const closeBtn = el("button", { class: "close", type: "button" }, "×");
