@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "api",
     "agent",
     "widget",
+    "insights",
 ]
 
 MIDDLEWARE = [
@@ -200,6 +201,11 @@ CELERY_BEAT_SCHEDULE = {
     "reclaim-stuck-documents": {
         "task": "rag.documents_reclaim_stuck",
         "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
+    },
+    # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
+    "refresh-analytics-rollups": {
+        "task": "insights.turn_rollups_refresh",
+        "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
     },
 }
 
