@@ -27,11 +27,15 @@ def evaluation_run_execute_task(self, run_id: str) -> str:  # type: ignore[no-un
         WAIT_FOR_DOCUMENTS_SECONDS,
         DocumentsPending,
         evaluation_run_execute,
+        evaluation_run_fail,
     )
 
     try:
         return evaluation_run_execute(run_id=run_id)
     except DocumentsPending as exc:
+        if self.request.retries >= self.max_retries:
+            evaluation_run_fail(run_id=run_id, code="documents_not_ready", message=str(exc))
+            return "failed"
         # Ingestion is still running (the demo's first run is queued with its documents).
         countdown = WAIT_FOR_DOCUMENTS_SECONDS + random.uniform(0, 1)  # noqa: S311 - jitter
         raise self.retry(exc=exc, countdown=countdown) from exc

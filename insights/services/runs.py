@@ -83,8 +83,10 @@ def evaluation_run_create(
     overrides: Mapping[str, Any] | None = None,
     label: str = "",
     user: Any = None,
+    enqueue: bool = True,
 ) -> EvaluationRun:
-    """Queue a run of the set (the task starts after commit); RunRefused says why it cannot run."""
+    """Queue a run of the set (the task starts after commit; `enqueue=False` leaves it to the caller,
+    e.g. the `evaluate` command, which executes it in its own process); RunRefused says why not."""
     from insights.tasks import evaluation_run_execute_task
 
     evaluation_set = EvaluationSet.objects.select_related("bot").get(pk=set_id)
@@ -99,7 +101,8 @@ def evaluation_run_create(
         total=total,
         created_by=user if getattr(user, "pk", None) else None,
     )
-    evaluation_run_execute_task.delay_on_commit(str(run.pk))
+    if enqueue:
+        evaluation_run_execute_task.delay_on_commit(str(run.pk))
     return run
 
 
@@ -305,6 +308,11 @@ def _complete(run: EvaluationRun, settings: BotSettings) -> str:
             completed_at=timezone.now(),
         )
     return EvaluationRun.Status.COMPLETED
+
+
+def evaluation_run_fail(*, run_id: uuid.UUID | str, code: str, message: str) -> None:
+    """Fail a run that will never finish (e.g. its documents were never ingested)."""
+    _fail(EvaluationRun.objects.get(pk=run_id), code, message)
 
 
 def _fail(run: EvaluationRun, code: str, message: str) -> None:
