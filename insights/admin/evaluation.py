@@ -71,7 +71,9 @@ class RunForm(forms.Form):
         versions = PromptTemplateVersion.objects.filter(
             bot_id=bot_id, kind=PromptTemplateVersion.Kind.ANSWER
         ).order_by("-number")
-        self.fields["template_version"].choices = [("", "The active template")] + [
+        field = self.fields["template_version"]
+        assert isinstance(field, forms.TypedChoiceField)
+        field.choices = [("", "The active template")] + [
             (v.number, f"v{v.number}{' (active)' if v.is_active else ''} {v.note}")
             for v in versions
         ]

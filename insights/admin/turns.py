@@ -16,11 +16,12 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Exists, OuterRef, QuerySet
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
@@ -262,15 +263,16 @@ class AnalyzedTurnAdmin(TurnAdmin):
         GapClusterFilter,
         "topic",
     ]
-    date_hierarchy = None
     actions = ["add_to_evaluation_set"]
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def changelist_view(
+    # An export streams (a figure may stand for 100k turns): a StreamingHttpResponse, which Django's
+    # changelist_view serves as well as an HttpResponse although its stubs say HttpResponse.
+    def changelist_view(  # type: ignore[override]
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
+    ) -> HttpResponseBase:
         export = request.GET.get("export", "")
         if export not in EXPORT_FORMATS:
             return super().changelist_view(request, extra_context)
@@ -278,7 +280,8 @@ class AnalyzedTurnAdmin(TurnAdmin):
             raise PermissionDenied
         params = request.GET.copy()
         del params["export"]
-        request.GET = params
+        # The changelist reads its filters from request.GET; "export" is not one of them.
+        request.GET = params  # type: ignore[assignment]
         changelist = self.get_changelist_instance(request)
         rows = changelist.get_queryset(request).values(*EXPORT_FIELDS).order_by("created_at")
         return _export(rows, export)
@@ -329,7 +332,7 @@ class AnalyzedTurnAdmin(TurnAdmin):
                 "title": "Add turns to an evaluation set",
                 "turns": turns,
                 "form": form,
-                "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+                "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             },
         )
 
@@ -342,7 +345,9 @@ class AddToSetForm(forms.Form):
 
     def __init__(self, *args: Any, sets: QuerySet[EvaluationSet], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["evaluation_set"].queryset = sets
+        field = self.fields["evaluation_set"]
+        assert isinstance(field, forms.ModelChoiceField)
+        field.queryset = sets
         self._sets = sets
 
     def clean(self) -> dict[str, Any]:
