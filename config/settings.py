@@ -207,6 +207,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "insights.turn_rollups_refresh",
         "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
     },
+    # Resolved handoffs become FAQ candidates for review (insights.services.knowledge).
+    "collect-faq-candidates": {
+        "task": "insights.faq_candidates_collect",
+        "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
+    },
 }
 
 # --- Run command --------------------------------------------------------------------------

@@ -44,6 +44,9 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("insights", "evaluationcase"): FULL,
     ("insights", "evaluationrun"): ("add", "view", "delete"),
     ("insights", "evaluationresult"): ("view",),
+    ("insights", "faqcandidate"): ("change", "view"),
+    ("insights", "curatedanswer"): FULL,
+    ("insights", "curatedanswerpolicy"): ("add", "change", "view"),
 }
 
 

@@ -39,3 +39,10 @@ def evaluation_run_execute_task(self, run_id: str) -> str:  # type: ignore[no-un
         # Ingestion is still running (the demo's first run is queued with its documents).
         countdown = WAIT_FOR_DOCUMENTS_SECONDS + random.uniform(0, 1)  # noqa: S311 - jitter
         raise self.retry(exc=exc, countdown=countdown) from exc
+
+
+@shared_task(name="insights.faq_candidates_collect", acks_late=True)
+def faq_candidates_collect_task() -> int:
+    from insights.services.knowledge import faq_candidates_collect
+
+    return faq_candidates_collect()

@@ -1,5 +1,5 @@
 """The insights admin: the analytics page, the turns behind its figures, gap clusters, evaluations."""
 
-from insights.admin import analytics, evaluation, turns
+from insights.admin import analytics, evaluation, knowledge, turns
 
-__all__ = ["analytics", "evaluation", "turns"]
+__all__ = ["analytics", "evaluation", "knowledge", "turns"]

@@ -7,14 +7,18 @@ from insights.models.evaluation import (
     EvaluationSet,
 )
 from insights.models.gaps import AnalyzedTurn, GapCluster, GapClustering
+from insights.models.knowledge import CuratedAnswer, CuratedAnswerPolicy, FaqCandidate
 from insights.models.rollups import RollupWatermark, TurnRollup
 
 __all__ = [
     "AnalyzedTurn",
+    "CuratedAnswer",
+    "CuratedAnswerPolicy",
     "EvaluationCase",
     "EvaluationResult",
     "EvaluationRun",
     "EvaluationSet",
+    "FaqCandidate",
     "GapCluster",
     "GapClustering",
     "RollupWatermark",
