@@ -46,3 +46,10 @@ def faq_candidates_collect_task() -> int:
     from insights.services.knowledge import faq_candidates_collect
 
     return faq_candidates_collect()
+
+
+@shared_task(name="insights.gap_clusters_coverage_refresh", acks_late=True)
+def gap_clusters_coverage_refresh_task(bot_id: str) -> int:
+    from insights.services.gaps import gap_clusters_coverage_refresh
+
+    return gap_clusters_coverage_refresh(bot_id=bot_id)

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import messages
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils import timezone
@@ -24,6 +25,7 @@ from insights.selectors.analytics import Analytics, analytics_get
 from insights.selectors.gaps import gap_clustering_latest
 from insights.selectors.scope import CHANNELS, AnalyticsScope
 from insights.services.gaps import gap_clustering_request
+from insights.tasks import gap_clusters_coverage_refresh_task
 from prompt_context.services import PromptContextImportError, topic_cover
 from prompts.admin.bot import bot_admin_link_register
 from prompts.admin.views import BotAdminView
@@ -103,6 +105,9 @@ class AnalyticsView(BotAdminView):
                     bot_id=bot.pk, start=scope.start, end=scope.end, channel=scope.channel
                 )
                 messages.success(request, "Clustering the period's failed questions…")
+        elif request.POST.get("action") == "coverage":
+            transaction.on_commit(lambda: gap_clusters_coverage_refresh_task.delay(str(bot.pk)))
+            messages.success(request, "Checking which gaps later answers have covered…")
         return HttpResponseRedirect(back)
 
 

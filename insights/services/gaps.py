@@ -88,6 +88,8 @@ def gap_clustering_compute(*, clustering_id: uuid.UUID | str) -> bool:
             questions=sum(cluster.size for cluster, _ in clusters),
             completed_at=timezone.now(),
         )
+    # Earlier clusterings' gaps may have been answered since: check them with this new look.
+    gap_clusters_coverage_refresh(bot_id=clustering.bot_id)
     return True
 
 
@@ -149,3 +151,70 @@ def _labels(vectors: np.ndarray) -> np.ndarray:
 def _normalised(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return vectors / np.where(norms == 0, 1, norms)
+
+
+# The later answered questions a coverage check embeds per bot (the most recent first).
+COVERAGE_QUESTIONS_MAX = 500
+
+_ANSWERED_SINCE_SQL = """
+SELECT t.created_at, coalesce(nullif(t.condensed_question, ''), t.user_text)
+FROM conversations_turn AS t JOIN conversations_conversation AS c ON c.id = t.conversation_id
+WHERE c.bot_id = %(bot)s::uuid AND t.created_at >= %(since)s AND t.completed_at IS NOT NULL
+  AND t.status = 'found_in_context' AND t.confidence >= %(low)s
+UNION ALL
+SELECT r.completed_at, x.question
+FROM insights_evaluationrun AS r JOIN insights_evaluationresult AS x ON x.run_id = r.id
+WHERE r.bot_id = %(bot)s::uuid AND r.completed_at >= %(since)s AND x.status = 'found_in_context'
+ORDER BY 1 DESC
+LIMIT %(limit)s
+"""
+
+
+def gap_clusters_coverage_refresh(*, bot_id: uuid.UUID | str) -> int:
+    """Mark covered the uncovered clusters that a later answer reached: a turn answered from the
+    documents with enough confidence, or an evaluation run's found answer, whose question lies
+    within the clustering distance of the cluster's centre. Returns the clusters newly covered."""
+    clusters = list(
+        GapCluster.objects.filter(
+            clustering__bot_id=bot_id,
+            clustering__status=GapClustering.Status.COMPLETED,
+            covered_at__isnull=True,
+        ).select_related("clustering__bot")
+    )
+    if not clusters:
+        return 0
+    bot = clusters[0].clustering.bot
+    since = min(cluster.clustering.period_end for cluster in clusters)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _ANSWERED_SINCE_SQL,
+            {
+                "bot": str(bot_id),
+                "since": since,
+                "low": gap_low_confidence(bot=bot),
+                "limit": COVERAGE_QUESTIONS_MAX,
+            },
+        )
+        answered = [(at, question) for at, question in cursor.fetchall() if question]
+    if not answered:
+        return 0
+    model = workspace_embedding_model(workspace_id=bot.workspace_id)
+    vectors = _normalised(
+        np.asarray(embed_texts([q for _, q in answered], model_id=model), dtype=np.float32)
+    )
+    covered = 0
+    for cluster in clusters:
+        centroid = np.asarray(cluster.centroid, dtype=np.float32)
+        if centroid.size != vectors.shape[1]:
+            continue  # clustered with another embedding model
+        close = [
+            at
+            for (at, _), similarity in zip(answered, vectors @ centroid, strict=True)
+            if at >= cluster.clustering.period_end and similarity >= 1 - CLUSTER_DISTANCE
+        ]
+        if close:
+            GapCluster.objects.filter(pk=cluster.pk, covered_at__isnull=True).update(
+                covered_at=min(close)
+            )
+            covered += 1
+    return covered

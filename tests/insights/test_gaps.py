@@ -13,7 +13,11 @@ from django.utils import timezone
 from conversations.models import Conversation, Turn
 from core.permissions import workspace_admins_group_ensure
 from insights.models import GapClustering
-from insights.services.gaps import gap_clustering_compute, gap_clustering_request
+from insights.services.gaps import (
+    gap_clustering_compute,
+    gap_clustering_request,
+    gap_clusters_coverage_refresh,
+)
 from tests.support.factories import BotFactory, MembershipFactory
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +78,12 @@ def test_failed_questions_are_clustered_by_meaning_and_listed_with_their_turns()
         {"bot": bot.pk, "gap_cluster": biggest.pk},
     )
     assert listed.context["cl"].result_count == 4
+
+    # Later, the bot answers a shipping question from a new document: that gap is covered, the
+    # password one is not.
+    later = _turn(conversation, 30, "Can I get my bike shipped to Canada?", "found_in_context", 0.9)
+    Turn.objects.filter(pk=later.pk).update(created_at=now + timedelta(days=2))
+    assert gap_clusters_coverage_refresh(bot_id=bot.pk) == 1
+    covered = {c.label: c.covered_at for c in clustering.clusters.all()}
+    assert covered[biggest.label] is not None
+    assert [at for label, at in covered.items() if label != biggest.label] == [None]
