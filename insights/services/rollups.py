@@ -101,6 +101,25 @@ def turn_rollups_refresh(*, until: datetime | None = None) -> int:
     return len(touched)
 
 
+_BOT_DAYS_SQL = """
+SELECT DISTINCT (t.created_at AT TIME ZONE %(tz)s)::date
+FROM conversations_turn AS t JOIN conversations_conversation AS c ON c.id = t.conversation_id
+WHERE c.bot_id = %(bot)s::uuid
+"""
+
+
+def turn_rollups_rebuild(*, bot_id: str) -> int:
+    """Recompute every day of one bot (after importing history, whose turns completed long before
+    the watermark); returns the days redone."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM insights_turnrollup WHERE bot_id = %(bot)s", {"bot": bot_id})
+        cursor.execute(_BOT_DAYS_SQL, {"bot": bot_id, "tz": settings.TIME_ZONE})
+        days = [row[0] for row in cursor.fetchall()]
+        for day in days:
+            turn_rollup_day_compute(cursor=cursor, bot_id=bot_id, day=day)
+    return len(days)
+
+
 def turn_rollup_day_compute(*, cursor: object, bot_id: str, day: date) -> None:
     zone = timezone.get_current_timezone()
     start = datetime.combine(day, datetime.min.time(), tzinfo=zone)

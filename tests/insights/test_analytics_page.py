@@ -165,3 +165,25 @@ def test_the_rollups_follow_new_turns_and_feedback() -> None:
     TurnFeedback.objects.create(turn=unrated[0], rating="up")
     turn_rollups_refresh()
     assert _value(client.get(url).content.decode(), "feedback-rated") == before + 1
+
+
+def test_imported_history_needs_a_rebuild_which_counts_it() -> None:
+    from insights.services.rollups import turn_rollups_rebuild
+
+    bot = BotFactory()
+    turn_rollups_refresh()  # the watermark is now
+    turns_seed(bot=bot, count=10)
+    from conversations.models import Turn
+    from handoff.models import Handoff, TurnFeedback
+
+    old = timezone.now() - timedelta(days=3)
+    # Imported: completed, rated and escalated long before the watermark.
+    Turn.objects.filter(conversation__bot=bot).update(completed_at=old, created_at=old)
+    TurnFeedback.objects.filter(turn__conversation__bot=bot).update(updated_at=old)
+    Handoff.objects.filter(conversation__bot=bot).update(opened_at=old)
+    turn_rollups_refresh()
+    client = _member_client(bot)
+    url = reverse("admin:insights_analytics", args=[bot.pk])
+    assert "<strong>0</strong>" in client.get(url).content.decode()
+    assert turn_rollups_rebuild(bot_id=str(bot.pk)) >= 1
+    assert "<strong>10</strong>" in client.get(url).content.decode()
