@@ -90,7 +90,7 @@ class RunForm(forms.Form):
 class EvaluationSetAdmin(WorkspaceScopedAdmin):
     workspace_lookup = "bot__workspace"
     list_display = ["name", "bot", "case_count", "updated_at", "actions_links"]
-    list_filter = ["bot"]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "cases__question"]
     fields = ["bot", "name", "description"]
     inlines = [EvaluationCaseInline]
@@ -224,7 +224,7 @@ class EvaluationRunAdmin(WorkspaceScopedAdmin):
         "progress",
         "pass_rate",
     ]
-    list_filter = ["bot", "status"]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "status"]
     list_select_related = ["bot", "evaluation_set"]
     actions = ["compare_runs"]
 

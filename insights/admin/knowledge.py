@@ -25,7 +25,7 @@ from insights.services.knowledge import (
 class FaqCandidateAdmin(WorkspaceScopedAdmin):
     workspace_lookup = "bot__workspace"
     list_display = ["created_at", "bot", "short_question", "status", "document"]
-    list_filter = ["status", "bot"]
+    list_filter = ["status", ("bot", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["question", "answer"]
     fields = ["bot", "question", "answer", "status", "document", "reviewed_by", "reviewed_at"]
     readonly_fields = ["bot", "status", "document", "reviewed_by", "reviewed_at"]
@@ -68,7 +68,7 @@ class FaqCandidateAdmin(WorkspaceScopedAdmin):
 class CuratedAnswerAdmin(WorkspaceScopedAdmin):
     workspace_lookup = "bot__workspace"
     list_display = ["question", "bot", "cluster", "is_active", "updated_at"]
-    list_filter = ["is_active", "bot"]
+    list_filter = ["is_active", ("bot", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["question", "answer"]
     fields = ["bot", "cluster", "question", "answer", "is_active"]
 

@@ -191,3 +191,15 @@ def test_two_template_versions_compared_with_the_differences_first(
     accuracy = next(m for m in metrics if m.name == "status_accuracy")
     assert accuracy.change == "better"
     assert not Turn.objects.exists()
+
+
+def test_cases_naming_sources_become_retrieval_pairs_for_calibration(shop: Any) -> None:
+    from insights.selectors.calibration import evaluation_retrieval_pairs
+
+    bot, _ = shop
+    document = Document.objects.get(bots=bot)
+    pairs = evaluation_retrieval_pairs(bot_id=bot.pk)
+    assert [(p.question, p.document_ids) for p in pairs] == [
+        ("How much is a day rental?", (str(document.pk),)),
+        ("How long does a full service take?", (str(document.pk),)),
+    ]
