@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "api",
     "agent",
     "widget",
+    "insights",
 ]
 
 MIDDLEWARE = [
@@ -227,6 +228,16 @@ CELERY_BEAT_SCHEDULE = {
     "reclaim-stuck-documents": {
         "task": "rag.documents_reclaim_stuck",
         "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
+    },
+    # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
+    "refresh-analytics-rollups": {
+        "task": "insights.turn_rollups_refresh",
+        "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
+    },
+    # Resolved handoffs become FAQ candidates for review (insights.services.knowledge).
+    "collect-faq-candidates": {
+        "task": "insights.faq_candidates_collect",
+        "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
     },
 }
 

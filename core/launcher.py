@@ -8,6 +8,7 @@ message, not a traceback.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import signal
 import socket
@@ -97,6 +98,19 @@ def demo_ensure() -> None:
         call_command("demo_load")
     if settings.PARLEY_LOAD_DEMO and "demo_widget" in get_commands():
         call_command("demo_widget")
+    # After the documents: the demo's first evaluation run waits for their ingestion.
+    if settings.PARLEY_LOAD_DEMO and "demo_evaluation" in get_commands():
+        call_command("demo_evaluation")
+
+
+def demo_evaluation_summary() -> str:
+    """The demo's first evaluation run in one line once it has finished ("" before, or without it)."""
+    from django.conf import settings
+    from django.core.management import call_command, get_commands
+
+    if not settings.PARLEY_LOAD_DEMO or "demo_evaluation" not in get_commands():
+        return ""
+    return str(call_command("demo_evaluation", "--summary", stdout=io.StringIO()) or "")
 
 
 def worker_commands(
@@ -248,10 +262,16 @@ def run() -> int:
         _say(f"  demo page    {base}/demo/")
         _say(f"  agents       {base}/agent/")
         _say("press Ctrl-C to stop")
+        evaluation_reported, next_check = False, time.monotonic()
         while not interrupted:
             crashed = supervisor.first_exited()
             if crashed:
                 raise LaunchError(f"{crashed}; stopping Parley")
+            if not evaluation_reported and time.monotonic() >= next_check:
+                summary = demo_evaluation_summary()
+                if summary:
+                    _say(summary.replace("/admin/", f"{base}/admin/", 1))
+                evaluation_reported, next_check = bool(summary), time.monotonic() + 5
             time.sleep(0.5)
         _say("stopping…")
         return 0

@@ -39,6 +39,16 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("api", "widgetkey"): ("add", "change", "view"),
     ("api", "botsigningsecret"): ("add", "change", "view"),
     ("widget", "widgetappearance"): ("add", "change", "view"),
+    ("insights", "analyzedturn"): ("view",),
+    ("insights", "gapclustering"): ("add", "view"),
+    ("insights", "gapcluster"): ("view",),
+    ("insights", "evaluationset"): FULL,
+    ("insights", "evaluationcase"): FULL,
+    ("insights", "evaluationrun"): ("add", "view", "delete"),
+    ("insights", "evaluationresult"): ("view",),
+    ("insights", "faqcandidate"): ("change", "view"),
+    ("insights", "curatedanswer"): FULL,
+    ("insights", "curatedanswerpolicy"): ("add", "change", "view"),
 }
 
 

@@ -99,3 +99,20 @@ def _parse(raw: bytes) -> tuple[list[tuple[str, str]], list[tuple[list[str], str
     if problems:
         raise PromptContextImportError(problems)
     return topics, groups
+
+
+def topic_cover(*, bot_id: Any, name: str) -> Topic:
+    """Add `name` as a covered topic of the bot (a no-op when it already is one); raises
+    PromptContextImportError with the problems when the name is invalid, excluded, or one too many."""
+    clean = name.strip()
+    with transaction.atomic():
+        existing = list(Topic.objects.select_for_update().filter(bot_id=bot_id))
+        for topic in existing:
+            if topic.name.casefold() == clean.casefold() and topic.kind == Topic.Kind.COVERED:
+                return topic
+        problems = topic_problems(
+            [(topic.name, topic.kind) for topic in existing] + [(clean, Topic.Kind.COVERED)]
+        )
+        if problems:
+            raise PromptContextImportError(problems)
+        return Topic.objects.create(bot_id=bot_id, name=clean, kind=Topic.Kind.COVERED)

@@ -1,0 +1,5 @@
+"""The insights admin: the analytics page, the turns behind its figures, gap clusters, evaluations."""
+
+from insights.admin import analytics, evaluation, knowledge, turns
+
+__all__ = ["analytics", "evaluation", "knowledge", "turns"]

@@ -1,0 +1,326 @@
+"""Admin for evaluation sets and runs: sets edited inline, imported and exported as JSONL or CSV,
+run with overrides; a run's page (progress, metrics, confusion matrix, cases); two runs compared;
+and "add to an evaluation set" on the turns behind an analytics figure. Scoped by workspace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+
+from bots.models import PromptTemplateVersion
+from core.admin_scoping import WorkspaceScopedAdmin, workspace_scope
+from insights.models import EvaluationCase, EvaluationRun, EvaluationSet
+from insights.selectors.runs import runs_compare, runs_for_bot
+from insights.services.cases_io import CaseData, CasesImportError, cases_export, cases_parse
+from insights.services.runs import RunRefused, evaluation_run_create
+from insights.services.sets import evaluation_cases_add
+
+FORMATS = (("jsonl", "JSON Lines"), ("csv", "CSV"))
+
+
+class EvaluationCaseInline(admin.TabularInline):
+    model = EvaluationCase
+    fields = [
+        "position",
+        "question",
+        "history",
+        "expected_status",
+        "expected_sources",
+        "expected_snippet",
+        "expect_no_answer",
+        "source_turn",
+    ]
+    readonly_fields = ["source_turn"]
+    extra = 1
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField()
+    file_format = forms.ChoiceField(choices=FORMATS, label="Format")
+    replace = forms.BooleanField(required=False, help_text="Replace the set's cases (else append).")
+
+
+class RunForm(forms.Form):
+    label = forms.CharField(max_length=200, required=False)
+    template_version = forms.TypedChoiceField(coerce=int, required=False, empty_value=None)
+    rag_strictness = forms.ChoiceField(
+        choices=[("", "As the bot is"), ("strict", "Strict"), ("relaxed", "Relaxed")],
+        required=False,
+    )
+    top_k = forms.IntegerField(min_value=1, max_value=50, required=False)
+    hybrid = forms.TypedChoiceField(
+        choices=[("", "As the bot is"), ("1", "Hybrid (full-text + vector)"), ("0", "Vector only")],
+        coerce=lambda value: value == "1",
+        required=False,
+        empty_value=None,
+        label="Fusion",
+    )
+    model = forms.CharField(max_length=200, required=False, label="LLM model")
+
+    def __init__(self, *args: Any, bot_id: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        versions = PromptTemplateVersion.objects.filter(
+            bot_id=bot_id, kind=PromptTemplateVersion.Kind.ANSWER
+        ).order_by("-number")
+        field = self.fields["template_version"]
+        assert isinstance(field, forms.TypedChoiceField)
+        field.choices = [("", "The active template")] + [
+            (v.number, f"v{v.number}{' (active)' if v.is_active else ''} {v.note}")
+            for v in versions
+        ]
+
+    def overrides(self) -> dict[str, Any]:
+        return {
+            key: value
+            for key, value in self.cleaned_data.items()
+            if key != "label" and value not in (None, "")
+        }
+
+
+@admin.register(EvaluationSet)
+class EvaluationSetAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "bot__workspace"
+    list_display = ["name", "bot", "case_count", "updated_at", "actions_links"]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["name", "cases__question"]
+    fields = ["bot", "name", "description"]
+    inlines = [EvaluationCaseInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[EvaluationSet]:
+        from django.db.models import Count
+
+        return super().get_queryset(request).annotate(n_cases=Count("cases"))
+
+    @admin.display(description="cases", ordering="n_cases")
+    def case_count(self, evaluation_set: Any) -> int:
+        return evaluation_set.n_cases
+
+    @admin.display(description="")
+    def actions_links(self, evaluation_set: EvaluationSet) -> str:
+        return format_html(
+            '<a href="{}">Run</a> · <a href="{}">Import</a> · <a href="{}">JSONL</a> · <a href="{}">CSV</a>',
+            reverse("admin:insights_evaluationset_run", args=[evaluation_set.pk]),
+            reverse("admin:insights_evaluationset_import", args=[evaluation_set.pk]),
+            reverse("admin:insights_evaluationset_export", args=[evaluation_set.pk, "jsonl"]),
+            reverse("admin:insights_evaluationset_export", args=[evaluation_set.pk, "csv"]),
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        return [
+            path("<uuid:pk>/import/", wrap(self.import_view), name="insights_evaluationset_import"),
+            path(
+                "<uuid:pk>/export/<str:file_format>/",
+                wrap(self.export_view),
+                name="insights_evaluationset_export",
+            ),
+            path("<uuid:pk>/run/", wrap(self.run_view), name="insights_evaluationset_run"),
+            *super().get_urls(),
+        ]
+
+    def _set(self, request: HttpRequest, pk: Any, *, write: bool) -> EvaluationSet:
+        found = get_object_or_404(self.get_queryset(request).select_related("bot"), pk=pk)
+        allowed = self.has_change_permission if write else self.has_view_permission
+        if not allowed(request, found):
+            raise PermissionDenied
+        return found
+
+    def _page(self, request: HttpRequest, template: str, **context: Any) -> TemplateResponse:
+        return TemplateResponse(
+            request,
+            template,
+            {**self.admin_site.each_context(request), "opts": self.model._meta, **context},
+        )
+
+    def import_view(self, request: HttpRequest, pk: Any) -> HttpResponse:
+        evaluation_set = self._set(request, pk, write=True)
+        form = ImportForm(request.POST or None, request.FILES or None)
+        problems: list[str] = []
+        if request.method == "POST" and form.is_valid():
+            try:
+                cases = cases_parse(
+                    raw=form.cleaned_data["file"].read(),
+                    file_format=form.cleaned_data["file_format"],
+                )
+                added = evaluation_cases_add(
+                    set_id=evaluation_set.pk, cases=cases, replace=form.cleaned_data["replace"]
+                )
+            except CasesImportError as error:
+                problems = error.problems
+            else:
+                messages.success(request, f"{added} cases imported.")
+                return HttpResponseRedirect(
+                    reverse("admin:insights_evaluationset_change", args=[evaluation_set.pk])
+                )
+        return self._page(
+            request,
+            "admin/insights/set_import.html",
+            title=f"Import cases into {evaluation_set.name}",
+            evaluation_set=evaluation_set,
+            form=form,
+            problems=problems,
+        )
+
+    def export_view(self, request: HttpRequest, pk: Any, file_format: str) -> HttpResponse:
+        evaluation_set = self._set(request, pk, write=False)
+        if file_format not in dict(FORMATS):
+            raise Http404("unknown format")
+        body = cases_export(
+            cases=[CaseData.of(case) for case in evaluation_set.cases.all()],
+            file_format=file_format,
+        )
+        content_type = "application/jsonl" if file_format == "jsonl" else "text/csv"
+        response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="evaluation-set.{file_format}"'
+        return response
+
+    def run_view(self, request: HttpRequest, pk: Any) -> HttpResponse:
+        evaluation_set = self._set(request, pk, write=True)
+        form = RunForm(request.POST or None, bot_id=evaluation_set.bot_id)
+        refusal = ""
+        if request.method == "POST" and form.is_valid():
+            try:
+                run = evaluation_run_create(
+                    set_id=evaluation_set.pk,
+                    overrides=form.overrides(),
+                    label=form.cleaned_data["label"],
+                    user=request.user,
+                )
+            except RunRefused as refused:
+                refusal = str(refused)
+            else:
+                return HttpResponseRedirect(
+                    reverse("admin:insights_evaluationrun_change", args=[run.pk])
+                )
+        return self._page(
+            request,
+            "admin/insights/set_run.html",
+            title=f"Run {evaluation_set.name}",
+            evaluation_set=evaluation_set,
+            form=form,
+            refusal=refusal,
+            runs=runs_for_bot(bot_id=evaluation_set.bot_id)[:20],
+        )
+
+
+@admin.register(EvaluationRun)
+class EvaluationRunAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "bot__workspace"
+    list_display = [
+        "created_at",
+        "bot",
+        "evaluation_set",
+        "label",
+        "status",
+        "progress",
+        "pass_rate",
+    ]
+    list_filter = [("bot", admin.RelatedOnlyFieldListFilter), "status"]
+    list_select_related = ["bot", "evaluation_set"]
+    actions = ["compare_runs"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # runs start from their set's "Run" page
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="progress")
+    def progress(self, run: EvaluationRun) -> str:
+        return f"{run.done}/{run.total}"
+
+    @admin.display(description="pass rate")
+    def pass_rate(self, run: EvaluationRun) -> str:
+        rate = run.metrics.get("pass_rate")
+        return "–" if rate is None else f"{rate:.0%}"
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        return [
+            path("compare/", wrap(self.compare_view), name="insights_evaluationrun_compare"),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        run = get_object_or_404(
+            self.get_queryset(request).select_related("bot", "evaluation_set"), pk=object_id
+        )
+        if not self.has_view_permission(request, run):
+            raise PermissionDenied
+        others = [other for other in runs_for_bot(bot_id=run.bot_id) if other.pk != run.pk]
+        return TemplateResponse(
+            request,
+            "admin/insights/run.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "title": f"Evaluation run: {run}",
+                "run": run,
+                "results": run.results.all(),
+                "confusion": _confusion_table(run.metrics.get("confusion", {})),
+                "others": others,
+            },
+        )
+
+    def compare_view(self, request: HttpRequest) -> HttpResponse:
+        scoped = self.get_queryset(request).select_related("evaluation_set", "bot")
+        left = get_object_or_404(scoped, pk=request.GET.get("left") or None)
+        right = get_object_or_404(scoped, pk=request.GET.get("right") or None)
+        metrics, rows = runs_compare(left=left, right=right)
+        return TemplateResponse(
+            request,
+            "admin/insights/compare.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "title": "Compare evaluation runs",
+                "left": left,
+                "right": right,
+                "metrics": metrics,
+                "rows": rows,
+                "differences": sum(row.differs for row in rows),
+            },
+        )
+
+    @admin.action(description="Compare the two selected runs")
+    def compare_runs(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> Any:
+        runs = list(queryset.order_by("created_at")[:3])
+        if len(runs) != 2:
+            self.message_user(request, "Select exactly two runs to compare.", messages.WARNING)
+            return None
+        return HttpResponseRedirect(
+            reverse("admin:insights_evaluationrun_compare")
+            + f"?left={runs[0].pk}&right={runs[1].pk}"
+        )
+
+
+def _confusion_table(confusion: dict[str, dict[str, int]]) -> dict[str, Any]:
+    actual = sorted({status for row in confusion.values() for status in row})
+    return {
+        "columns": actual,
+        "rows": [
+            (expected, [row.get(status, 0) for status in actual])
+            for expected, row in sorted(confusion.items())
+        ],
+    }
+
+
+def evaluation_sets_for_user(*, request: HttpRequest) -> QuerySet[EvaluationSet]:
+    return workspace_scope(
+        EvaluationSet.objects.select_related("bot"), user=request.user, lookup="bot__workspace"
+    )

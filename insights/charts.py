@@ -1,0 +1,140 @@
+"""Server-side SVG charts: plain geometry computed here, drawn by the templates under
+templates/admin/insights/charts/ (no JavaScript, no CDN). Every bar carries the link to its turns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# One colour per answer status, readable on the admin's light and dark themes.
+STATUS_COLOURS = {
+    "found_in_context": "#2e7d32",
+    "not_found_in_context": "#ef6c00",
+    "small_talk": "#1976d2",
+    "out_of_scope": "#8e24aa",
+    "human_escalation": "#c62828",
+    "injection_attempt": "#455a64",
+}
+WIDTH, HEIGHT, MARGIN_LEFT, MARGIN_BOTTOM, MARGIN_TOP = 720, 220, 44, 36, 10
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: float
+    y: float
+    width: float
+    height: float
+    colour: str
+    href: str
+    title: str
+    value: int
+    css_id: str = ""
+
+
+@dataclass(frozen=True)
+class Tick:
+    position: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    plot_left: int
+    plot_bottom: int
+    bars: list[Bar]
+    x_ticks: list[Tick]
+    y_ticks: list[Tick]
+    maximum: int
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One stacked piece of a column: a status's count in one time bucket."""
+
+    key: str
+    value: int
+    href: str
+    title: str
+
+
+def stacked_columns(
+    columns: Sequence[tuple[str, Sequence[Segment]]], *, id_prefix: str = "col"
+) -> Chart:
+    """Columns of stacked segments (e.g. statuses per day); each column labelled underneath."""
+    maximum = max((sum(s.value for s in segments) for _, segments in columns), default=0)
+    plot_w, plot_h = WIDTH - MARGIN_LEFT, HEIGHT - MARGIN_BOTTOM - MARGIN_TOP
+    slot = plot_w / max(len(columns), 1)
+    bars: list[Bar] = []
+    x_ticks: list[Tick] = []
+    label_every = max(1, len(columns) // 12)
+    for n, (label, segments) in enumerate(columns):
+        x = MARGIN_LEFT + n * slot + slot * 0.1
+        top = float(HEIGHT - MARGIN_BOTTOM)
+        for segment in segments:
+            height = plot_h * segment.value / maximum if maximum else 0.0
+            top -= height
+            bars.append(
+                Bar(
+                    x=round(x, 2),
+                    y=round(top, 2),
+                    width=round(slot * 0.8, 2),
+                    height=round(height, 2),
+                    colour=STATUS_COLOURS.get(segment.key, "#607d8b"),
+                    href=segment.href,
+                    title=segment.title,
+                    value=segment.value,
+                    css_id=f"{id_prefix}-{n}-{segment.key}",
+                )
+            )
+        if n % label_every == 0:
+            x_ticks.append(Tick(position=round(x + slot * 0.4, 2), label=label))
+    return Chart(
+        WIDTH,
+        HEIGHT,
+        MARGIN_LEFT,
+        HEIGHT - MARGIN_BOTTOM,
+        bars,
+        x_ticks,
+        _y_ticks(maximum, plot_h),
+        maximum,
+    )
+
+
+def simple_columns(
+    values: Sequence[tuple[str, int, str, str]], *, colour: str, id_prefix: str
+) -> Chart:
+    """One bar per (label, value, href, title), e.g. a histogram."""
+    columns = [
+        (label, [Segment(key=f"{id_prefix}{n}", value=value, href=href, title=title)])
+        for n, (label, value, href, title) in enumerate(values)
+    ]
+    chart = stacked_columns(columns, id_prefix=id_prefix)
+    bars = [
+        Bar(**{**bar.__dict__, "colour": colour, "css_id": f"{id_prefix}-{n}"})
+        for n, bar in enumerate(chart.bars)
+    ]
+    return Chart(
+        chart.width,
+        chart.height,
+        chart.plot_left,
+        chart.plot_bottom,
+        bars,
+        chart.x_ticks,
+        chart.y_ticks,
+        chart.maximum,
+    )
+
+
+def _y_ticks(maximum: int, plot_h: float) -> list[Tick]:
+    if maximum <= 0:
+        return []
+    steps = 4
+    return [
+        Tick(
+            position=round(HEIGHT - MARGIN_BOTTOM - plot_h * k / steps, 2),
+            label=str(round(maximum * k / steps)),
+        )
+        for k in range(steps + 1)
+    ]

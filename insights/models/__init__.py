@@ -1,0 +1,26 @@
+"""The insights app's state: gap clusters, evaluation sets and runs, and the knowledge-gap loop."""
+
+from insights.models.evaluation import (
+    EvaluationCase,
+    EvaluationResult,
+    EvaluationRun,
+    EvaluationSet,
+)
+from insights.models.gaps import AnalyzedTurn, GapCluster, GapClustering
+from insights.models.knowledge import CuratedAnswer, CuratedAnswerPolicy, FaqCandidate
+from insights.models.rollups import RollupWatermark, TurnRollup
+
+__all__ = [
+    "AnalyzedTurn",
+    "CuratedAnswer",
+    "CuratedAnswerPolicy",
+    "EvaluationCase",
+    "EvaluationResult",
+    "EvaluationRun",
+    "EvaluationSet",
+    "FaqCandidate",
+    "GapCluster",
+    "GapClustering",
+    "RollupWatermark",
+    "TurnRollup",
+]

@@ -1,0 +1,1 @@
+"""Reads of the insights app: the analytics aggregates, gap clusters, evaluation runs."""

@@ -1,0 +1,1 @@
+"""Writes of the insights app: gap clusterings, evaluation sets and runs."""

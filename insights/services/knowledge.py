@@ -1,0 +1,173 @@
+"""The knowledge-gap loop's writes: FAQ candidates collected from resolved handoffs (the visitor's
+question and the agent's replies), approved into a document of the bot (ingested like any other,
+through rag.services) or rejected; curated answers embedded when saved.
+
+`curated_answer_match` is the pure decision a turn asks before the pipeline: the curated answer
+whose question is close enough to the visitor's (cosine similarity at or above the bot's threshold),
+or None. It is the seam for the single entry point of a visitor message (handoff.services), which
+records such a turn as found_in_context citing the curated answer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.text import slugify
+
+from handoff.models import Handoff, Message
+from insights.models import CuratedAnswer, CuratedAnswerPolicy, FaqCandidate, GapCluster
+from rag.embeddings import embed_query
+from rag.selectors import workspace_embedding_model
+from rag.services import document_create
+
+DEFAULT_SIMILARITY = 0.85
+COLLECT_BATCH = 500
+
+
+class ReviewRefused(Exception):
+    code = "faq_candidate_reviewed"
+
+
+def faq_candidates_collect() -> int:
+    """One pending candidate per resolved handoff that has a question and an agent's answer."""
+    handoffs = (
+        Handoff.objects.filter(outcome=Handoff.Outcome.RESOLVED)
+        .exclude(pk__in=FaqCandidate.objects.filter(handoff__isnull=False).values("handoff_id"))
+        .select_related("conversation", "turn")
+        .order_by("closed_at")[:COLLECT_BATCH]
+    )
+    created = 0
+    for handoff in handoffs:
+        messages = list(
+            Message.objects.filter(
+                conversation_id=handoff.conversation_id,
+                created_at__gte=handoff.opened_at,
+                created_at__lte=handoff.closed_at or timezone.now(),
+            ).order_by("created_at")
+        )
+        answer = "\n\n".join(m.text for m in messages if m.role == Message.Role.AGENT).strip()
+        question = _question(handoff, messages)
+        if not question or not answer:
+            continue
+        _, made = FaqCandidate.objects.get_or_create(
+            handoff=handoff,
+            defaults={
+                "bot_id": handoff.conversation.bot_id,
+                "question": question[:4000],
+                "answer": answer[:4000],
+            },
+        )
+        created += made
+    return created
+
+
+def _question(handoff: Handoff, messages: Sequence[Message]) -> str:
+    """The turn that opened the handoff, else the visitor's first message to the agent."""
+    if handoff.turn is not None and handoff.turn.user_text.strip():
+        return handoff.turn.user_text.strip()
+    visitor = [m.text for m in messages if m.role == Message.Role.VISITOR and m.text.strip()]
+    return visitor[0].strip() if visitor else ""
+
+
+def faq_candidate_approve(
+    *, candidate_id: uuid.UUID | str, question: str, answer: str, user: object
+) -> FaqCandidate:
+    """Store the reviewed question and answer as a Markdown document of the bot (queued for
+    ingestion after commit) and mark the candidate approved; refused when already reviewed."""
+    with transaction.atomic():
+        candidate = (
+            FaqCandidate.objects.select_for_update().select_related("bot").get(pk=candidate_id)
+        )
+        if candidate.status != FaqCandidate.Status.PENDING:
+            raise ReviewRefused(f"This candidate was already {candidate.status}.")
+        question, answer = question.strip(), answer.strip()
+        if not question or not answer:
+            raise ReviewRefused("An FAQ entry needs a question and an answer.")
+        text = f"# {question}\n\n{answer}\n"
+        name = f"faq-{slugify(question)[:60] or 'entry'}-{str(candidate.pk)[:8]}.md"
+        document = document_create(
+            workspace=candidate.bot.workspace,
+            file=ContentFile(text.encode(), name=name),
+            title=f"FAQ: {question[:280]}",
+            bots=[candidate.bot],
+        )
+        candidate.question, candidate.answer = question, answer
+        candidate.status, candidate.document = FaqCandidate.Status.APPROVED, document
+        candidate.reviewed_by_id = getattr(user, "pk", None)
+        candidate.reviewed_at = timezone.now()
+        candidate.save(
+            update_fields=["question", "answer", "status", "document", "reviewed_by", "reviewed_at"]
+        )
+    return candidate
+
+
+def faq_candidate_reject(*, candidate_id: uuid.UUID | str, user: object) -> bool:
+    return bool(
+        FaqCandidate.objects.filter(pk=candidate_id, status=FaqCandidate.Status.PENDING).update(
+            status=FaqCandidate.Status.REJECTED,
+            reviewed_by_id=getattr(user, "pk", None),
+            reviewed_at=timezone.now(),
+        )
+    )
+
+
+def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
+    """(Re)compute a curated answer's question embedding with its workspace's model; a cluster it
+    answers counts as covered from now on."""
+    curated = CuratedAnswer.objects.select_related("bot").get(pk=curated_id)
+    model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
+    vector = np.asarray(embed_query(curated.question, model_id=model), dtype=np.float64)
+    norm = float(np.linalg.norm(vector)) or 1.0
+    CuratedAnswer.objects.filter(pk=curated.pk).update(
+        embedding=[round(float(v) / norm, 6) for v in vector], embedding_model=model
+    )
+    if curated.cluster_id is not None:
+        GapCluster.objects.filter(pk=curated.cluster_id, covered_at__isnull=True).update(
+            covered_at=timezone.now()
+        )
+
+
+@dataclass(frozen=True)
+class CuratedMatch:
+    curated_id: str
+    question: str
+    answer: str
+    similarity: float
+
+
+def curated_answer_match(
+    *, bot_id: uuid.UUID | str, question: str, embed: Callable[[str, str], Sequence[float]]
+) -> CuratedMatch | None:
+    """The active curated answer closest to `question` when at least as similar as the bot's
+    threshold, else None. `embed(text, model_id)` embeds the visitor's question (only when the bot
+    has curated answers, so a bot without any pays nothing)."""
+    rows = list(
+        CuratedAnswer.objects.filter(bot_id=bot_id, is_active=True)
+        .exclude(Q(embedding=[]) | Q(embedding_model=""))
+        .values_list("pk", "question", "answer", "embedding", "embedding_model")
+    )
+    if not rows:
+        return None
+    threshold = (
+        CuratedAnswerPolicy.objects.filter(bot_id=bot_id)
+        .values_list("similarity_threshold", flat=True)
+        .first()
+        or DEFAULT_SIMILARITY
+    )
+    best: CuratedMatch | None = None
+    vectors: dict[str, np.ndarray] = {}
+    for pk, curated_question, answer, embedding, model in rows:
+        if model not in vectors:
+            query = np.asarray(embed(question, model), dtype=np.float64)
+            vectors[model] = query / (float(np.linalg.norm(query)) or 1.0)
+        similarity = float(np.dot(vectors[model], np.asarray(embedding, dtype=np.float64)))
+        if similarity >= threshold and (best is None or similarity > best.similarity):
+            best = CuratedMatch(str(pk), curated_question, answer, round(similarity, 4))
+    return best

@@ -1,0 +1,324 @@
+"""Evaluation runs: create one (refusing an empty set or a bot without documents, clearly), then
+execute it case by case through `answer_run`, which stores nothing (no turn, conversation, handoff
+or feedback), so a run reaches no visitor and no analytics figure.
+
+Execution is idempotent: results are unique per (run, case) and a redelivered task resumes after
+the cases already answered. Progress is the count of stored results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from bots.models import Bot, PromptTemplateVersion
+from conversations.adapters import llm_endpoint_for_bot
+from conversations.pipeline.retrieve import scope_for
+from conversations.pipeline.run import PipelineRun, answer_run
+from insights.models import EvaluationCase, EvaluationResult, EvaluationRun, EvaluationSet
+from insights.services.metrics import NO_ANSWER_STATUSES, ResultFacts, run_metrics
+from prompts.engine import BotSettings, HistoryTurn, TemplateSource
+from prompts.selectors import bot_settings_get
+from rag.models import Document
+
+STRICTNESS = ("strict", "relaxed")
+TOP_K_MAX = 50
+# While the bot's documents are still being ingested a run waits (the demo's first run does).
+WAIT_FOR_DOCUMENTS_SECONDS = 10
+
+
+class RunRefused(Exception):
+    """A run that cannot start: `code` is stable, the message says what to do."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class DocumentsPending(Exception):
+    """The bot's documents are not ingested yet; the task retries later."""
+
+
+def overrides_clean(*, bot_id: uuid.UUID | str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's overrides, checked: template_version (an answer template version of this bot),
+    rag_strictness, top_k, hybrid (fusion of full-text and vector search on or off), model."""
+    clean: dict[str, Any] = {}
+    unknown = set(raw) - {"template_version", "rag_strictness", "top_k", "hybrid", "model"}
+    if unknown:
+        raise RunRefused("override_unknown", f"Unknown override(s): {', '.join(sorted(unknown))}.")
+    if raw.get("template_version") not in (None, ""):
+        number = int(raw["template_version"])
+        if not PromptTemplateVersion.objects.filter(
+            bot_id=bot_id, kind=PromptTemplateVersion.Kind.ANSWER, number=number
+        ).exists():
+            raise RunRefused(
+                "template_version_unknown", f"The bot has no answer template v{number}."
+            )
+        clean["template_version"] = number
+    if raw.get("rag_strictness") not in (None, ""):
+        if raw["rag_strictness"] not in STRICTNESS:
+            raise RunRefused("strictness_invalid", "Strictness is strict or relaxed.")
+        clean["rag_strictness"] = raw["rag_strictness"]
+    if raw.get("top_k") not in (None, ""):
+        top_k = int(raw["top_k"])
+        if not 1 <= top_k <= TOP_K_MAX:
+            raise RunRefused("top_k_invalid", f"Top k is between 1 and {TOP_K_MAX}.")
+        clean["top_k"] = top_k
+    if raw.get("hybrid") not in (None, ""):
+        clean["hybrid"] = bool(raw["hybrid"])
+    if raw.get("model"):
+        clean["model"] = str(raw["model"])[:200]
+    return clean
+
+
+def evaluation_run_create(
+    *,
+    set_id: uuid.UUID | str,
+    overrides: Mapping[str, Any] | None = None,
+    label: str = "",
+    user: Any = None,
+    enqueue: bool = True,
+) -> EvaluationRun:
+    """Queue a run of the set (the task starts after commit; `enqueue=False` leaves it to the caller,
+    e.g. the `evaluate` command, which executes it in its own process); RunRefused says why not."""
+    from insights.tasks import evaluation_run_execute_task
+
+    evaluation_set = EvaluationSet.objects.select_related("bot").get(pk=set_id)
+    clean = overrides_clean(bot_id=evaluation_set.bot_id, raw=overrides or {})
+    total = evaluation_set.cases.count()
+    _refusal_check(bot=evaluation_set.bot, cases=total)
+    run = EvaluationRun.objects.create(
+        evaluation_set=evaluation_set,
+        bot=evaluation_set.bot,
+        label=label[:200] or _label(clean),
+        overrides=clean,
+        total=total,
+        created_by=user if getattr(user, "pk", None) else None,
+    )
+    if enqueue:
+        evaluation_run_execute_task.delay_on_commit(str(run.pk))
+    return run
+
+
+def _label(overrides: Mapping[str, Any]) -> str:
+    if not overrides:
+        return "the bot as it is"
+    return ", ".join(f"{key}={value}" for key, value in overrides.items())
+
+
+def _refusal_check(*, bot: Bot, cases: int) -> None:
+    if cases == 0:
+        raise RunRefused(
+            "set_empty", "This evaluation set has no case: add cases before running it."
+        )
+    if not Document.objects.filter(bots=bot).exclude(status=Document.Status.FAILED).exists():
+        raise RunRefused(
+            "bot_has_no_documents",
+            f"The bot “{bot.name}” has no document: every case would be answered from nothing."
+            " Add documents to the bot first.",
+        )
+
+
+def evaluation_run_execute(*, run_id: uuid.UUID | str) -> str:
+    """Answer every case not answered yet, then compute the metrics; returns the run's status.
+
+    Raises DocumentsPending while the bot has documents but none is ready yet.
+    """
+    run = EvaluationRun.objects.select_related("bot").get(pk=run_id)
+    if run.status in (EvaluationRun.Status.COMPLETED, EvaluationRun.Status.FAILED):
+        return run.status
+    cases = list(EvaluationCase.objects.filter(evaluation_set_id=run.evaluation_set_id))
+    try:
+        _refusal_check(bot=run.bot, cases=len(cases))
+    except RunRefused as refused:
+        _fail(run, refused.code, str(refused))
+        return EvaluationRun.Status.FAILED
+    documents = Document.objects.filter(bots=run.bot)
+    if not documents.filter(status=Document.Status.READY).exists():
+        raise DocumentsPending(f"the documents of {run.bot.name} are still being ingested")
+    EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.QUEUED).update(
+        status=EvaluationRun.Status.RUNNING, started_at=timezone.now(), total=len(cases)
+    )
+    settings = settings_with_overrides(
+        settings=bot_settings_get(bot_id=run.bot_id), overrides=run.overrides
+    )
+    names = _document_names(run.bot)
+    answered = set(run.results.values_list("case_id", flat=True))
+    try:
+        for case in cases:
+            if case.pk in answered:
+                continue
+            pipeline = _answer(settings, case)
+            _result_store(run, case, pipeline, names)
+    except Exception as error:
+        _fail(run, "run_error", f"{type(error).__name__}: {error}")
+        raise
+    return _complete(run, settings)
+
+
+def settings_with_overrides(*, settings: BotSettings, overrides: Mapping[str, Any]) -> BotSettings:
+    """The bot's settings as the run should see them; nothing about the bot itself changes."""
+    changed = settings
+    if "template_version" in overrides:
+        source = PromptTemplateVersion.objects.values_list("source", flat=True).get(
+            bot_id=settings.bot_id,
+            kind=PromptTemplateVersion.Kind.ANSWER,
+            number=overrides["template_version"],
+        )
+        changed = dataclasses.replace(
+            changed,
+            answer_template=TemplateSource(source=source, version=overrides["template_version"]),
+        )
+    if "rag_strictness" in overrides:
+        changed = dataclasses.replace(changed, rag_strictness=overrides["rag_strictness"])
+    retrieval = changed.retrieval
+    if "top_k" in overrides:
+        retrieval = dataclasses.replace(retrieval, top_k=overrides["top_k"])
+    if "hybrid" in overrides:
+        retrieval = dataclasses.replace(retrieval, hybrid=overrides["hybrid"])
+    changed = dataclasses.replace(changed, retrieval=retrieval)
+    if "model" in overrides:
+        changed = dataclasses.replace(
+            changed, llm=dataclasses.replace(changed.llm, model=overrides["model"])
+        )
+    return changed
+
+
+def _answer(settings: BotSettings, case: EvaluationCase) -> PipelineRun:
+    scope = scope_for(
+        workspace_id=settings.workspace_id,
+        bot_id=settings.bot_id,
+        conversation_id=None,
+        external_user_id="",
+    )
+    return answer_run(
+        bot=settings,
+        question=case.question,
+        history=[HistoryTurn.coerce(turn) for turn in case.history],
+        scope=scope,
+        endpoint=llm_endpoint_for_bot(bot=settings),
+    )
+
+
+def _document_names(bot: Bot) -> dict[str, set[str]]:
+    """Each document's id → the names a case may call it by (title, file name), casefolded."""
+    return {
+        str(pk): {title.casefold(), filename.casefold()}
+        for pk, title, filename in Document.objects.filter(bots=bot).values_list(
+            "pk", "title", "filename"
+        )
+    }
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def _result_store(
+    run: EvaluationRun, case: EvaluationCase, pipeline: PipelineRun, names: dict[str, set[str]]
+) -> None:
+    answer = pipeline.generated.outcome.enforced.answer
+    chunks = pipeline.chunks
+    used = {usage.chunk for usage in answer.context_usage if usage.used_in_response}
+    cited = [chunk for chunk in chunks if chunk.id in used]
+    expected = [source.casefold() for source in case.expected_sources]
+    snippet = _normal(case.expected_snippet)
+
+    def matches(chunk: Any, item: str) -> bool:
+        if item == "\0snippet":
+            return snippet in _normal(chunk.text)
+        return item in names.get(chunk.document_id, set()) or item == chunk.title.casefold()
+
+    items = expected + (["\0snippet"] if snippet else [])
+    recall = (
+        sum(any(matches(c, item) for c in chunks) for item in items) / len(items) if items else None
+    )
+    precision = (
+        sum(any(matches(c, item) for item in items) for c in cited) / len(cited)
+        if items and cited
+        else None
+    )
+    status = answer.status.value
+    failures = []
+    if case.expected_status and status != case.expected_status:
+        failures.append(f"status: expected {case.expected_status}, got {status}")
+    if case.expect_no_answer and status not in NO_ANSWER_STATUSES:
+        failures.append(f"expected no answer, got {status}")
+    if recall is not None and recall < 1:
+        failures.append(f"sources: {round(recall * len(items))} of {len(items)} expected retrieved")
+    generated = pipeline.generated
+    _, created = EvaluationResult.objects.get_or_create(
+        run=run,
+        case=case,
+        defaults={
+            "position": case.position,
+            "question": case.question,
+            "expected_status": case.expected_status,
+            "expect_no_answer": case.expect_no_answer,
+            "status": status,
+            "answer": pipeline.route.text,
+            "retrieved": [
+                {"document_id": c.document_id, "title": c.title, "rank": c.rank, "score": c.score}
+                for c in chunks
+            ],
+            "cited": [c.rank for c in cited],
+            "source_recall": recall,
+            "citation_precision": precision,
+            "repairs": len(generated.outcome.enforced.repairs),
+            "latency_ms": pipeline.latencies.get("total", 0),
+            "prompt_tokens": generated.prompt_tokens,
+            "completion_tokens": generated.completion_tokens,
+            "model": generated.model[:200],
+            "passed": not failures,
+            "failures": failures,
+        },
+    )
+    if created:
+        EvaluationRun.objects.filter(pk=run.pk).update(done=run.results.count())
+
+
+def _complete(run: EvaluationRun, settings: BotSettings) -> str:
+    facts = [
+        ResultFacts(
+            expected_status=r.expected_status,
+            expect_no_answer=r.expect_no_answer,
+            status=r.status,
+            source_recall=r.source_recall,
+            citation_precision=r.citation_precision,
+            repairs=r.repairs,
+            latency_ms=r.latency_ms,
+            prompt_tokens=r.prompt_tokens,
+            completion_tokens=r.completion_tokens,
+            passed=r.passed,
+        )
+        for r in run.results.all()
+    ]
+    metrics = run_metrics(results=facts, top_k=settings.retrieval.top_k)
+    with transaction.atomic():
+        EvaluationRun.objects.filter(pk=run.pk).exclude(status=EvaluationRun.Status.FAILED).update(
+            status=EvaluationRun.Status.COMPLETED,
+            metrics=metrics,
+            done=len(facts),
+            completed_at=timezone.now(),
+        )
+    return EvaluationRun.Status.COMPLETED
+
+
+def evaluation_run_fail(*, run_id: uuid.UUID | str, code: str, message: str) -> None:
+    """Fail a run that will never finish (e.g. its documents were never ingested)."""
+    _fail(EvaluationRun.objects.get(pk=run_id), code, message)
+
+
+def _fail(run: EvaluationRun, code: str, message: str) -> None:
+    EvaluationRun.objects.filter(pk=run.pk).exclude(status=EvaluationRun.Status.COMPLETED).update(
+        status=EvaluationRun.Status.FAILED,
+        error_code=code[:60],
+        error_message=message[:1000],
+        completed_at=timezone.now(),
+    )

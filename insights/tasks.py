@@ -1,0 +1,55 @@
+"""Thin Celery tasks of the insights app: ids in, one service call (each safe to deliver twice)."""
+
+from __future__ import annotations
+
+import random
+
+from celery import shared_task
+
+
+@shared_task(name="insights.gap_clustering_compute", acks_late=True)
+def gap_clustering_compute_task(clustering_id: str) -> bool:
+    from insights.services.gaps import gap_clustering_compute
+
+    return gap_clustering_compute(clustering_id=clustering_id)
+
+
+@shared_task(name="insights.turn_rollups_refresh", acks_late=True)
+def turn_rollups_refresh_task() -> int:
+    from insights.services.rollups import turn_rollups_refresh
+
+    return turn_rollups_refresh()
+
+
+@shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=60)
+def evaluation_run_execute_task(self, run_id: str) -> str:  # type: ignore[no-untyped-def]
+    from insights.services.runs import (
+        WAIT_FOR_DOCUMENTS_SECONDS,
+        DocumentsPending,
+        evaluation_run_execute,
+        evaluation_run_fail,
+    )
+
+    try:
+        return evaluation_run_execute(run_id=run_id)
+    except DocumentsPending as exc:
+        if self.request.retries >= self.max_retries:
+            evaluation_run_fail(run_id=run_id, code="documents_not_ready", message=str(exc))
+            return "failed"
+        # Ingestion is still running (the demo's first run is queued with its documents).
+        countdown = WAIT_FOR_DOCUMENTS_SECONDS + random.uniform(0, 1)  # noqa: S311 - jitter
+        raise self.retry(exc=exc, countdown=countdown) from exc
+
+
+@shared_task(name="insights.faq_candidates_collect", acks_late=True)
+def faq_candidates_collect_task() -> int:
+    from insights.services.knowledge import faq_candidates_collect
+
+    return faq_candidates_collect()
+
+
+@shared_task(name="insights.gap_clusters_coverage_refresh", acks_late=True)
+def gap_clusters_coverage_refresh_task(bot_id: str) -> int:
+    from insights.services.gaps import gap_clusters_coverage_refresh
+
+    return gap_clusters_coverage_refresh(bot_id=bot_id)

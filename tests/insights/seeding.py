@@ -1,0 +1,131 @@
+"""Seeded turns for the analytics tests: a varied, random mix (statuses, confidences, topics,
+suggestions, channels, handoffs claimed or timed out, feedback with reasons), and a SQL recount
+of each figure written independently of insights.selectors, to check the page against."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection
+from django.utils import timezone
+
+from bots.models import Bot
+from conversations.models import Conversation, Turn, TurnStatus
+from handoff.models import Handoff, HandoffReason, TurnFeedback
+
+STATUSES = [s.value for s in TurnStatus]
+
+
+def turns_seed(*, bot: Bot, count: int, days: int = 10, seed: int = 7) -> list[Turn]:
+    rng = random.Random(seed)
+    now = timezone.now()
+    turns: list[Turn] = []
+    conversation = None
+    for n in range(count):
+        if n % 4 == 0:
+            conversation = Conversation.objects.create(
+                bot=bot, channel=rng.choice(["widget", "api"])
+            )
+        assert conversation is not None
+        status = rng.choice(STATUSES)
+        confidence = round(rng.random(), 3) if rng.random() < 0.9 else None
+        topic = rng.choice(["unknown", "unknown", "Battery", "Orders", ""])
+        suggested = rng.sample(["Helmets", "Insurance", "Tyres"], rng.randint(0, 2))
+        route = "open_handoff" if status == "human_escalation" else "show_answer"
+        turn = Turn.objects.create(
+            conversation=conversation,
+            client_message_id=f"m{n}",
+            user_text=f"question {n} about {rng.choice(['helmets', 'tyres', 'batteries'])}",
+            status=status,
+            confidence=confidence,
+            topic=topic,
+            suggested_topics=suggested if topic in ("unknown", "") else [],
+            route_action=route,
+            route_reason="answer",
+            completed_at=now,
+        )
+        at = now - timedelta(days=rng.randint(0, days - 1), hours=rng.randint(0, 3))
+        Turn.objects.filter(pk=turn.pk).update(created_at=at)
+        turn.created_at = at
+        if route == "open_handoff" or (status == "found_in_context" and rng.random() < 0.1):
+            claimed = rng.random() < 0.6
+            handoff = Handoff.objects.create(
+                conversation=conversation,
+                reason=HandoffReason.HUMAN_ESCALATION
+                if route == "open_handoff"
+                else HandoffReason.LOW_CONFIDENCE,
+                turn=turn,
+                claimed_at=at + timedelta(seconds=rng.randint(5, 300)) if claimed else None,
+                timed_out_at=None if claimed else at + timedelta(minutes=5),
+                closed_at=at + timedelta(minutes=10),
+                outcome=Handoff.Outcome.RESOLVED,
+            )
+            Handoff.objects.filter(pk=handoff.pk).update(opened_at=at + timedelta(seconds=1))
+        if rng.random() < 0.3:
+            down = rng.random() < 0.5
+            TurnFeedback.objects.create(
+                turn=turn,
+                rating="down" if down else "up",
+                reasons=rng.sample(["wrong", "incomplete"], rng.randint(1, 2)) if down else [],
+            )
+        turns.append(turn)
+    return turns
+
+
+_BASE = """
+FROM conversations_turn t JOIN conversations_conversation c ON c.id = t.conversation_id
+WHERE c.bot_id = %s AND t.created_at >= %s AND t.created_at < %s AND t.completed_at IS NOT NULL
+  AND (%s = '' OR c.channel = %s)
+"""
+_STATUS_SQL = "SELECT t.status, count(*) {base} GROUP BY 1".replace("{base}", _BASE)
+
+
+def _count(condition: str) -> str:
+    """A count of the scoped turns meeting a condition written in this module (never input)."""
+    return "SELECT count(*) {base} {condition}".replace("{base}", _BASE).replace(
+        "{condition}", condition
+    )
+
+
+def recount(*, bot: Bot, start: datetime, end: datetime, channel: str = "") -> dict[str, Any]:
+    """The page's figures recounted straight from the tables."""
+    params = [bot.pk, start, end, channel, channel]
+    with connection.cursor() as cursor:
+
+        def one(sql: str) -> Any:
+            cursor.execute(sql, params)
+            return cursor.fetchone()[0]
+
+        def pairs(sql: str) -> dict[Any, int]:
+            cursor.execute(sql, params)
+            return dict(cursor.fetchall())
+
+        return {
+            "turns": one(_count("")),
+            "by_status": pairs(_STATUS_SQL),
+            "deflected": one(
+                _count(
+                    " AND t.status IN ('found_in_context', 'small_talk')"
+                    " AND t.route_action = 'show_answer'"
+                    " AND t.id NOT IN (SELECT turn_id FROM handoff_handoff WHERE turn_id IS NOT NULL)"
+                )
+            ),
+            "rated": one(_count(" AND t.id IN (SELECT turn_id FROM handoff_turnfeedback)")),
+            "down": one(
+                _count(
+                    " AND t.id IN (SELECT turn_id FROM handoff_turnfeedback WHERE rating = 'down')"
+                )
+            ),
+            "confidence_top": one(_count(" AND t.confidence >= 0.9")),
+            "helmets": one(
+                _count(" AND t.topic IN ('', 'unknown') AND t.suggested_topics @> '[\"Helmets\"]'")
+            ),
+            "wrong": one(
+                _count(
+                    " AND t.id IN (SELECT turn_id FROM handoff_turnfeedback"
+                    " WHERE rating = 'down' AND 'wrong' = ANY(reasons))"
+                )
+            ),
+        }

@@ -1,0 +1,189 @@
+"""The analytics page through Django's test client: its figures against a SQL recount, every
+figure's link opening exactly the turns it counts, exports, scoping, and "add as covered topic"."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import datetime, time, timedelta
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from bots.models import Bot
+from core.models import Membership
+from core.permissions import workspace_admins_group_ensure
+from insights.services.rollups import turn_rollups_refresh
+from prompt_context.models import Topic
+from tests.insights.seeding import recount, turns_seed
+from tests.support.factories import BotFactory, MembershipFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _period() -> tuple[datetime, datetime]:
+    today = timezone.localdate()
+    zone = timezone.get_current_timezone()
+    return (
+        datetime.combine(today - timedelta(days=29), time.min, tzinfo=zone),
+        datetime.combine(today + timedelta(days=1), time.min, tzinfo=zone),
+    )
+
+
+def _member_client(bot: Bot) -> Client:
+    workspace_admins_group_ensure()
+    membership = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
+    client = Client()
+    client.force_login(membership.user)
+    return client
+
+
+def _value(html: str, element_id: str) -> int:
+    found = re.search(rf'id="{element_id}"[^>]*data-value="(\d+)"', html)
+    assert found, f"no figure #{element_id}"
+    return int(found.group(1))
+
+
+def _href(html: str, element_id: str) -> str:
+    found = re.search(rf'href="([^"]+)" id="{element_id}"', html) or re.search(
+        rf'id="{element_id}" href="([^"]+)"', html
+    )
+    assert found, f"no link #{element_id}"
+    return found.group(1).replace("&amp;", "&")
+
+
+def _listed(client: Client, url: str) -> int:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return int(response.context["cl"].result_count)
+
+
+def test_the_figures_match_a_sql_recount_and_link_to_their_turns() -> None:
+    bot = BotFactory()
+    turns_seed(bot=bot, count=120)
+    turn_rollups_refresh()
+    client = _member_client(bot)
+    page = client.get(reverse("admin:insights_analytics", args=[bot.pk]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    start, end = _period()
+    expected = recount(bot=bot, start=start, end=end)
+
+    assert f"<strong>{expected['turns']}</strong>" in html
+    for status, n in expected["by_status"].items():
+        assert _value(html, f"status-total-{status}") == n
+        assert _listed(client, _href(html, f"status-total-{status}")) == n
+    assert _value(html, "deflected-count") == expected["deflected"]
+    assert _listed(client, _href(html, "deflected-count")) == expected["deflected"]
+    assert _value(html, "feedback-rated") == expected["rated"]
+    assert _listed(client, _href(html, "feedback-rated")) == expected["rated"]
+    assert _value(html, "feedback-down") == expected["down"]
+    assert _value(html, "reason-wrong") == expected["wrong"]
+    assert _listed(client, _href(html, "reason-wrong")) == expected["wrong"]
+    top_bar = re.search(r'<a href="([^"]+)"><rect id="confidence-9" data-value="(\d+)"', html)
+    assert top_bar and int(top_bar.group(2)) == expected["confidence_top"]
+    assert _listed(client, top_bar.group(1).replace("&amp;", "&")) == expected["confidence_top"]
+    helmets = re.search(r'<td>Helmets</td><td><a href="([^"]+)" data-value="(\d+)"', html)
+    assert helmets and int(helmets.group(2)) == expected["helmets"]
+    assert _listed(client, helmets.group(1).replace("&amp;", "&")) == expected["helmets"]
+
+    widget = client.get(
+        reverse("admin:insights_analytics", args=[bot.pk]),
+        {"start": start.date(), "end": (end - timedelta(days=1)).date(), "channel": "widget"},
+    ).content.decode()
+    assert (
+        f"<strong>{recount(bot=bot, start=start, end=end, channel='widget')['turns']}</strong>"
+        in widget
+    )
+
+
+def test_exports_hold_the_turns_behind_the_view() -> None:
+    bot = BotFactory()
+    turns_seed(bot=bot, count=40)
+    turn_rollups_refresh()
+    client = _member_client(bot)
+    html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
+    start, end = _period()
+    expected = recount(bot=bot, start=start, end=end)
+    found_url = _href(html, "status-total-found_in_context")
+
+    rows = list(csv.DictReader(io.StringIO(_body(client.get(found_url + "&export=csv")))))
+    assert len(rows) == expected["by_status"].get("found_in_context", 0)
+    assert {row["status"] for row in rows} <= {"found_in_context"}
+    everything = json.loads(_body(client.get(_href(html, "insights-export-json"))))
+    assert len(everything) == expected["turns"]
+    assert {"id", "user_text", "status", "confidence"} <= set(everything[0])
+
+
+def _body(response: Any) -> str:
+    assert response.status_code == 200
+    return b"".join(response.streaming_content).decode()
+
+
+def test_a_stranger_sees_neither_the_page_nor_the_turns() -> None:
+    bot = BotFactory()
+    turns_seed(bot=bot, count=8)
+    stranger = _member_client(BotFactory())
+    assert stranger.get(reverse("admin:insights_analytics", args=[bot.pk])).status_code == 404
+    listed = stranger.get(reverse("admin:insights_analyzedturn_changelist"), {"bot": bot.pk})
+    assert listed.status_code == 200 and listed.context["cl"].result_count == 0
+    exported = stranger.get(
+        reverse("admin:insights_analyzedturn_changelist"), {"bot": bot.pk, "export": "json"}
+    )
+    assert json.loads(_body(exported)) == []
+
+
+def test_add_a_suggested_topic_as_covered_and_refuse_an_excluded_one() -> None:
+    bot = BotFactory()
+    Topic.objects.create(bot=bot, name="Insurance", kind=Topic.Kind.EXCLUDED)
+    client = _member_client(bot)
+    url = reverse("admin:insights_analytics", args=[bot.pk])
+    client.post(url, {"action": "cover_topic", "topic": "Helmets"})
+    assert Topic.objects.get(bot=bot, name="Helmets").kind == Topic.Kind.COVERED
+    client.post(url, {"action": "cover_topic", "topic": "helmets"})  # already covered: no-op
+    assert Topic.objects.filter(bot=bot, name__iexact="helmets").count() == 1
+    response = client.post(url, {"action": "cover_topic", "topic": "insurance"}, follow=True)
+    assert "cannot be both covered and excluded" in response.content.decode()
+    assert not Topic.objects.filter(bot=bot, name="insurance").exists()
+
+
+def test_the_rollups_follow_new_turns_and_feedback() -> None:
+    bot = BotFactory()
+    turns = turns_seed(bot=bot, count=12)
+    turn_rollups_refresh()
+    client = _member_client(bot)
+    url = reverse("admin:insights_analytics", args=[bot.pk])
+    before = _value(client.get(url).content.decode(), "feedback-rated")
+    from handoff.models import TurnFeedback
+
+    unrated = [t for t in turns if not TurnFeedback.objects.filter(turn=t).exists()]
+    TurnFeedback.objects.create(turn=unrated[0], rating="up")
+    turn_rollups_refresh()
+    assert _value(client.get(url).content.decode(), "feedback-rated") == before + 1
+
+
+def test_imported_history_needs_a_rebuild_which_counts_it() -> None:
+    from insights.services.rollups import turn_rollups_rebuild
+
+    bot = BotFactory()
+    turn_rollups_refresh()  # the watermark is now
+    turns_seed(bot=bot, count=10)
+    from conversations.models import Turn
+    from handoff.models import Handoff, TurnFeedback
+
+    old = timezone.now() - timedelta(days=3)
+    # Imported: completed, rated and escalated long before the watermark.
+    Turn.objects.filter(conversation__bot=bot).update(completed_at=old, created_at=old)
+    TurnFeedback.objects.filter(turn__conversation__bot=bot).update(updated_at=old)
+    Handoff.objects.filter(conversation__bot=bot).update(opened_at=old)
+    turn_rollups_refresh()
+    client = _member_client(bot)
+    url = reverse("admin:insights_analytics", args=[bot.pk])
+    assert "<strong>0</strong>" in client.get(url).content.decode()
+    assert turn_rollups_rebuild(bot_id=str(bot.pk)) >= 1
+    assert "<strong>10</strong>" in client.get(url).content.decode()

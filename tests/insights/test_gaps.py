@@ -1,0 +1,89 @@
+"""Knowledge gaps: failed questions embedded with the local model and clustered; the page lists
+each cluster with its size, examples and a link to exactly its turns."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from conversations.models import Conversation, Turn
+from core.permissions import workspace_admins_group_ensure
+from insights.models import GapClustering
+from insights.services.gaps import (
+    gap_clustering_compute,
+    gap_clustering_request,
+    gap_clusters_coverage_refresh,
+)
+from tests.support.factories import BotFactory, MembershipFactory
+
+pytestmark = pytest.mark.django_db
+
+SHIPPING = [
+    "Do you ship to Canada?",
+    "Can you deliver my order to Canada?",
+    "Is shipping to Canada possible?",
+    "Do you ship to Canada?",  # asked twice: embedded once, both turns in the cluster
+]
+PASSWORD = [
+    "How do I reset my password?",
+    "I forgot my password, how can I reset it?",
+    "Password reset instructions please",
+]
+
+
+def _turn(conversation: Conversation, n: int, text: str, status: str, confidence: float) -> Turn:
+    return Turn.objects.create(
+        conversation=conversation,
+        client_message_id=f"m{n}",
+        user_text=text,
+        status=status,
+        confidence=confidence,
+        completed_at=timezone.now(),
+    )
+
+
+def test_failed_questions_are_clustered_by_meaning_and_listed_with_their_turns() -> None:
+    bot = BotFactory()
+    conversation = Conversation.objects.create(bot=bot, channel="widget")
+    for n, text in enumerate(SHIPPING):
+        _turn(conversation, n, text, "not_found_in_context", 0.1)
+    for n, text in enumerate(PASSWORD, start=10):
+        _turn(conversation, n, text, "found_in_context", 0.2)  # found, but below the threshold
+    _turn(conversation, 20, "What are your opening hours?", "found_in_context", 0.95)  # no gap
+    now = timezone.now()
+    clustering = gap_clustering_request(
+        bot_id=bot.pk, start=now - timedelta(days=1), end=now + timedelta(days=1)
+    )
+    assert gap_clustering_compute(clustering_id=clustering.pk)
+    assert not gap_clustering_compute(clustering_id=clustering.pk)  # a second delivery: no-op
+    clustering.refresh_from_db()
+    assert clustering.status == GapClustering.Status.COMPLETED and clustering.questions == 7
+    clusters = list(clustering.clusters.all())
+    groups = sorted(sorted(t.user_text for t in cluster.turns.all()) for cluster in clusters)
+    assert groups == sorted([sorted(PASSWORD), sorted(SHIPPING)])
+    biggest = clusters[0]
+    assert biggest.size == 4 and biggest.label in SHIPPING and len(biggest.examples) == 3
+
+    workspace_admins_group_ensure()
+    client = Client()
+    client.force_login(MembershipFactory(workspace=bot.workspace).user)
+    page = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
+    assert biggest.label in page
+    listed = client.get(
+        reverse("admin:insights_analyzedturn_changelist"),
+        {"bot": bot.pk, "gap_cluster": biggest.pk},
+    )
+    assert listed.context["cl"].result_count == 4
+
+    # Later, the bot answers a shipping question from a new document: that gap is covered, the
+    # password one is not.
+    later = _turn(conversation, 30, "Can I get my bike shipped to Canada?", "found_in_context", 0.9)
+    Turn.objects.filter(pk=later.pk).update(created_at=now + timedelta(days=2))
+    assert gap_clusters_coverage_refresh(bot_id=bot.pk) == 1
+    covered = {c.label: c.covered_at for c in clustering.clusters.all()}
+    assert covered[biggest.label] is not None
+    assert [at for label, at in covered.items() if label != biggest.label] == [None]

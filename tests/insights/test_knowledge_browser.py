@@ -1,0 +1,61 @@
+"""In headless Chromium: an FAQ candidate from a resolved handoff is edited and approved; the worker
+ingests it as a document of the bot, and the bot (Try it, offline provider) answers from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from core.models import Membership, Workspace
+from core.permissions import workspace_admins_group_ensure
+from insights.models import FaqCandidate
+from insights.services.knowledge import faq_candidates_collect
+from rag.models import Document
+from tests.insights.test_knowledge import _resolved_handoff
+from tests.support.browser import admin_login, artifact_path
+from tests.support.factories import PASSWORD, BotFactory, MembershipFactory
+from tests.support.knowledge import document_ingested
+from tests.support.processes import wait_for
+
+
+@pytest.mark.browser
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.timeout(240)
+def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
+    page: Page, live_server: Any, celery_worker: str
+) -> None:
+    base = live_server.url
+    workspace = Workspace.objects.create(name="Rentals", slug="rentals-browser")
+    bot = BotFactory(workspace=workspace, name="Rental bot")
+    document_ingested(
+        workspace=workspace, text="# Repairs\n\nFlat tyres are fixed while you wait.", bots=[bot]
+    )
+    _resolved_handoff(bot)
+    assert faq_candidates_collect() == 1
+    workspace_admins_group_ensure()
+    membership = MembershipFactory(workspace=workspace, role=Membership.Role.OWNER)
+    admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
+
+    page.goto(f"{base}/admin/insights/faqcandidate/")
+    page.locator("#result_list tr", has_text="Can I rent a tandem bike").locator("th a").click()
+    page.fill("#id_answer", "Tandems are rented at the Lyon shop only: 40 euros a day.")
+    page.click("#faq-approve")
+    expect(page.locator(".messagelist")).to_contain_text("being ingested")
+    candidate = FaqCandidate.objects.get()
+    assert candidate.status == "approved" and candidate.document_id is not None
+    wait_for(
+        lambda: Document.objects.filter(pk=candidate.document_id, status="ready").exists(),
+        timeout=90,
+        what="the worker to ingest the FAQ entry",
+    )
+
+    page.goto(f"{base}/admin/conversations/turn/try/{bot.pk}/")
+    page.fill("#id_question", "Do you rent tandem bikes?")
+    page.select_option("#id_provider", "offline")
+    page.click("input[name=ask]")
+    expect(page.locator("#try-answer")).to_contain_text("40 euros")
+    expect(page.locator("#try-chunks")).to_contain_text("FAQ: Can I rent a tandem bike")
+    page.screenshot(path=artifact_path("insights-faq-answer.png"), full_page=True)
