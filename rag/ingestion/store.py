@@ -9,7 +9,7 @@ ORM's ``bulk_create`` compiled two ``SearchVector`` expressions for every row, ~
 per chunk; bench/ingest). The full-text vector is computed by the INSERT itself, so each chunk row
 (and its HNSW and GIN entries) is written once; it indexes the heading path as jsonb text (weight A)
 and the text (B), as ``SearchVector(heading) + SearchVector(text)`` would, through ``parley_tsvector`` (the
-configuration's analysis after folding accents, the one the BM25 query uses too), and its length.
+configuration's stemmer and stop words, then accents folded: the analysis the BM25 query uses too), and its length.
 The same transaction keeps BM25's term statistics (rag_termstat, rag_corpusstat): the triggers of migration
 0003 count the deleted chunks out and the inserted ones in, whatever statement deletes or inserts them.
 """
