@@ -3,9 +3,12 @@
     nice -n 10 .venv/bin/python -m bench.guard [--corpora ../shared/corpora] [--threshold 0.6]
 
 Sets (bench/guard/sets, written apart from the training examples in rag/guard/data): held-out attacks
-per language (EN FR DE ES IT PT), benign look-alikes that use trigger words, and every question of the
-shared corpora's queries.jsonl as ordinary benign traffic. Latency: what the detector adds to a turn
-once its embedding of the message is reused by retrieval (p50/p95 over the corpora questions).
+per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
+looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
+tuned on; *_fresh.txt: written after the second freeze and never tuned on), and every question of
+the shared corpora's queries.jsonl as ordinary benign traffic.
+Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
+(p50/p95 over the corpora questions).
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ def main() -> None:
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     attacks = labelled_lines("attacks.txt")
     lookalikes = labelled_lines("lookalikes.txt")
+    late_attacks = labelled_lines("attacks_late.txt")
+    late_lookalikes = labelled_lines("lookalikes_late.txt")
+    fresh_attacks = labelled_lines("attacks_fresh.txt")
+    fresh_lookalikes = labelled_lines("lookalikes_fresh.txt")
     questions = corpora_questions(args.corpora or corpora_dir())
 
     def new(text: str) -> bool:
@@ -48,6 +55,17 @@ def main() -> None:
     print(f"{'set':34} {'n':>5} {'old':>7} {'new':>7}")
     _rows("detection, attacks", attacks, baseline_flags, new)
     _rows("false positives, look-alikes", lookalikes, baseline_flags, new)
+    print(
+        "-- second round: written after the first freeze, measured (0.567 detection), then tuned on:"
+    )
+    _rows("detection, late attacks", late_attacks, baseline_flags, new)
+    _row("false positives, late look-alikes", [t for _l, t in late_lookalikes], baseline_flags, new)
+    print("-- third round: written after the second freeze, measured once, never tuned on:")
+    _rows("detection, fresh attacks", fresh_attacks, baseline_flags, new)
+    _row(
+        "false positives, fresh look-alikes", [t for _l, t in fresh_lookalikes], baseline_flags, new
+    )
+    print("-- ordinary questions:")
     for corpus, texts in questions.items():
         _row(f"false positives, {corpus} questions", texts, baseline_flags, new)
     every = [text for texts in questions.values() for text in texts]
