@@ -10,6 +10,7 @@ import io
 import logging
 from dataclasses import dataclass
 
+from django.conf import settings
 from PIL import Image
 
 from core.llm.errors import LLMError
@@ -64,7 +65,7 @@ def figures_describe(
             except LLMError as exc:
                 logger.warning("vision description of a figure failed: %s", exc)
                 entry["vision_error"] = f"{exc.code}: {exc.message}"[:500]
-        if not text:
+        if not text and settings.PARLEY_OCR_ENABLED:
             try:
                 text, source = ocr_text(Image.open(io.BytesIO(figure.png))), "ocr"
             except IngestError as exc:

@@ -7,6 +7,8 @@ a figure, for the workspace's vision model to describe.
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from rag.parsing import Box, Figure, ParsedDocument
 from rag.parsing.images import image_open, image_png
 from rag.parsing.ocr import ocr_page
@@ -14,11 +16,13 @@ from rag.parsing.ocr import ocr_page
 
 def parse_image(data: bytes, filename: str) -> ParsedDocument:
     image = image_open(data)
-    result = ocr_page(image, page_number=1)
-    blocks = result.blocks
+    # With OCR off, an image can still be described by the workspace's vision model (as a figure).
+    blocks = ocr_page(image, page_number=1).blocks if settings.PARLEY_OCR_ENABLED else []
     figures = []
     if not blocks:
         width, height = image.size
         box = Box(1, 0.0, 0.0, float(width), float(height))
         figures.append(Figure(image_png(image), 1, box, width, height))
-    return ParsedDocument(blocks=blocks, modality="image", figures=figures, ocr_pages=1)
+    return ParsedDocument(
+        blocks=blocks, modality="image", figures=figures, ocr_pages=int(settings.PARLEY_OCR_ENABLED)
+    )
