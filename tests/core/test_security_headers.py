@@ -36,6 +36,7 @@ def readme_production_env() -> dict[str, str]:
 
 def production_env() -> dict[str, str]:
     env = {**os.environ, **readme_production_env()}
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser tests' setting, never a deployment's
     env["SECRET_KEY"] = secrets.token_urlsafe(50)  # the README shows how to make one
     # The running test services: the child must neither start nor stop embedded ones.
     env["DATABASE_URL"] = child_database_url()
