@@ -34,11 +34,8 @@ from api.principal import Principal
 from api.runners import stream_runner_open
 from api.schema import SSE_RESPONSE
 from api.sse import EventStreamRenderer, sse_response, wants_event_stream
-from conversations.models import Turn
-from conversations.pipeline import rag_search_answer, turn_answer
-from conversations.pipeline.results import muted_result_json
-from conversations.pipeline.turns import MUTED_OWNERS
-from handoff.services import HandoffError, visitor_message_post
+from conversations.pipeline import rag_search_answer
+from handoff.services import visitor_message_body, visitor_message_receive
 
 _SSE = SSE_RESPONSE
 
@@ -65,46 +62,31 @@ class ChatTurnView(APIView):
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
         client_message_id = data.get("client_message_id") or f"auto-{uuid.uuid4().hex}"
-        answered = Turn.objects.filter(
-            conversation=conversation, client_message_id=client_message_id
-        ).exists()
-        if conversation.owner in MUTED_OWNERS and not answered:
-            try:  # the bot is muted: no LLM call, the message goes to the agent
-                forwarded = visitor_message_post(
-                    conversation_id=conversation.pk,
-                    text=data["message"],
-                    client_message_id=client_message_id,
-                )
-            except HandoffError:  # the owner moved back to the bot meanwhile
-                forwarded = None
-            if (
-                forwarded is not None
-            ):  # JSON even to a client that asked for a stream: there is nothing to stream
-                body = {
-                    **muted_result_json(owner=forwarded["owner"]),
-                    "message": forwarded["message"],
-                }
-                return JsonResponse(body, status=202)
-        kwargs: dict[str, Any] = {
-            "conversation_id": str(conversation.pk),
-            "client_message_id": client_message_id,
-            "message": data["message"],
-            "external_user_id": principal.external_user_id,
-        }
-        if wants_event_stream(request, stream_flag=data["stream"]):
-            run = stream_runner_open(
-                principal=principal,
-                runner="chat_turn",
-                kwargs=kwargs,
-                bot_id=conversation.bot_id,
-                conversation_id=conversation.pk,
-            )
-            return sse_response(
-                stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue
-            )
-        kwargs["conversation_id"] = conversation.pk
-        result = turn_answer(**kwargs)
-        return Response(result.payload, status=202 if result.muted else 200)
+        streamed = wants_event_stream(request, stream_flag=data["stream"])
+        received = visitor_message_receive(
+            conversation_id=conversation.pk,
+            client_message_id=client_message_id,
+            text=data["message"],
+            external_user_id=principal.external_user_id,
+            answer_elsewhere=streamed,
+        )
+        if received.muted:  # JSON even to a client that asked for a stream: nothing to stream
+            return JsonResponse(visitor_message_body(received), status=202)
+        if not received.answer_deferred:
+            return Response(received.payload)
+        run = stream_runner_open(
+            principal=principal,
+            runner="chat_turn",
+            kwargs={
+                "conversation_id": str(conversation.pk),
+                "client_message_id": client_message_id,
+                "message": data["message"],
+                "external_user_id": principal.external_user_id,
+            },
+            bot_id=conversation.bot_id,
+            conversation_id=conversation.pk,
+        )
+        return sse_response(stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue)
 
 
 class RagSearchView(APIView):

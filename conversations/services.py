@@ -10,7 +10,7 @@ workers race, and the caller's turn instance carries what was stored (no re-read
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,7 +20,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from conversations.contract.attempts import AnswerOutcome
-from conversations.models import Conversation, RagSearchExecution, SecurityEvent, Turn
+from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from conversations.routing import RouteDecision
 from conversations.types import AnswerStatus, RetrievedChunk
 
@@ -150,51 +150,14 @@ def security_event_record(*, turn: Turn, explanation: str, model: str = "") -> S
     return event
 
 
-def conversation_escalate(*, conversation_id: uuid.UUID, turn_id: uuid.UUID | None = None) -> bool:
-    """Hand the conversation to the team: owner bot → waiting_agent, by one conditional UPDATE.
-
-    The single call site of an escalation decided by the answer pipeline; False when the bot did
-    not own the conversation (already escalated, or an agent holds it). The handoff app extends
-    this with its events and notifications.
-    """
-    updated = Conversation.objects.filter(pk=conversation_id, owner=Conversation.Owner.BOT).update(
-        owner=Conversation.Owner.WAITING_AGENT, updated_at=timezone.now()
-    )
-    if updated:
-        for hook in _escalation_hooks:
-            hook(conversation_id, turn_id)
-    return bool(updated)
-
-
-EscalationHook = Callable[[uuid.UUID, "uuid.UUID | None"], None]
-_escalation_hooks: list[EscalationHook] = []
-
-
-def conversation_escalation_hook_set(hook: EscalationHook) -> None:
-    """How an app above this one (handoff) records an escalation: its event, queue entry and timeout."""
-    _escalation_hooks[:] = [hook]
-
-
 @dataclass(frozen=True)
 class HistoryMessage:
-    """A message outside the bot's turns (an agent's reply, a visitor's message to the agent) for the bot's history."""
+    """A message outside the bot's turns (an agent's reply, a visitor's message to the agent) for the
+    bot's history. The handoff app, above this one, reads them and passes them down to `turn_answer`."""
 
     created_at: datetime
     role: str  # "user" for the visitor, "assistant" for the team's side
     content: str
-
-
-HistorySource = Callable[[uuid.UUID], "list[HistoryMessage]"]
-_history_sources: list[HistorySource] = []
-
-
-def conversation_history_source_set(source: HistorySource) -> None:
-    """How an app above this one (handoff) adds its messages to the history the bot answers with."""
-    _history_sources[:] = [source]
-
-
-def conversation_history_extra(*, conversation_id: uuid.UUID) -> list[HistoryMessage]:
-    return [message for source in _history_sources for message in source(conversation_id)]
 
 
 @dataclass(frozen=True)

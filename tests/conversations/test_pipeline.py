@@ -10,9 +10,10 @@ import pytest
 
 from bots.models import Bot
 from conversations.models import Conversation, SecurityEvent, Turn
-from conversations.pipeline import rag_search_answer, turn_answer
+from conversations.pipeline import rag_search_answer
 from core.llm.types import LLMEndpoint
 from core.models import Workspace
+from handoff.services import visitor_message_receive
 from rag.models import Chunk
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -57,10 +58,10 @@ def _ask(
     cid: str = "m1",
     **kw: Any,
 ):
-    return turn_answer(
+    return visitor_message_receive(
         conversation_id=conversation.pk,
         client_message_id=cid,
-        message=message,
+        text=message,
         endpoint=endpoint,
         **kw,
     )
