@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from api.live import live_stream_ensure
 from api.sse import sse_response
 from api.sse.merged import sse_merged_response
+from core.errors import ParleyError
 from handoff.live import conversation_channel, queue_channel
 from handoff.selectors import (
     agent_conversation_get,
@@ -29,7 +30,6 @@ from handoff.selectors import (
     user_is_agent,
 )
 from handoff.services import (
-    HandoffError,
     agent_message_post,
     handoff_claim,
     handoff_resolve,
@@ -47,7 +47,8 @@ View = Callable[..., HttpResponse]
 
 
 def agent_view(view: View) -> View:
-    """Logged-in agents only; JSON errors for the API part; the CSP header on every response."""
+    """Logged-in agents only; JSON errors for the API part (a service's ParleyError as
+    ``{code, message, extra}`` with its kind's status); the CSP header on every response."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -63,7 +64,10 @@ def agent_view(view: View) -> View:
                 {"code": "not_an_agent", "message": "Join the Agents group."}, status=403
             )
         else:
-            response = view(request, *args, **kwargs)
+            try:
+                response = view(request, *args, **kwargs)
+            except ParleyError as error:  # the console's one mapping of service errors to HTTP
+                response = JsonResponse(error.as_json(), status=error.http_status)
         response["Content-Security-Policy"] = CSP
         return response
 
@@ -76,10 +80,6 @@ def _conversation_or_404(request: HttpRequest, conversation_id: uuid.UUID) -> An
 
 def _not_found() -> JsonResponse:
     return JsonResponse({"code": "not_found"}, status=404)
-
-
-def _conflict(error: HandoffError) -> JsonResponse:
-    return JsonResponse({"code": error.code, "message": str(error)}, status=409)
 
 
 @require_GET
@@ -136,10 +136,7 @@ def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> Htt
 def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
-    try:
-        result = handoff_claim(conversation_id=conversation_id, agent=request.user)
-    except HandoffError as error:
-        return _conflict(error)
+    result = handoff_claim(conversation_id=conversation_id, agent=request.user)
     return JsonResponse(
         {"won": result.won, "claimed_by": result.claimed_by_name}, status=200 if result.won else 409
     )
@@ -158,15 +155,12 @@ def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
         return JsonResponse({"code": "malformed_json"}, status=400)
     if not text:
         return JsonResponse({"code": "invalid_request", "message": "text is required"}, status=400)
-    try:
-        posted = agent_message_post(
-            conversation_id=conversation_id,
-            agent=request.user,
-            text=text,
-            client_message_id=client_message_id,
-        )
-    except HandoffError as error:
-        return _conflict(error)
+    posted = agent_message_post(
+        conversation_id=conversation_id,
+        agent=request.user,
+        text=text,
+        client_message_id=client_message_id,
+    )
     return JsonResponse(message_data(posted), status=201)
 
 
@@ -186,10 +180,7 @@ def _close(
 ) -> HttpResponse:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
-    try:
-        closed = close(conversation_id=conversation_id, agent=request.user)
-    except HandoffError as error:
-        return _conflict(error)
+    closed = close(conversation_id=conversation_id, agent=request.user)
     return JsonResponse({"owner": closed.owner})
 
 

@@ -27,7 +27,7 @@ from handoff.feedback import turn_feedback_record
 from handoff.live import conversation_channel
 from handoff.models import FeedbackReason, HandoffReason, TurnFeedback
 from handoff.selectors import conversation_history
-from handoff.services import HandoffError, handoff_open, typing_signal
+from handoff.services import handoff_open, typing_signal
 
 
 class HistoryItemSerializer(serializers.Serializer):
@@ -107,16 +107,11 @@ class ConversationHandoffView(APIView):
             raise ApiError(
                 ErrorCode.PERMISSION_DENIED, "This bot does not hand conversations to humans."
             )
-        try:
-            handoff = handoff_open(
-                conversation_id=conversation.pk,
-                reason=HandoffReason.VISITOR_REQUEST,
-                detail=payload.validated_data["reason"],
-            )
-        except HandoffError as error:
-            raise ApiError(
-                ErrorCode.PERMISSION_DENIED, str(error), extra={"reason": error.code}
-            ) from None
+        handoff = handoff_open(  # a HandoffError is a 409 conflict (api.exceptions)
+            conversation_id=conversation.pk,
+            reason=HandoffReason.VISITOR_REQUEST,
+            detail=payload.validated_data["reason"],
+        )
         return Response({"owner": "waiting_agent", "handoff_id": handoff.pk}, status=202)
 
 

@@ -19,12 +19,16 @@ import urllib.request
 from collections.abc import Callable
 from types import FrameType
 
+from core.errors import ParleyError
+
 _STOP_GRACE_S = 20.0
 _READY_TIMEOUT_S = 120.0
 
 
-class LaunchError(RuntimeError):
+class LaunchError(ParleyError):
     """A problem the user can fix; printed without a traceback."""
+
+    code = "launch_failed"
 
 
 def _say(message: str) -> None:

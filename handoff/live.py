@@ -14,6 +14,8 @@ from typing import Any
 
 from django.db import transaction
 
+from core.errors import ParleyError
+
 
 @dataclass(frozen=True)
 class LiveChannel:
@@ -31,7 +33,7 @@ LiveSink = Callable[[LiveChannel, str, dict[str, Any]], str]
 _sinks: list[LiveSink] = []
 
 
-class LiveSinkMissing(RuntimeError):
+class LiveSinkMissing(ParleyError):
     code = "live_sink_missing"
 
 

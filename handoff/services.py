@@ -24,6 +24,7 @@ from conversations.models import Conversation, Turn
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import muted_result_json
 from conversations.pipeline.turns import BOT_ENDPOINT, TurnResult, turn_answer
+from core.errors import ErrorKind, ParleyError
 from core.llm.types import LLMEndpoint
 from handoff.live import conversation_channel, live_publish, live_publish_on_commit, queue_channel
 from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
@@ -33,12 +34,13 @@ Owner = Conversation.Owner
 MUTED_OWNERS = frozenset({Owner.WAITING_AGENT, Owner.AGENT})
 
 
-class HandoffError(Exception):
+class HandoffError(ParleyError):
     """A move that the conversation's current state does not allow; ``code`` is stable."""
 
+    kind = ErrorKind.CONFLICT
+
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code)
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,11 @@ from typing import Any
 
 from django.conf import settings
 
-from api.errors import REGISTRY, ApiError, ErrorCode
+from api.errors import REGISTRY, ErrorCode, parley_error_parts
 from api.redis_gateway import redis_sync
 from api.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
 from api.sse.events import EventType, StreamEmitter
+from core.errors import ParleyError
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +158,7 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
     """What a producer (a Celery task running the pipeline) wraps its work in.
 
     It yields an emitter bound to the stream and always closes the stream; an exception first
-    becomes an ``error`` event (an ``ApiError`` keeps its code, anything else is
+    becomes an ``error`` event (a ``ParleyError`` is mapped as the API maps it, anything else is
     ``internal_error`` without details), then propagates so the task records it. ``announced``:
     the web process already sent SEARCH_PREPARATION started.
     """
@@ -166,8 +167,9 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
     emitter = StreamEmitter(writer.emit, preparation_announced=announced)
     try:
         yield emitter
-    except ApiError as error:
-        emitter.error(code=str(error.code), message=error.message, extra=error.extra)
+    except ParleyError as error:
+        code, message, extra = parley_error_parts(error)
+        emitter.error(code=str(code), message=message or REGISTRY[code].message, extra=extra)
         raise
     except Exception:
         emitter.error(
