@@ -84,7 +84,11 @@ def answer_run(
     relay = PartialRelay(emitter)
     model_id = retrieval.model_id if retrieval else embedding_model_default()
     request = AnswerRequest(
-        question=condensed.question, chunks=chunks, rules=rules, messages=prompt.messages
+        question=condensed.question,
+        chunks=chunks,
+        rules=rules,
+        messages=prompt.messages,
+        guard=guard,
     )
     # Without an emitter nobody reads partial answers: no partial JSON parse per streamed delta.
     generated = answer_generate(

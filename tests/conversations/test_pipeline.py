@@ -316,3 +316,23 @@ def test_a_turn_runs_a_bounded_number_of_queries(shop, django_assert_max_num_que
     with django_assert_max_num_queries(11):
         result = _ask(conversation, "How much does a day rental cost?", None, cid="m2")
     assert result.created and result.payload["status"] == "found_in_context"
+
+
+def test_the_guards_screen_a_turns_message_once(shop, monkeypatch) -> None:
+    """Screened in `answer_run`, the result passed down to the answer and the offline provider."""
+    from conversations import guards
+    from conversations.llm import offline
+    from conversations.pipeline import run
+
+    screened: list[str] = []
+
+    def counting_screen(*, text: str) -> guards.GuardMatch | None:
+        screened.append(text)
+        return guards.message_screen(text=text)
+
+    monkeypatch.setattr(run, "message_screen", counting_screen)
+    monkeypatch.setattr(offline, "message_screen", counting_screen)
+    _, conversation, _ = shop
+    for cid, text in [("g1", "How much is a day rental?"), ("g2", "Thanks a lot!")]:
+        assert _ask(conversation, text, None, cid=cid).created
+    assert screened == ["How much is a day rental?", "Thanks a lot!"]
