@@ -22,9 +22,10 @@ from conversations.llm.offline import (
     offline_fallback_model,
     offline_generate,
 )
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import BotRules
 from core.llm.gateway import llm_stream
 from core.llm.types import LLMEndpoint
+from rag.retrieval import RetrievedChunk
 
 # Answers decided by a cheap guard, before any model (DESIGN.md, "One chat turn", step 2).
 GUARD_MODEL = "guard"

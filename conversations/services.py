@@ -22,7 +22,8 @@ from django.utils import timezone
 from conversations.contract.attempts import AnswerOutcome
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from conversations.routing import RouteDecision
-from conversations.types import AnswerStatus, RetrievedChunk
+from conversations.types import AnswerStatus
+from rag.retrieval import RetrievedChunk
 
 SECURITY_EXCERPT_LIMIT = 2000
 ERROR_MESSAGE_LIMIT = 2000

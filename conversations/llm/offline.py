@@ -27,8 +27,8 @@ from conversations.types import (
     UNKNOWN_TOPIC,
     AnswerStatus,
     BotRules,
-    RetrievedChunk,
 )
+from rag.retrieval import RetrievedChunk
 
 OFFLINE_MODEL = "offline"
 UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."

@@ -11,18 +11,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from conversations.adapters import bot_rules_from_settings, prompt_chunks
+from conversations.adapters import bot_rules_from_settings
 from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswer, answer_generate
 from conversations.guards import message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.events import PartialRelay, PipelineEmitter
 from conversations.pipeline.retrieve import chunks_for_question, embedder_for
 from conversations.routing import RouteDecision, answer_route
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
 from rag.embeddings import embedding_model_default
-from rag.retrieval import RetrievalResult, RetrievalScope
+from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedChunk
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def answer_run(
         bot=bot,
         question=condensed.question,
         history=history,
-        chunks=prompt_chunks(chunks=chunks),
+        chunks=chunks,
         locale=bot.rules.locale,
     )
     prompt_ms = _ms(prompt_started)

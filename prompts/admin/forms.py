@@ -18,7 +18,7 @@ from bots.models.templates import TEMPLATE_MAX_CHARS
 from prompt_context.limits import IMPORT_MAX_BYTES, TERM_MAX, TERMS_PER_GROUP_MAX
 from prompt_context.models import LexiconGroup
 from prompt_context.rules import lexicon_group_problems, topic_problems
-from prompts.engine import Chunk, HistoryTurn, template_check
+from prompts.engine import Chunk, ChunkLike, HistoryTurn, template_check
 
 LONG_TEXT_FIELDS = [
     "response_expectations",
@@ -204,7 +204,7 @@ class PreviewForm(forms.Form):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
 
-    def clean_chunks(self) -> list[Chunk]:
+    def clean_chunks(self) -> list[ChunkLike]:
         items = self._json_list("chunks")
         if not all(isinstance(item, dict) and "id" in item for item in items):
             raise forms.ValidationError(

@@ -5,17 +5,17 @@ from rag.retrieval.service import (
     FusionSettings,
     RetrievalResult,
     RetrievalScope,
-    RetrievedHit,
     chunks_retrieve,
     query_expand,
 )
+from rag.retrieval.types import RetrievedChunk
 
 __all__ = [
     "FUSION",
     "FusionSettings",
     "RetrievalResult",
     "RetrievalScope",
-    "RetrievedHit",
+    "RetrievedChunk",
     "chunks_retrieve",
     "query_expand",
 ]

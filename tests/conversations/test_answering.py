@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from conversations.answering import AnswerRequest, answer_generate, llm_endpoint_configured
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, SOURCE_LLM
 from conversations.guards import message_screen
-from conversations.types import AnswerStatus, BotRules, RetrievedChunk
+from conversations.types import AnswerStatus, BotRules
 from core.llm.types import LLMEndpoint
+from rag.retrieval import RetrievedChunk
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
 Embed = Callable[[Sequence[str]], list[list[float]]]

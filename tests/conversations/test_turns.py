@@ -15,8 +15,9 @@ from conversations.contract.attempts import AnswerOutcome
 from conversations.models import Conversation, SecurityEvent, Turn
 from conversations.routing import answer_route
 from conversations.services import TurnRecord, turn_complete, turn_start
-from conversations.types import AnswerStatus, BotRules, RetrievedChunk
+from conversations.types import AnswerStatus, BotRules
 from core.models import Workspace
+from rag.retrieval import RetrievedChunk
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
 pytestmark = pytest.mark.django_db
