@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from conversations.adapters import bot_rules_from_settings
 from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswer, answer_generate
+from conversations.audit import AnswerRecord
 from conversations.guards import message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.events import PartialRelay, PipelineEmitter
@@ -117,6 +118,24 @@ def answer_run(
     }
     return PipelineRun(
         question, condensed, retrieval, chunks, prompt, generated, rules, route, latencies
+    )
+
+
+def answer_record(*, run: PipelineRun) -> AnswerRecord:
+    """What a run leaves for the audit, a turn's or a rag_search's."""
+    generated = run.generated
+    return AnswerRecord(
+        outcome=generated.outcome,
+        route=run.route,
+        chunks=run.chunks,
+        condensed=run.condensed.question if run.condensed.method != "none" else "",
+        expanded_query=run.retrieval.query_text if run.retrieval else "",
+        prompt_version=run.prompt.template,
+        prompt_hash=run.prompt.sha256,
+        model=generated.model,
+        prompt_tokens=generated.prompt_tokens,
+        completion_tokens=generated.completion_tokens,
+        latencies=run.latencies,
     )
 
 

@@ -21,8 +21,8 @@ from conversations.models import Conversation, Turn
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import turn_result_json
 from conversations.pipeline.retrieve import scope_for
-from conversations.pipeline.run import PipelineRun, answer_run
-from conversations.services import HistoryMessage, TurnRecord, turn_complete, turn_start
+from conversations.pipeline.run import answer_record, answer_run
+from conversations.services import HistoryMessage, turn_complete, turn_start
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn
 from prompts.selectors import bot_settings_get
@@ -79,9 +79,7 @@ def turn_answer(
         emitter=emitter,
         previous_misses=misses,
     )
-    if not turn_complete(
-        turn=turn, record=turn_record(run=run)
-    ):  # a racing worker recorded it first
+    if not turn_complete(turn=turn, record=answer_record(run=run)):  # a racing worker was first
         turn = Turn.objects.get(pk=turn.pk)
     payload = turn_result_json(
         turn=turn, owner=conversation.owner, explainability=bot.explainability
@@ -89,22 +87,6 @@ def turn_answer(
     if run.route.open_handoff:
         payload["redirection_intent"] = run.route.redirection_intent or "human_escalation"
     return TurnResult(payload, turn, created=True, escalation_requested=run.route.open_handoff)
-
-
-def turn_record(*, run: PipelineRun) -> TurnRecord:
-    generated = run.generated
-    return TurnRecord(
-        outcome=generated.outcome,
-        route=run.route,
-        chunks=run.chunks,
-        condensed_question=run.condensed.question if run.condensed.method != "none" else "",
-        prompt_version=run.prompt.template,
-        prompt_hash=run.prompt.sha256,
-        model=generated.model,
-        prompt_tokens=generated.prompt_tokens,
-        completion_tokens=generated.completion_tokens,
-        latencies=run.latencies,
-    )
 
 
 def _replayed(turn: Turn, conversation: Conversation, bot: BotSettings) -> TurnResult:

@@ -31,14 +31,13 @@ from core.llm.types import (
     JSON_MODE_RESPONSE_FORMAT,
     EmbeddingEndpoint,
     EmbeddingsResult,
+    Endpoint,
     LLMEndpoint,
     LLMResult,
     LLMUsage,
 )
 
 logger = logging.getLogger(__name__)
-
-Endpoint = LLMEndpoint | EmbeddingEndpoint
 
 
 def llm_complete(
