@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -24,6 +25,7 @@ from core.errors import ParleyError
 from handoff.live import conversation_channel, queue_channel
 from handoff.selectors import (
     agent_conversation_get,
+    agent_display_name,
     agent_queue,
     agent_workspace_ids,
     context_pack,
@@ -43,7 +45,7 @@ CSP = (
     "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'"
 )
 MAX_MESSAGE = 4000
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def agent_view(view: View) -> View:
@@ -51,10 +53,10 @@ def agent_view(view: View) -> View:
     ``{code, message, extra}`` with its kind's status); the CSP header on every response."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not request.user.is_authenticated:
             if request.path.startswith("/agent/api/"):
-                response: HttpResponse = JsonResponse(
+                response: HttpResponseBase = JsonResponse(
                     {"code": "authentication_required"}, status=401
                 )
             else:
@@ -84,23 +86,23 @@ def _not_found() -> JsonResponse:
 
 @require_GET
 @agent_view
-def console(request: HttpRequest) -> HttpResponse:
+def console(request: HttpRequest) -> HttpResponseBase:
     return render(
         request,
         "agent/console.html",
-        {"agent_name": request.user.get_full_name() or request.user.username},
+        {"agent_name": agent_display_name(request.user)},
     )
 
 
 @require_GET
 @agent_view
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: HttpRequest) -> HttpResponseBase:
     return JsonResponse({"conversations": agent_queue(user=request.user)})
 
 
 @require_GET
 @agent_view
-def queue_events(request: HttpRequest) -> HttpResponse:
+def queue_events(request: HttpRequest) -> HttpResponseBase:
     """The queues of all the agent's workspaces (one stream each) in one response, resumable as a whole."""
     workspaces = agent_workspace_ids(user=request.user)
     if not workspaces:
@@ -116,14 +118,14 @@ def queue_events(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @agent_view
-def conversation(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def conversation(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
     return JsonResponse(context_pack(conversation=found)) if found else _not_found()
 
 
 @require_GET
 @agent_view
-def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
     if found is None:
         return _not_found()
@@ -133,7 +135,7 @@ def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> Htt
 
 @require_POST
 @agent_view
-def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
     result = handoff_claim(conversation_id=conversation_id, agent=request.user)
@@ -144,7 +146,7 @@ def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 @agent_view
-def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
     try:
@@ -166,7 +168,7 @@ def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 @agent_view
-def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
     if found is None:
         return _not_found()
@@ -177,7 +179,7 @@ def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
 
 def _close(
     request: HttpRequest, conversation_id: uuid.UUID, close: Callable[..., Any]
-) -> HttpResponse:
+) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
     closed = close(conversation_id=conversation_id, agent=request.user)
@@ -186,11 +188,11 @@ def _close(
 
 @require_POST
 @agent_view
-def return_to_bot(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def return_to_bot(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     return _close(request, conversation_id, handoff_return_to_bot)
 
 
 @require_POST
 @agent_view
-def resolve(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def resolve(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     return _close(request, conversation_id, handoff_resolve)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.http import HttpResponse, JsonResponse
+from django.http import JsonResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.renderers import JSONRenderer
@@ -30,7 +31,7 @@ from api.contracts import (
     RagSearchResultSerializer,
 )
 from api.models import Scope
-from api.principal import Principal
+from api.principal import request_principal
 from api.runners import stream_runner_open
 from api.schema import SSE_RESPONSE
 from api.sse import EventStreamRenderer, sse_response, wants_event_stream
@@ -53,8 +54,8 @@ class ChatTurnView(APIView):
             (200, "text/event-stream"): _SSE,
         },
     )
-    def post(self, request: Request, conversation_id: uuid.UUID) -> HttpResponse:
-        principal: Principal = request.auth
+    def post(self, request: Request, conversation_id: uuid.UUID) -> HttpResponseBase:
+        principal = request_principal(request)
         conversation = conversation_get_for_principal(
             principal=principal, conversation_id=conversation_id
         )
@@ -98,8 +99,8 @@ class RagSearchView(APIView):
         summary="Answer a question from the caller's documents",
         responses={200: RagSearchResultSerializer, (200, "text/event-stream"): _SSE},
     )
-    def post(self, request: Request) -> HttpResponse:
-        principal: Principal = request.auth
+    def post(self, request: Request) -> HttpResponseBase:
+        principal = request_principal(request)
         payload = RagSearchRequestSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
@@ -131,7 +132,7 @@ class ChunkView(APIView):
 
     @extend_schema(responses=ChunkSerializer, summary="Read one chunk (to show a citation)")
     def get(self, request: Request, chunk_id: uuid.UUID) -> Response:
-        chunk = chunk_get_for_principal(principal=request.auth, chunk_id=chunk_id)
+        chunk = chunk_get_for_principal(principal=request_principal(request), chunk_id=chunk_id)
         metadata = chunk.metadata or {}
         body = {
             "id": chunk.pk,

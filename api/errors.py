@@ -106,7 +106,7 @@ def parley_error_parts(exc: ParleyError) -> tuple[ErrorCode, str | None, dict[st
     """The one mapping of an error to the API's vocabulary: an ApiError as it is; a service's
     error by its kind, its own code in ``extra.reason`` (an internal one says nothing more)."""
     if isinstance(exc, ApiError):
-        return exc.code, exc.message, exc.extra
+        return ErrorCode(exc.code), exc.message, exc.extra
     code = KIND_CODES[exc.kind]
     if code is ErrorCode.INTERNAL_ERROR:
         return code, None, {}

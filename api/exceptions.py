@@ -88,7 +88,8 @@ def _drf_error(exc: drf.APIException) -> JsonResponse:
     elif isinstance(exc, drf.ParseError):
         extra["detail"] = str(exc.detail)
     elif isinstance(exc, drf.Throttled):
-        retry_after = max(1, math.ceil(exc.wait or 1))
+        wait: float | None = getattr(exc, "wait", None)  # set by DRF, absent from its stubs
+        retry_after = max(1, math.ceil(wait or 1))
         headers["Retry-After"] = str(retry_after)
         extra["retry_after"] = retry_after
     elif isinstance(exc, drf.MethodNotAllowed | drf.UnsupportedMediaType):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.views import defaults
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -16,7 +17,7 @@ from api.errors import ErrorCode
 from api.exceptions import error_response
 from api.middleware import is_api_path
 from api.models import Scope
-from api.principal import Principal
+from api.principal import request_principal
 from api.schema import SSE_RESPONSE
 from api.serializers import PrincipalSerializer, SessionCreateSerializer, SessionSerializer
 from api.services import visitor_session_start
@@ -26,7 +27,7 @@ from api.sse import EventStreamRenderer, sse_response
 class MeView(APIView):
     @extend_schema(responses=PrincipalSerializer, summary="Who the presented key (and session) is")
     def get(self, request: Request) -> Response:
-        principal: Principal = request.auth
+        principal = request_principal(request)
         return Response(
             {
                 "kind": principal.kind,
@@ -48,7 +49,7 @@ class SessionCreateView(APIView):
         summary="Start a conversation",
     )
     def post(self, request: Request) -> Response:
-        principal: Principal = request.auth
+        principal = request_principal(request)
         payload = SessionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         bot_id = principal.bot_id or payload.validated_data.get("bot_id")
@@ -77,8 +78,8 @@ class StreamEventsView(APIView):
         ],
         responses={(200, "text/event-stream"): SSE_RESPONSE},
     )
-    def get(self, request: Request, stream_id: str) -> HttpResponse:
-        stream_get_for_principal(principal=request.auth, stream_id=stream_id)
+    def get(self, request: Request, stream_id: str) -> HttpResponseBase:
+        stream_get_for_principal(principal=request_principal(request), stream_id=stream_id)
         return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
 
 

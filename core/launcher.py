@@ -118,7 +118,8 @@ def worker_commands(
     from django.conf import settings
 
     common = ["--without-gossip", "--without-mingle", f"--loglevel={loglevel}"]
-    default_queue, stream_queue = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE
+    default_queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)
+    stream_queue = str(settings.CELERY_STREAM_QUEUE)
     worker = [
         python,
         "-m",
@@ -237,7 +238,7 @@ def run() -> int:
                 "uvicorn",
                 "config.asgi:application",
                 "--host",
-                host,
+                str(host),
                 "--port",
                 str(port),
                 "--timeout-graceful-shutdown",
@@ -261,8 +262,8 @@ def run() -> int:
         return 0
     finally:
         supervisor.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def main() -> int:

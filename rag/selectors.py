@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 
 from django.db.models import Q, QuerySet
 from pgvector.django import CosineDistance
@@ -13,7 +14,7 @@ from rag.embeddings import embedding_model_default
 from rag.models import Chunk, Document, WorkspaceEmbedding, embedding_as
 
 
-def workspace_embedding_model(*, workspace_id: object) -> str:
+def workspace_embedding_model(*, workspace_id: uuid.UUID | str) -> str:
     """The model every chunk of this workspace is (or is being) embedded with; search uses only this one."""
     chosen = WorkspaceEmbedding.objects.filter(workspace_id=workspace_id).values_list(
         "embedding_model", flat=True
@@ -36,7 +37,7 @@ def chunks_by_vector_distance(
     )
 
 
-def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
+def documents_for_workspace(*, workspace_id: uuid.UUID | str) -> QuerySet[Document]:
     return (
         Document.objects.filter(workspace_id=workspace_id)
         .prefetch_related("bots")
@@ -44,7 +45,7 @@ def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
     )
 
 
-def documents_progress(*, document_ids: list[object]) -> list[Document]:
+def documents_progress(*, document_ids: Sequence[uuid.UUID]) -> list[Document]:
     """The listed documents' current state, in the given order (one query)."""
     by_id = {document.pk: document for document in Document.objects.filter(pk__in=document_ids)}
     return [by_id[document_id] for document_id in document_ids if document_id in by_id]

@@ -95,8 +95,8 @@ def stream_close(*, stream_id: str) -> str:
     return _append(stream_id, event_fields(event=CLOSE_MARKER, data={}, allow_marker=True))
 
 
-def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False) -> dict[str, str]:
-    """A buffer entry: the event name and its compact JSON data."""
+def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False) -> dict[Any, Any]:
+    """A buffer entry: the event name and its compact JSON data (typed as redis-py's XADD takes them)."""
     if not (allow_marker and event == CLOSE_MARKER) and (
         not _EVENT_NAME.match(event) or event.endswith("_delta_sse")
     ):
@@ -104,7 +104,7 @@ def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False
     return {"e": str(event), "d": json.dumps(data, ensure_ascii=False, separators=(",", ":"))}
 
 
-def _append(stream_id: str, fields: dict[str, str]) -> str:
+def _append(stream_id: str, fields: dict[Any, Any]) -> str:
     ttl = settings.API_SSE_STREAM_TTL_SECONDS
     key = stream_key(stream_id)
     pipe = redis_sync().pipeline(transaction=False)

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.http import StreamingHttpResponse
 
 from api.errors import ErrorCode, error_body
-from api.redis_gateway import redis_async, redis_sync
+from api.redis_gateway import redis_async, redis_sync, stream_read
 from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
 from api.sse.events import EventType
 from api.sse.framing import HEARTBEAT, SseFrame, frames_for_entry
@@ -77,7 +77,7 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
     yield ": connected\n"
     while positions:
         keys = {stream_key(stream_id): entry_id for stream_id, entry_id in positions.items()}
-        batch = await client.xread(keys, count=_BATCH, block=block_ms)
+        batch = await stream_read(client, positions=keys, count=_BATCH, block=block_ms)
         if not batch:
             if await client.exists(*(stream_owner_key(stream_id) for stream_id in positions)) < len(
                 positions

@@ -24,7 +24,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
 from api.errors import ApiError, ErrorCode, error_body
-from api.redis_gateway import redis_async
+from api.redis_gateway import redis_async, stream_range, stream_read
 from api.sse.buffer import CLOSE_MARKER, stream_close, stream_key, stream_owner_key, stream_publish
 from api.sse.events import EventType
 from api.sse.framing import HEARTBEAT, EventCursor, SseFrame, event_cursor_parse, frames_for_entry
@@ -100,14 +100,16 @@ async def sse_events(
         yield ": connected\n"  # flushes the headers at once
         position = cursor.entry_id if cursor else "0-0"
         if cursor is not None and cursor.seq is not None:
-            for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
+            for entry_id, fields in await stream_range(client, key=key, entry_id=position):
                 frames = frames_for_entry(
                     entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
                 )
                 for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
                     yield frame.encode()
         while True:
-            batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
+            batch = await stream_read(
+                client, positions={key: position}, count=_BATCH, block=block_ms
+            )
             if not batch:
                 if not await client.exists(stream_owner_key(stream_id)):
                     yield _expired(position)

@@ -68,7 +68,9 @@ def _parse(raw: str) -> tuple[str, tuple[str, ...]]:
         return "", ()
     if not isinstance(data, dict) or not isinstance(data.get("standalone_question"), str):
         return "", ()
-    keywords = data.get("keywords") if isinstance(data.get("keywords"), list) else []
+    keywords = data.get("keywords")
+    if not isinstance(keywords, list):
+        keywords = []
     words = tuple(str(word).strip() for word in keywords if isinstance(word, str) and word.strip())
     return data["standalone_question"].strip(), words[:MAX_KEYWORDS]
 

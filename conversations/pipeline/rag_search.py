@@ -116,7 +116,7 @@ def rag_search_answer(
             )
         raise
     answer = run.generated.outcome.enforced.answer
-    response, cited = run.route.text, []
+    response, cited = run.route.text, list[int]()
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
         response, cited = cited_response(
             answer=run.route.text, chunks=run.chunks, usage=answer.context_usage

@@ -124,7 +124,9 @@ def _history(
             (created_at, 1, HistoryTurn(role="assistant", content=answer)),
         ]
     for message in extra:
-        role = "assistant" if message.role == "assistant" else "user"
-        entries.append((message.created_at, 0, HistoryTurn(role=role, content=message.content)))
+        turn = HistoryTurn(
+            role="assistant" if message.role == "assistant" else "user", content=message.content
+        )
+        entries.append((message.created_at, 0, turn))
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     return [turn for _, _, turn in entries[-2 * HISTORY_TURNS :]], misses

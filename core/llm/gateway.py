@@ -318,7 +318,7 @@ def _client(endpoint: Endpoint) -> openai.OpenAI:
                 client = _clients[key] = openai.OpenAI(
                     base_url=endpoint.base_url,
                     api_key=endpoint.api_key or "unused",
-                    timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+                    timeout=httpx2.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
                     max_retries=0,
                 )
     return client

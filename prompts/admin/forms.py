@@ -90,7 +90,7 @@ class BotForm(forms.ModelForm):
         return locale
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if (
             data.get("rag_strictness") == Bot.Strictness.RELAXED
             and not (data.get("relaxation_statement") or "").strip()
@@ -157,7 +157,7 @@ class LexiconGroupForm(forms.ModelForm):
         widgets = {"definition": forms.TextInput(attrs={"size": 60})}
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if "terms" in data:
             data["terms"] = [term.strip() for term in data["terms"] if term.strip()]
             for problem in lexicon_group_problems(data["terms"], data.get("definition") or ""):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -76,7 +77,7 @@ def _chunks_insert(*, prepared: PreparedDocument, vectors: Sequence[Sequence[flo
         "languages": iso639_3(prepared.language),
         "modality": prepared.modality,
     }
-    params = {
+    params: dict[str, Any] = {
         "document": document.pk,
         "workspace": document.workspace_id,
         "metadata": json.dumps(metadata, ensure_ascii=False),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection
 
@@ -225,14 +226,14 @@ def hybrid_plan(
 
 
 def _run(
-    cursor,
+    cursor: Any,
     *,
     params: HybridParams,
     text: Sequence[TextHit],
     ef_search: int,
     exact_max: int,
     prefix: str,
-):  # type: ignore[no-untyped-def]
+) -> Any:
     values = {
         **_values(params),
         "text_ids": [hit.chunk_id for hit in text],
@@ -250,7 +251,7 @@ def _run(
     return cursor.fetchall()
 
 
-def _values(params: HybridParams) -> dict[str, object]:
+def _values(params: HybridParams) -> dict[str, Any]:
     languages, configs = ts_config_map()
     return {
         "workspace_id": params.workspace_id,
