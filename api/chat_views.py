@@ -31,6 +31,7 @@ from api.contracts import (
     RagSearchResultSerializer,
 )
 from api.models import Scope
+from api.pipeline_runners import chat_turn_run, rag_search_run
 from api.principal import request_principal
 from api.runners import stream_runner_open
 from api.schema import SSE_RESPONSE
@@ -77,7 +78,7 @@ class ChatTurnView(APIView):
             return Response(received.payload)
         run = stream_runner_open(
             principal=principal,
-            runner="chat_turn",
+            runner=chat_turn_run,
             kwargs={
                 "conversation_id": str(conversation.pk),
                 "client_message_id": client_message_id,
@@ -120,7 +121,7 @@ class RagSearchView(APIView):
             "api_key_id": str(principal.key_id),
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
-            run = stream_runner_open(principal=principal, runner="rag_search", kwargs=kwargs)
+            run = stream_runner_open(principal=principal, runner=rag_search_run, kwargs=kwargs)
             return sse_response(
                 stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue
             )

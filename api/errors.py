@@ -102,6 +102,13 @@ def error_body(
     return {"code": str(code), "message": message or REGISTRY[code].message, "extra": extra or {}}
 
 
+def _status_kind(status: int) -> ErrorKind:
+    kinds = {401: ErrorKind.FORBIDDEN, 403: ErrorKind.FORBIDDEN, 404: ErrorKind.NOT_FOUND}
+    if status >= 500:
+        return ErrorKind.INTERNAL
+    return kinds.get(status, ErrorKind.CONFLICT if status == 409 else ErrorKind.INVALID)
+
+
 def parley_error_parts(exc: ParleyError) -> tuple[ErrorCode, str | None, dict[str, Any]]:
     """The one mapping of an error to the API's vocabulary: an ApiError as it is; a service's
     error by its kind, its own code in ``extra.reason`` (an internal one says nothing more)."""
@@ -110,6 +117,8 @@ def parley_error_parts(exc: ParleyError) -> tuple[ErrorCode, str | None, dict[st
     code = KIND_CODES[exc.kind]
     if code is ErrorCode.INTERNAL_ERROR:
         return code, None, {}
+    if exc.code == code:  # the service speaks the API's word already
+        return code, exc.message, exc.extra
     return code, exc.message, {**exc.extra, "reason": exc.code}
 
 
@@ -134,6 +143,7 @@ class ApiError(ParleyError, APIException):
         spec = REGISTRY[code]
         super().__init__(message or spec.message, code=str(code), extra=extra)
         self.code = code
+        self.kind = _status_kind(spec.status)
         self.status_code = spec.status
         self.headers = headers or {}
         self.detail = ErrorDetail(self.message, code=str(code))  # what DRF's own code reads

@@ -11,17 +11,37 @@ import json
 import re
 import uuid
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
-from api.principal import Principal
 from api.redis_gateway import redis_sync
 from api.sse.events import EventType, Phase, PhaseStatus, tool_update_data
 
 CLOSE_MARKER = "__close__"
 _EVENT_NAME = re.compile(r"^[a-z][a-z_]{0,39}$")
 _STREAM_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class _Visitor(Protocol):
+    @property
+    def visitor_id(self) -> str: ...
+
+
+class StreamCaller(Protocol):
+    """Who opens a stream, as the API's Principal describes its caller (the API sits above)."""
+
+    @property
+    def workspace_id(self) -> uuid.UUID | str: ...
+
+    @property
+    def bot_id(self) -> uuid.UUID | None: ...
+
+    @property
+    def visitor(self) -> _Visitor | None: ...
+
+    @property
+    def external_user_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -37,7 +57,7 @@ class StreamOwner:
     @classmethod
     def for_principal(
         cls,
-        principal: Principal,
+        principal: StreamCaller,
         *,
         bot_id: uuid.UUID | None = None,
         conversation_id: uuid.UUID | None = None,

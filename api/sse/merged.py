@@ -17,9 +17,9 @@ from collections.abc import AsyncIterator, Sequence
 from django.conf import settings
 from django.http import StreamingHttpResponse
 
-from api.errors import ErrorCode, error_body
 from api.redis_gateway import redis_async, redis_sync, stream_read
 from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
+from api.sse.errors import STREAM_EXPIRED_BODY
 from api.sse.events import EventType
 from api.sse.framing import HEARTBEAT, SseFrame, frames_for_entry
 from api.sse.response import database_connections_release
@@ -104,5 +104,5 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
 
 
 def _expired(cursor: str) -> str:
-    data = json.dumps(error_body(ErrorCode.STREAM_EXPIRED), separators=(",", ":"))
+    data = json.dumps(STREAM_EXPIRED_BODY, separators=(",", ":"))
     return SseFrame(id=cursor, event=EventType.ERROR, data=data).encode()

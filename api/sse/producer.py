@@ -30,11 +30,10 @@ from typing import Any
 
 from django.conf import settings
 
-from api.errors import REGISTRY, ErrorCode, parley_error_parts
 from api.redis_gateway import redis_sync
 from api.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
+from api.sse.errors import stream_error_body
 from api.sse.events import EventType, StreamEmitter
-from core.errors import ParleyError
 
 logger = logging.getLogger(__name__)
 
@@ -158,8 +157,8 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
     """What a producer (a Celery task running the pipeline) wraps its work in.
 
     It yields an emitter bound to the stream and always closes the stream; an exception first
-    becomes an ``error`` event (a ``ParleyError`` is mapped as the API maps it, anything else is
-    ``internal_error`` without details), then propagates so the task records it. ``announced``:
+    becomes an ``error`` event (a ``ParleyError`` keeps its code, message and extra, anything
+    else is ``internal_error`` without details), then propagates so the task records it. ``announced``:
     the web process already sent SEARCH_PREPARATION started.
     """
     interval = settings.API_SSE_PARTIAL_INTERVAL_MS / 1000
@@ -167,14 +166,8 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
     emitter = StreamEmitter(writer.emit, preparation_announced=announced)
     try:
         yield emitter
-    except ParleyError as error:
-        code, message, extra = parley_error_parts(error)
-        emitter.error(code=str(code), message=message or REGISTRY[code].message, extra=extra)
-        raise
-    except Exception:
-        emitter.error(
-            code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message
-        )
+    except Exception as error:
+        emitter.error(**stream_error_body(error))
         raise
     finally:
         writer.close()

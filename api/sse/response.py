@@ -23,9 +23,9 @@ from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
-from api.errors import ApiError, ErrorCode, error_body
 from api.redis_gateway import redis_async, stream_range, stream_read
 from api.sse.buffer import CLOSE_MARKER, stream_close, stream_key, stream_owner_key, stream_publish
+from api.sse.errors import INTERNAL_ERROR_BODY, STREAM_EXPIRED_BODY, StreamError
 from api.sse.events import EventType
 from api.sse.framing import HEARTBEAT, EventCursor, SseFrame, event_cursor_parse, frames_for_entry
 
@@ -61,9 +61,7 @@ def sse_response(
         try:
             cursor = event_cursor_parse(last_event_id)
         except ValueError:
-            raise ApiError(
-                ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream."
-            ) from None
+            raise StreamError("Last-Event-ID is not an event id of this stream.") from None
     database_connections_release()
     events = sse_events(stream_id=stream_id, cursor=cursor, on_first_event=on_first_event)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
@@ -142,7 +140,7 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
             stream_publish(
                 stream_id=stream_id,
                 event=EventType.ERROR,
-                data=error_body(ErrorCode.INTERNAL_ERROR),
+                data=INTERNAL_ERROR_BODY,
             )
             stream_close(stream_id=stream_id)
         except (
@@ -152,5 +150,5 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
 
 
 def _expired(position: str) -> str:
-    data = json.dumps(error_body(ErrorCode.STREAM_EXPIRED), separators=(",", ":"))
+    data = json.dumps(STREAM_EXPIRED_BODY, separators=(",", ":"))
     return SseFrame(id=position, event=EventType.ERROR, data=data).encode()
