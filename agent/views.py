@@ -18,9 +18,6 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from api.live import live_stream_ensure
-from api.sse import sse_response
-from api.sse.merged import sse_merged_response
 from core.errors import ParleyError
 from handoff.live import conversation_channel, queue_channel
 from handoff.selectors import (
@@ -39,6 +36,9 @@ from handoff.services import (
     message_data,
     typing_signal,
 )
+from streams.live import live_stream_ensure
+from streams.sse import sse_response
+from streams.sse.merged import sse_merged_response
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "

@@ -6,8 +6,8 @@ class ApiConfig(AppConfig):
     verbose_name = "Public API"
 
     def ready(self) -> None:
-        from api.live import live_sink
         from handoff.live import live_sink_set
+        from streams.live import live_sink
 
         live_sink_set(live_sink)  # handoff publishes its live events through the API's streams
         from api import key_cache

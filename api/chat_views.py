@@ -33,11 +33,11 @@ from api.contracts import (
 from api.models import Scope
 from api.pipeline_runners import chat_turn_run, rag_search_run
 from api.principal import request_principal
-from api.runners import stream_runner_open
 from api.schema import SSE_RESPONSE
-from api.sse import EventStreamRenderer, sse_response, wants_event_stream
 from conversations.pipeline import rag_search_answer
 from handoff.services import visitor_message_body, visitor_message_receive
+from streams.runners import stream_runner_open
+from streams.sse import EventStreamRenderer, sse_response, wants_event_stream
 
 _SSE = SSE_RESPONSE
 

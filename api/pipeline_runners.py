@@ -1,13 +1,13 @@
-"""Stream runners of the answer pipeline (run by the Celery worker, see api.runners): a chat turn and a
+"""Stream runners of the answer pipeline (run by the Celery worker, see streams.runners): a chat turn and a
 rag_search, each streaming its phases and answer deltas, then its result as `tool_end`."""
 
 from __future__ import annotations
 
 import uuid
 
-from api.sse import StreamEmitter
 from conversations.pipeline import rag_search_answer
 from handoff.services import visitor_message_body, visitor_message_receive
+from streams.sse import StreamEmitter
 
 
 def chat_turn_run(

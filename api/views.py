@@ -21,7 +21,7 @@ from api.principal import request_principal
 from api.schema import SSE_RESPONSE
 from api.serializers import PrincipalSerializer, SessionCreateSerializer, SessionSerializer
 from api.services import visitor_session_start
-from api.sse import EventStreamRenderer, sse_response
+from streams.sse import EventStreamRenderer, sse_response
 
 
 class MeView(APIView):

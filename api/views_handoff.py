@@ -19,16 +19,16 @@ from rest_framework.views import APIView
 
 from api.access import conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
-from api.live import live_stream_ensure
 from api.models import Scope
 from api.principal import request_principal
-from api.sse import EventStreamRenderer, sse_response
 from conversations.models import Turn
 from handoff.feedback import turn_feedback_record
 from handoff.live import conversation_channel
 from handoff.models import FeedbackReason, HandoffReason, TurnFeedback
 from handoff.selectors import conversation_history
 from handoff.services import handoff_open, typing_signal
+from streams.live import live_stream_ensure
+from streams.sse import EventStreamRenderer, sse_response
 
 
 class HistoryItemSerializer(serializers.Serializer):

@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "prompts",
     "rag",
     "conversations",
+    "streams",
     "handoff",
     "api",
     "agent",
@@ -304,7 +305,7 @@ SPECTACULAR_SETTINGS = {
 # --- API ----------------------------------------------------------------------------------
 # Largest request body accepted under /api/ (413 payload_too_large above it).
 API_MAX_REQUEST_BODY_BYTES = env_int("API_MAX_REQUEST_BODY_BYTES", 1_048_576, minimum=1024)
-# SSE: an event whose data exceeds this is split into <event>_delta_sse pieces (api.sse.framing).
+# SSE: an event whose data exceeds this is split into <event>_delta_sse pieces (streams.sse.framing).
 API_SSE_MAX_EVENT_BYTES = env_int("API_SSE_MAX_EVENT_BYTES", 16_384, minimum=256)
 API_SSE_HEARTBEAT_SECONDS = env_float("API_SSE_HEARTBEAT_SECONDS", 15.0, minimum=0.05, maximum=300)
 API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum=10)

@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
 from core.errors import ParleyError
-
-
-@dataclass(frozen=True)
-class LiveChannel:
-    """Where an event goes; ``stream_id`` is stable, so readers can resume with Last-Event-ID."""
-
-    workspace_id: str
-    stream_id: str
-    bot_id: str | None = None
-    conversation_id: str | None = None
-    visitor_id: str | None = None
-    external_user_id: str | None = None
-
+from streams.live import LiveChannel
 
 LiveSink = Callable[[LiveChannel, str, dict[str, Any]], str]
 _sinks: list[LiveSink] = []

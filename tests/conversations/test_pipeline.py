@@ -277,7 +277,7 @@ def test_follow_up_is_condensed_with_the_history(shop, llm, endpoint) -> None:
 def test_streamed_answer_partials_join_to_the_answer(shop, llm, endpoint) -> None:
     _, conversation, chunk = shop
     events: list[tuple[str, dict[str, Any]]] = []
-    from api.sse import StreamEmitter
+    from streams.sse import StreamEmitter
 
     llm.enqueue(Reply.json(_found(chunk), token_delay=0.001))
     body = _ask(

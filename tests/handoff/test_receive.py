@@ -15,8 +15,6 @@ import pytest
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from api.redis_gateway import redis_sync
-from api.sse.buffer import stream_key
 from config.celery import app as celery_app
 from conversations.models import Conversation, Turn
 from handoff.live import queue_channel
@@ -27,6 +25,8 @@ from handoff.services import (
     handoff_return_to_bot,
     visitor_message_receive,
 )
+from streams.redis_gateway import redis_sync
+from streams.sse.buffer import stream_key
 from tests.api.factories import bot_make, workspace_make
 from tests.conftest import TEST_QUEUE
 from tests.support.factories import MembershipFactory, UserFactory

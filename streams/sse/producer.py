@@ -30,10 +30,10 @@ from typing import Any
 
 from django.conf import settings
 
-from api.redis_gateway import redis_sync
-from api.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
-from api.sse.errors import stream_error_body
-from api.sse.events import EventType, StreamEmitter
+from streams.redis_gateway import redis_sync
+from streams.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
+from streams.sse.errors import stream_error_body
+from streams.sse.events import EventType, StreamEmitter
 
 logger = logging.getLogger(__name__)
 

@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Sequence
 from django.conf import settings
 from django.http import StreamingHttpResponse
 
-from api.redis_gateway import redis_async, redis_sync, stream_read
-from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
-from api.sse.errors import STREAM_EXPIRED_BODY
-from api.sse.events import EventType
-from api.sse.framing import HEARTBEAT, SseFrame, frames_for_entry
-from api.sse.response import database_connections_release
+from streams.redis_gateway import redis_async, redis_sync, stream_read
+from streams.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
+from streams.sse.errors import STREAM_EXPIRED_BODY
+from streams.sse.events import EventType
+from streams.sse.framing import HEARTBEAT, SseFrame, frames_for_entry
+from streams.sse.response import database_connections_release
 
 _BATCH = 100
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")

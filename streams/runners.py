@@ -19,8 +19,8 @@ from typing import Any
 
 from django.utils.module_loading import import_string
 
-from api.sse import StreamEmitter, StreamOwner, stream_open
-from api.sse.buffer import StreamCaller
+from streams.sse import StreamEmitter, StreamOwner, stream_open
+from streams.sse.buffer import StreamCaller
 
 # The runners of this module, by a short name; any other runner is named by its dotted path.
 BUILTIN_RUNNERS: dict[str, str] = {"demo": f"{__name__}.demo_run"}
@@ -53,7 +53,7 @@ class PendingRun:
 
     def enqueue(self) -> None:
         """Queue the runner on the streams queue (see config.celery)."""
-        from api.tasks import stream_runner_execute
+        from streams.tasks import stream_runner_execute
 
         stream_runner_execute.delay(self.stream_id, self.runner, self.kwargs, True)
 

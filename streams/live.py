@@ -1,12 +1,25 @@
-"""The sink that carries handoff events (``handoff.live``) into Redis Streams, read back with ``sse_response``."""
+"""Long-lived channels (a conversation's, a workspace's agent queue) on Redis Streams: where an event
+goes (`LiveChannel`), and publishing into it; read back with ``sse_response``."""
 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 
-from api.sse import StreamOwner, stream_open, stream_publish
-from handoff.live import LiveChannel
+from streams.sse import StreamOwner, stream_open, stream_publish
+
+
+@dataclass(frozen=True)
+class LiveChannel:
+    """Where an event goes; ``stream_id`` is stable, so readers can resume with Last-Event-ID."""
+
+    workspace_id: str
+    stream_id: str
+    bot_id: str | None = None
+    conversation_id: str | None = None
+    visitor_id: str | None = None
+    external_user_id: str | None = None
 
 
 def live_stream_ensure(*, channel: LiveChannel) -> str:

@@ -1,7 +1,7 @@
 """The producer side of a stream: a per-stream Redis Stream buffer with a TTL, written by any process.
 
-Producers append with ``stream_publish`` (a streamed answer through ``api.sse.producer``); web
-processes read the same buffer with XREAD BLOCK (``api.sse.response``), so they keep no state and a client
+Producers append with ``stream_publish`` (a streamed answer through ``streams.sse.producer``); web
+processes read the same buffer with XREAD BLOCK (``streams.sse.response``), so they keep no state and a client
 can reconnect to any of them. Each buffer entry holds the event name and its JSON data.
 """
 
@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from django.conf import settings
 
-from api.redis_gateway import redis_sync
-from api.sse.events import EventType, Phase, PhaseStatus, tool_update_data
+from streams.redis_gateway import redis_sync
+from streams.sse.events import EventType, Phase, PhaseStatus, tool_update_data
 
 CLOSE_MARKER = "__close__"
 _EVENT_NAME = re.compile(r"^[a-z][a-z_]{0,39}$")

@@ -5,7 +5,7 @@ state: any web process can serve a reconnect with ``Last-Event-ID``. While the b
 idle it sends a heartbeat comment every ``API_SSE_HEARTBEAT_SECONDS``.
 
 A new stream's response may carry ``on_first_event`` (queueing the stream's run, see
-``api.runners``): it runs once the first events are on their way to the client, so neither the
+``streams.runners``): it runs once the first events are on their way to the client, so neither the
 broker nor the worker delays them. When it fails, the stream ends with an ``error`` event; when the
 client leaves before, it still runs, so a reconnect finds the answer.
 """
@@ -23,11 +23,23 @@ from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
-from api.redis_gateway import redis_async, stream_range, stream_read
-from api.sse.buffer import CLOSE_MARKER, stream_close, stream_key, stream_owner_key, stream_publish
-from api.sse.errors import INTERNAL_ERROR_BODY, STREAM_EXPIRED_BODY, StreamError
-from api.sse.events import EventType
-from api.sse.framing import HEARTBEAT, EventCursor, SseFrame, event_cursor_parse, frames_for_entry
+from streams.redis_gateway import redis_async, stream_range, stream_read
+from streams.sse.buffer import (
+    CLOSE_MARKER,
+    stream_close,
+    stream_key,
+    stream_owner_key,
+    stream_publish,
+)
+from streams.sse.errors import INTERNAL_ERROR_BODY, STREAM_EXPIRED_BODY, StreamError
+from streams.sse.events import EventType
+from streams.sse.framing import (
+    HEARTBEAT,
+    EventCursor,
+    SseFrame,
+    event_cursor_parse,
+    frames_for_entry,
+)
 
 _BATCH = 100
 logger = logging.getLogger(__name__)
