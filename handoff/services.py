@@ -26,9 +26,10 @@ from conversations.pipeline.results import muted_result_json
 from conversations.pipeline.turns import BOT_ENDPOINT, TurnResult, turn_answer
 from core.errors import ErrorKind, ParleyError
 from core.llm.types import LLMEndpoint
-from handoff.live import conversation_channel, live_publish, live_publish_on_commit, queue_channel
+from handoff.live import conversation_channel, queue_channel
 from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
 from handoff.selectors import agent_display_name, handoff_history_messages
+from streams.live import live_publish, live_publish_on_commit
 
 Owner = Conversation.Owner
 MUTED_OWNERS = frozenset({Owner.WAITING_AGENT, Owner.AGENT})

@@ -7,6 +7,8 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
+
 from streams.sse import StreamOwner, stream_open, stream_publish
 
 
@@ -36,6 +38,12 @@ def live_stream_ensure(*, channel: LiveChannel) -> str:
     return channel.stream_id
 
 
-def live_sink(channel: LiveChannel, event: str, data: dict[str, Any]) -> str:
+def live_publish(*, channel: LiveChannel, event: str, data: dict[str, Any]) -> str:
+    """Publishes now (re-opening a long-lived stream that expired); returns the event id."""
     live_stream_ensure(channel=channel)
     return stream_publish(stream_id=channel.stream_id, event=event, data=data)
+
+
+def live_publish_on_commit(*, channel: LiveChannel, event: str, data: dict[str, Any]) -> None:
+    """Publishes once the current transaction commits, so nobody sees an event for a rolled-back write."""
+    transaction.on_commit(lambda: live_publish(channel=channel, event=event, data=data))

@@ -27,6 +27,7 @@ APPS = (
     "prompt_context",
     "prompts",
     "rag",
+    "streams",
     "widget",
 )
 

@@ -83,13 +83,15 @@ def _queue_events(conversation: Conversation) -> list[dict]:
 
 
 def _timeouts_queued(handoff: Handoff) -> int:
-    """Timeout checks for this handoff waiting on the test queue (no worker runs in these tests)."""
+    """Timeout checks for this handoff on the broker: waiting on the test queue, or held (unacked,
+    until their countdown) by a test worker another test module started."""
     with celery_app.connection_for_read() as broker:
-        raw = broker.default_channel.client.lrange(TEST_QUEUE, 0, -1)
-    messages = [json.loads(entry) for entry in raw]
+        client = broker.default_channel.client
+        waiting = [json.loads(entry) for entry in client.lrange(TEST_QUEUE, 0, -1)]
+        held = [json.loads(entry)[0] for entry in client.hvals("unacked")]
     return sum(
         1
-        for message in messages
+        for message in waiting + held
         if message["headers"]["task"] == "handoff.timeout_check"
         and str(handoff.pk) in message["headers"]["argsrepr"]
     )
