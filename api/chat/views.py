@@ -1,4 +1,5 @@
-"""HTTP edges of the answer pipeline: chat turns, rag_search and chunk reads (PHASE2 chat API contract).
+"""HTTP edges of the answer pipeline: chat turns, rag_search, chunk reads and reading (or resuming) their
+event streams (PHASE2 chat API contract).
 
 Each view authorises through the choke points of api.access, validates with api.contracts, and
 either answers JSON (the pipeline runs in the request) or starts a stream runner and relays its
@@ -13,7 +14,7 @@ from typing import Any
 from django.http import JsonResponse
 from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -23,7 +24,9 @@ from api.access import (
     chunk_get_for_principal,
     conversation_get_for_principal,
     document_ids_readable,
+    stream_get_for_principal,
 )
+from api.chat.runners import chat_turn_run, rag_search_run
 from api.contracts import (
     ChatTurnRequestSerializer,
     ChunkSerializer,
@@ -31,7 +34,6 @@ from api.contracts import (
     RagSearchResultSerializer,
 )
 from api.models import Scope
-from api.pipeline_runners import chat_turn_run, rag_search_run
 from api.principal import request_principal
 from api.schema import SSE_RESPONSE
 from conversations.pipeline import rag_search_answer
@@ -150,3 +152,18 @@ class ChunkView(APIView):
             },
         }
         return Response(ChunkSerializer(body).data)
+
+
+class StreamEventsView(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        summary="Read (or resume) an event stream as SSE",
+        parameters=[
+            OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)
+        ],
+        responses={(200, "text/event-stream"): SSE_RESPONSE},
+    )
+    def get(self, request: Request, stream_id: str) -> HttpResponseBase:
+        stream_get_for_principal(principal=request_principal(request), stream_id=stream_id)
+        return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
