@@ -15,22 +15,21 @@ from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
-from api.live import live_stream_ensure
-from api.sse import sse_response
-from api.sse.merged import sse_merged_response
+from core.errors import ParleyError
 from handoff.live import conversation_channel, queue_channel
 from handoff.selectors import (
     agent_conversation_get,
+    agent_display_name,
     agent_queue,
     agent_workspace_ids,
     context_pack,
     user_is_agent,
 )
 from handoff.services import (
-    HandoffError,
     agent_message_post,
     handoff_claim,
     handoff_resolve,
@@ -38,19 +37,23 @@ from handoff.services import (
     message_data,
     typing_signal,
 )
+from streams.live import live_stream_ensure
+from streams.sse import sse_response
+from streams.sse.merged import sse_merged_response
 
 MAX_MESSAGE = 4000
-View = Callable[..., HttpResponse]
+View = Callable[..., HttpResponseBase]
 
 
 def agent_view(view: View) -> View:
-    """Logged-in agents only; JSON errors for the API part (core.middleware adds the CSP)."""
+    """Logged-in agents only; JSON errors for the API part (a service's ParleyError as
+    ``{code, message, extra}`` with its kind's status); core.middleware adds the CSP."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not request.user.is_authenticated:
             if request.path.startswith("/agent/api/"):
-                response: HttpResponse = JsonResponse(
+                response: HttpResponseBase = JsonResponse(
                     {"code": "authentication_required"}, status=401
                 )
             else:
@@ -60,7 +63,10 @@ def agent_view(view: View) -> View:
                 {"code": "not_an_agent", "message": "Join the Agents group."}, status=403
             )
         else:
-            response = view(request, *args, **kwargs)
+            try:
+                response = view(request, *args, **kwargs)
+            except ParleyError as error:  # the console's one mapping of service errors to HTTP
+                response = JsonResponse(error.as_json(), status=error.http_status)
         return response
 
     return wrapped
@@ -74,29 +80,25 @@ def _not_found() -> JsonResponse:
     return JsonResponse({"code": "not_found"}, status=404)
 
 
-def _conflict(error: HandoffError) -> JsonResponse:
-    return JsonResponse({"code": error.code, "message": str(error)}, status=409)
-
-
 @require_GET
 @agent_view
-def console(request: HttpRequest) -> HttpResponse:
+def console(request: HttpRequest) -> HttpResponseBase:
     return render(
         request,
         "agent/console.html",
-        {"agent_name": request.user.get_full_name() or request.user.username},
+        {"agent_name": agent_display_name(request.user)},
     )
 
 
 @require_GET
 @agent_view
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: HttpRequest) -> HttpResponseBase:
     return JsonResponse({"conversations": agent_queue(user=request.user)})
 
 
 @require_GET
 @agent_view
-def queue_events(request: HttpRequest) -> HttpResponse:
+def queue_events(request: HttpRequest) -> HttpResponseBase:
     """The queues of all the agent's workspaces (one stream each) in one response, resumable as a whole."""
     workspaces = agent_workspace_ids(user=request.user)
     if not workspaces:
@@ -112,14 +114,14 @@ def queue_events(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @agent_view
-def conversation(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def conversation(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
     return JsonResponse(context_pack(conversation=found)) if found else _not_found()
 
 
 @require_GET
 @agent_view
-def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
     if found is None:
         return _not_found()
@@ -129,13 +131,10 @@ def conversation_events(request: HttpRequest, conversation_id: uuid.UUID) -> Htt
 
 @require_POST
 @agent_view
-def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
-    try:
-        result = handoff_claim(conversation_id=conversation_id, agent=request.user)
-    except HandoffError as error:
-        return _conflict(error)
+    result = handoff_claim(conversation_id=conversation_id, agent=request.user)
     return JsonResponse(
         {"won": result.won, "claimed_by": result.claimed_by_name}, status=200 if result.won else 409
     )
@@ -143,7 +142,7 @@ def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
 
 @require_POST
 @agent_view
-def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
     try:
@@ -154,21 +153,18 @@ def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
         return JsonResponse({"code": "malformed_json"}, status=400)
     if not text:
         return JsonResponse({"code": "invalid_request", "message": "text is required"}, status=400)
-    try:
-        posted = agent_message_post(
-            conversation_id=conversation_id,
-            agent=request.user,
-            text=text,
-            client_message_id=client_message_id,
-        )
-    except HandoffError as error:
-        return _conflict(error)
+    posted = agent_message_post(
+        conversation_id=conversation_id,
+        agent=request.user,
+        text=text,
+        client_message_id=client_message_id,
+    )
     return JsonResponse(message_data(posted), status=201)
 
 
 @require_POST
 @agent_view
-def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
     if found is None:
         return _not_found()
@@ -179,23 +175,20 @@ def typing(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
 
 def _close(
     request: HttpRequest, conversation_id: uuid.UUID, close: Callable[..., Any]
-) -> HttpResponse:
+) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
-    try:
-        closed = close(conversation_id=conversation_id, agent=request.user)
-    except HandoffError as error:
-        return _conflict(error)
+    closed = close(conversation_id=conversation_id, agent=request.user)
     return JsonResponse({"owner": closed.owner})
 
 
 @require_POST
 @agent_view
-def return_to_bot(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def return_to_bot(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     return _close(request, conversation_id, handoff_return_to_bot)
 
 
 @require_POST
 @agent_view
-def resolve(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
+def resolve(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     return _close(request, conversation_id, handoff_resolve)

@@ -12,10 +12,10 @@ from django.db.models import Q, QuerySet
 
 from api.errors import ApiError, ErrorCode
 from api.principal import Principal, PrincipalKind
-from api.sse.buffer import StreamOwner, stream_owner_get
 from bots.models import Bot
 from conversations.models import Conversation
 from rag.models import Chunk, Document
+from streams.sse.buffer import StreamOwner, stream_owner_get
 
 
 def bots_for_principal(*, principal: Principal) -> QuerySet[Bot]:

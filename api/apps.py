@@ -6,10 +6,6 @@ class ApiConfig(AppConfig):
     verbose_name = "Public API"
 
     def ready(self) -> None:
-        from api.live import live_sink
-        from handoff.live import live_sink_set
-
-        live_sink_set(live_sink)  # handoff publishes its live events through the API's streams
         from api import key_cache
 
         key_cache.signals_connect()

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ErrorDetail
+
+from core.errors import ErrorKind, ParleyError
 
 
 class ErrorCode(StrEnum):
@@ -27,8 +29,10 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
+    CONFLICT = "conflict"
     RATE_LIMITED = "rate_limited"
     STREAM_EXPIRED = "stream_expired"
+    SERVICE_UNAVAILABLE = "service_unavailable"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -57,9 +61,22 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     ErrorCode.NOT_FOUND: ErrorSpec(404, "Not found."),
     ErrorCode.METHOD_NOT_ALLOWED: ErrorSpec(405, "This method is not allowed here."),
     ErrorCode.NOT_ACCEPTABLE: ErrorSpec(406, "The requested response format is not available."),
+    ErrorCode.CONFLICT: ErrorSpec(409, "The conversation's current state does not allow this."),
     ErrorCode.RATE_LIMITED: ErrorSpec(429, "Too many requests; retry later."),
     ErrorCode.STREAM_EXPIRED: ErrorSpec(410, "This event stream has expired."),
+    ErrorCode.SERVICE_UNAVAILABLE: ErrorSpec(503, "A service Parley needs failed; retry later."),
     ErrorCode.INTERNAL_ERROR: ErrorSpec(500, "An internal error occurred."),
+}
+
+# What a service's error (core.errors.ParleyError) becomes here, by its kind; its own code goes
+# in extra.reason.
+KIND_CODES: dict[ErrorKind, ErrorCode] = {
+    ErrorKind.INVALID: ErrorCode.INVALID_REQUEST,
+    ErrorKind.FORBIDDEN: ErrorCode.PERMISSION_DENIED,
+    ErrorKind.NOT_FOUND: ErrorCode.NOT_FOUND,
+    ErrorKind.CONFLICT: ErrorCode.CONFLICT,
+    ErrorKind.UNAVAILABLE: ErrorCode.SERVICE_UNAVAILABLE,
+    ErrorKind.INTERNAL: ErrorCode.INTERNAL_ERROR,
 }
 
 # What a bare HTTP status (a Django 404 page, a 405 from a plain view) maps to.
@@ -70,10 +87,12 @@ STATUS_CODES: dict[int, ErrorCode] = {
     404: ErrorCode.NOT_FOUND,
     405: ErrorCode.METHOD_NOT_ALLOWED,
     406: ErrorCode.NOT_ACCEPTABLE,
+    409: ErrorCode.CONFLICT,
     410: ErrorCode.STREAM_EXPIRED,
     413: ErrorCode.PAYLOAD_TOO_LARGE,
     415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
     429: ErrorCode.RATE_LIMITED,
+    503: ErrorCode.SERVICE_UNAVAILABLE,
 }
 
 
@@ -83,14 +102,35 @@ def error_body(
     return {"code": str(code), "message": message or REGISTRY[code].message, "extra": extra or {}}
 
 
+def _status_kind(status: int) -> ErrorKind:
+    kinds = {401: ErrorKind.FORBIDDEN, 403: ErrorKind.FORBIDDEN, 404: ErrorKind.NOT_FOUND}
+    if status >= 500:
+        return ErrorKind.INTERNAL
+    return kinds.get(status, ErrorKind.CONFLICT if status == 409 else ErrorKind.INVALID)
+
+
+def parley_error_parts(exc: ParleyError) -> tuple[ErrorCode, str | None, dict[str, Any]]:
+    """The one mapping of an error to the API's vocabulary: an ApiError as it is; a service's
+    error by its kind, its own code in ``extra.reason`` (an internal one says nothing more)."""
+    if isinstance(exc, ApiError):
+        return ErrorCode(exc.code), exc.message, exc.extra
+    code = KIND_CODES[exc.kind]
+    if code is ErrorCode.INTERNAL_ERROR:
+        return code, None, {}
+    if exc.code == code:  # the service speaks the API's word already
+        return code, exc.message, exc.extra
+    return code, exc.message, {**exc.extra, "reason": exc.code}
+
+
 def error_code_for_status(status: int) -> ErrorCode:
     return STATUS_CODES.get(
         status, ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.INVALID_REQUEST
     )
 
 
-class ApiError(APIException):
-    """Raise from services, selectors and views; the exception handler shapes it."""
+class ApiError(ParleyError, APIException):
+    """An error in the API's own vocabulary (the edge's checks: keys, scopes, access, sessions);
+    the exception handler shapes it. Services below the API raise their own ParleyError."""
 
     def __init__(
         self,
@@ -101,9 +141,9 @@ class ApiError(APIException):
         headers: dict[str, str] | None = None,
     ) -> None:
         spec = REGISTRY[code]
+        super().__init__(message or spec.message, code=str(code), extra=extra)
         self.code = code
+        self.kind = _status_kind(spec.status)
         self.status_code = spec.status
-        self.message = message or spec.message
-        self.extra = extra or {}
         self.headers = headers or {}
-        super().__init__(detail=self.message, code=str(code))
+        self.detail = ErrorDetail(self.message, code=str(code))  # what DRF's own code reads

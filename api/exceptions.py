@@ -16,7 +16,8 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.views import set_rollback
 
-from api.errors import REGISTRY, ApiError, ErrorCode, error_body
+from api.errors import REGISTRY, ApiError, ErrorCode, error_body, parley_error_parts
+from core.errors import ParleyError
 
 logger = logging.getLogger("api.errors")
 
@@ -55,8 +56,12 @@ def error_response(
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> JsonResponse:
     """A JsonResponse rather than a DRF Response: errors never depend on content negotiation."""
     set_rollback()
-    if isinstance(exc, ApiError):
-        return error_response(exc.code, exc.message, extra=exc.extra, headers=exc.headers)
+    if isinstance(exc, ParleyError):  # the API's own errors, and services' by their kind
+        code, message, extra = parley_error_parts(exc)
+        if code is ErrorCode.INTERNAL_ERROR:
+            logger.error("Service error %s", exc.code, exc_info=exc)
+        headers = exc.headers if isinstance(exc, ApiError) else None
+        return error_response(code, message, extra=extra, headers=headers)
     if isinstance(exc, Http404):
         return error_response(ErrorCode.NOT_FOUND)
     if isinstance(exc, DjangoPermissionDenied):
@@ -83,7 +88,8 @@ def _drf_error(exc: drf.APIException) -> JsonResponse:
     elif isinstance(exc, drf.ParseError):
         extra["detail"] = str(exc.detail)
     elif isinstance(exc, drf.Throttled):
-        retry_after = max(1, math.ceil(exc.wait or 1))
+        wait: float | None = getattr(exc, "wait", None)  # set by DRF, absent from its stubs
+        retry_after = max(1, math.ceil(wait or 1))
         headers["Retry-After"] = str(retry_after)
         extra["retry_after"] = retry_after
     elif isinstance(exc, drf.MethodNotAllowed | drf.UnsupportedMediaType):

@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
-from api.redis_gateway import redis_sync
+from streams.redis_gateway import redis_sync
 
 logger = logging.getLogger(__name__)
 

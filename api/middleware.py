@@ -11,6 +11,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.deprecation import MiddlewareMixin
+from django.views import defaults
 
 from api.cors import cors_decorate, cors_is_preflight, cors_preflight_response
 from api.errors import ErrorCode, error_code_for_status
@@ -85,3 +86,16 @@ def request_body_limit(view_func: Callable[..., HttpResponse]) -> int:
 
 def _is_json(response: HttpResponse) -> bool:
     return response.get("Content-Type", "").startswith("application/json")
+
+
+def not_found_handler(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's handler404: JSON on /api/ paths, the regular page elsewhere."""
+    if is_api_path(request.path):
+        return error_response(ErrorCode.NOT_FOUND)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error_handler(request: HttpRequest) -> HttpResponse:
+    if is_api_path(request.path):
+        return error_response(ErrorCode.INTERNAL_ERROR)
+    return defaults.server_error(request)

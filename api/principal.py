@@ -12,6 +12,7 @@ import hmac
 import uuid
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from django.conf import settings
 from django.core import signing
@@ -122,3 +123,12 @@ def visitor_session_read(*, token: str, principal: Principal) -> VisitorSession:
     if principal.external_user_id and session.external_user_id != principal.external_user_id:
         raise ApiError(ErrorCode.INVALID_SESSION)
     return session
+
+
+def request_principal(request: Any) -> Principal:
+    """The caller of an API request: the Principal api.authentication put in ``request.auth``
+    (DRF types it as a token; an unauthenticated request never reaches a view that asks)."""
+    principal = request.auth
+    if not isinstance(principal, Principal):
+        raise ApiError(ErrorCode.AUTHENTICATION_REQUIRED)
+    return principal

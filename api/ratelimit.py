@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
 from api.principal import Principal
-from api.redis_gateway import redis_sync
+from streams.redis_gateway import redis_sync
 
 _SLIDING_WINDOW = """
 local t = redis.call('TIME')

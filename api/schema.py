@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
@@ -31,7 +31,7 @@ class ApiKeyScheme(OpenApiAuthenticationExtension):
 
 
 class ApiAutoSchema(AutoSchema):
-    def get_description(self) -> str:
+    def get_description(self) -> str:  # type: ignore[override]  # drf-spectacular's, not DRF's
         description = super().get_description() or ""
         scope = getattr(self.view, "required_scope", None)
         if scope:
@@ -46,7 +46,9 @@ class ApiAutoSchema(AutoSchema):
         """
         return []
 
-    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+    def _get_response_bodies(
+        self, direction: Literal["request", "response"] = "response"
+    ) -> dict[str, Any]:
         responses = super()._get_response_bodies(direction=direction)
         for status in ERROR_STATUSES:
             if status not in responses:

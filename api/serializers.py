@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from rest_framework import serializers
@@ -23,7 +24,7 @@ class StrictCharField(serializers.CharField):
 class StrictUUIDField(serializers.UUIDField):
     """A UUID written as a string: DRF's own field would also take the integer 12 as a UUID."""
 
-    def to_internal_value(self, data: object) -> object:
+    def to_internal_value(self, data: Any) -> uuid.UUID:
         if not isinstance(data, str):
             self.fail("invalid", value=data)
         return super().to_internal_value(data)
@@ -75,9 +76,11 @@ class SessionSerializer(serializers.Serializer):
 class QueryParamsSerializer(serializers.Serializer):
     """Query parameters, where DRF would read ``?name=`` as "not given": here an empty value is an error."""
 
-    def to_internal_value(self, data: object) -> object:
+    def to_internal_value(self, data: Any) -> Any:
         blank = {
-            name: ["This value may not be blank."] for name in self.fields if _is_blank(data, name)
+            str(name): ["This value may not be blank."]
+            for name in self.fields
+            if _is_blank(data, str(name))
         }
         if blank:
             raise serializers.ValidationError(blank)
@@ -95,7 +98,8 @@ class SseEventSerializer(serializers.Serializer):
     event = serializers.CharField(
         help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse."
     )
-    data = serializers.CharField(
+    # A field named like Serializer.data: this serializer only describes the schema.
+    data = serializers.CharField(  # type: ignore[assignment]
         help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}."
     )
     id = serializers.CharField(help_text="Send the last one back as Last-Event-ID to resume.")

@@ -3,17 +3,17 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.chat_views import ChatTurnView, ChunkView, RagSearchView
-from api.chunk_preview import ChunkPreviewView
+from api.chat.preview import ChunkPreviewView
+from api.chat.views import ChatTurnView, ChunkView, RagSearchView, StreamEventsView
 from api.documents.views import DocumentCollectionView, DocumentDetailView, DocumentRerunView
-from api.views import MeView, SessionCreateView, StreamEventsView
-from api.views_handoff import (
+from api.handoff.views import (
     ConversationEventsView,
     ConversationHandoffView,
     ConversationMessagesView,
     ConversationTypingView,
     TurnFeedbackView,
 )
+from api.keys.views import MeView, SessionCreateView
 
 app_name = "api"
 

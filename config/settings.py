@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from config.env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env_str("PARLEY_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR = Path(env_str("PARLEY_VAR_DIR") or BASE_DIR / "var").resolve()
 
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "prompts",
     "rag",
     "conversations",
+    "streams",
     "handoff",
     "api",
     "agent",
@@ -185,7 +186,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 MEDIA_URL = "media/"
-MEDIA_ROOT = Path(env_str("PARLEY_MEDIA_ROOT", str(VAR_DIR / "media")))
+MEDIA_ROOT = Path(env_str("PARLEY_MEDIA_ROOT") or VAR_DIR / "media")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -401,7 +402,7 @@ SPECTACULAR_SETTINGS = {
 # --- API ----------------------------------------------------------------------------------
 # Largest request body accepted under /api/ (413 payload_too_large above it).
 API_MAX_REQUEST_BODY_BYTES = env_int("API_MAX_REQUEST_BODY_BYTES", 1_048_576, minimum=1024)
-# SSE: an event whose data exceeds this is split into <event>_delta_sse pieces (api.sse.framing).
+# SSE: an event whose data exceeds this is split into <event>_delta_sse pieces (streams.sse.framing).
 API_SSE_MAX_EVENT_BYTES = env_int("API_SSE_MAX_EVENT_BYTES", 16_384, minimum=256)
 API_SSE_HEARTBEAT_SECONDS = env_float("API_SSE_HEARTBEAT_SECONDS", 15.0, minimum=0.05, maximum=300)
 API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum=10)

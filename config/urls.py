@@ -20,5 +20,5 @@ urlpatterns = [
 ]
 
 # JSON on /api/ paths, Django's pages elsewhere.
-handler404 = "api.views.not_found_handler"
-handler500 = "api.views.server_error_handler"
+handler404 = "api.middleware.not_found_handler"
+handler500 = "api.middleware.server_error_handler"

@@ -1,17 +1,15 @@
 """Thin adapters from the prompt engine's plain data (prompts.engine) to the answer engine's types.
 
 A turn reads the bot once with prompts.selectors.bot_settings_get; these turn that BotSettings
-into the contract's BotRules and the gateway's LLMEndpoint, and retrieved chunks into the
-prompt engine's Chunk.
+into the contract's BotRules and the gateway's LLMEndpoint. (Retrieved chunks need no adapter: the
+prompt engine reads them through its `ChunkLike` protocol.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
-from prompts.engine import BotSettings, Chunk
+from prompts.engine import BotSettings
 
 # Least retrieval score the offline provider answers from when the bot sets no threshold; measured
 # with all-MiniLM-L6-v2 cosine scores by bench.answer_offline.
@@ -52,10 +50,3 @@ def llm_endpoint_for_bot(*, bot: BotSettings) -> LLMEndpoint | None:
     if bot.llm.model:
         overrides["model"] = bot.llm.model
     return LLMEndpoint.from_settings(**overrides)
-
-
-def prompt_chunks(*, chunks: Sequence[RetrievedChunk]) -> list[Chunk]:
-    """Retrieved chunks as the prompt engine renders them into {{ context }}."""
-    return [
-        Chunk(id=c.id, text=c.text, title=c.title, source=c.source, page=c.page) for c in chunks
-    ]

@@ -14,7 +14,7 @@ from django.conf import settings
 
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
 from conversations.contract.parsing import answer_preview
-from conversations.guards import GuardKind, message_screen
+from conversations.guards import GuardKind, GuardMatch
 from conversations.llm.offline import (
     OFFLINE_MODEL,
     Embed,
@@ -22,9 +22,10 @@ from conversations.llm.offline import (
     offline_fallback_model,
     offline_generate,
 )
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import BotRules
 from core.llm.gateway import llm_stream
 from core.llm.types import LLMEndpoint
+from rag.retrieval import RetrievedChunk
 
 # Answers decided by a cheap guard, before any model (DESIGN.md, "One chat turn", step 2).
 GUARD_MODEL = "guard"
@@ -43,6 +44,8 @@ class AnswerRequest:
     rules: BotRules
     # The rendered prompt, as chat messages ({"role", "content"}), from the prompt builder.
     messages: Sequence[dict[str, str]]
+    # What the guards found in the visitor's message: screened once per turn, by `answer_run`.
+    guard: GuardMatch | None = None
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,14 @@ def answer_generate(
 
     def offline() -> str:
         return offline_generate(
-            question=request.question, chunks=request.chunks, rules=request.rules, embed=embed
+            question=request.question,
+            chunks=request.chunks,
+            rules=request.rules,
+            embed=embed,
+            guard=request.guard,
         )
 
-    guard = message_screen(
-        text=request.question, injection_threshold=request.rules.injection_threshold
-    )
+    guard = request.guard
     if guard is not None and guard.kind in GUARDED_KINDS:
         answer = guarded_answer(
             guard=guard, question=request.question, chunks=request.chunks, rules=request.rules

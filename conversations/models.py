@@ -56,7 +56,35 @@ class TurnStatus(models.TextChoices):
     INJECTION_ATTEMPT = "injection_attempt", "Injection attempt"
 
 
-class Turn(models.Model):
+class AnswerAudit(models.Model):
+    """The audit every answer keeps, a chat turn's or a rag_search's: when it started and finished,
+    the prompt, every LLM call and its raw output, the repairs, the model and its usage, the
+    latencies. Written by `conversations.services.answer_audit_complete` for both."""
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    prompt_version = models.CharField(max_length=64, blank=True)
+    prompt_hash = models.CharField(max_length=64, blank=True)
+    raw_output = models.TextField(blank=True)
+    # Every call made for this answer: [{generator, error_code, error_message, raw_output}].
+    attempts = models.JSONField(default=list, blank=True)
+    parsed_output = models.JSONField(null=True, blank=True)
+    repairs = models.JSONField(default=list, blank=True)
+    # The remote LLM's failure when the offline provider answered in its place.
+    llm_error_code = models.CharField(max_length=40, blank=True)
+    llm_error_message = models.TextField(blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    # Milliseconds per phase, e.g. {"condense": 0, "retrieve": 12, "llm": 840, "total": 870}.
+    latencies = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+
+class Turn(AnswerAudit):
     """One visitor message and the bot's answer, with the full audit of how the answer was made.
 
     Idempotent on (conversation, client_message_id): a retried send finds the same turn.
@@ -69,21 +97,11 @@ class Turn(models.Model):
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
     client_message_id = models.CharField(max_length=100)
     execution_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
     user_text = models.TextField()
     condensed_question = models.TextField(blank=True)
     # [{chunk_id, document_id, title, page, score, rank}], in retrieval order.
     retrieved_chunks = models.JSONField(default=list, blank=True)
-    prompt_version = models.CharField(max_length=64, blank=True)
-    prompt_hash = models.CharField(max_length=64, blank=True)
-    raw_output = models.TextField(blank=True)
-    # Every call made for this answer: [{generator, error_code, error_message, raw_output}].
-    attempts = models.JSONField(default=list, blank=True)
-    parsed_output = models.JSONField(null=True, blank=True)
-    repairs = models.JSONField(default=list, blank=True)
-    llm_error_code = models.CharField(max_length=40, blank=True)
 
     status = models.CharField(max_length=30, choices=Status.choices, blank=True)
     answer = models.TextField(blank=True)
@@ -99,17 +117,7 @@ class Turn(models.Model):
     # What the visitor was shown: the answer, a configured text (refusal, handoff...), or "" when hidden.
     reply_text = models.TextField(blank=True)
 
-    model = models.CharField(max_length=200, blank=True)
-    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
-    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
-    # Milliseconds per phase, e.g. {"condense": 0, "retrieve": 12, "llm": 840, "total": 870}.
-    latencies = models.JSONField(default=dict, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        indexes = [
-            models.Index(fields=["conversation", "created_at"], name="turn_conversation_created")
-        ]
+    class Meta(AnswerAudit.Meta):
         constraints = [
             models.UniqueConstraint(
                 fields=["conversation", "client_message_id"], name="turn_unique_client_message"
@@ -127,6 +135,9 @@ class Turn(models.Model):
                 condition=models.Q(completed_at__isnull=True) | ~models.Q(status=""),
                 name="turn_completed_has_status",
             ),
+        ]
+        indexes = [
+            models.Index(fields=["conversation", "created_at"], name="turn_conversation_created")
         ]
 
     def __str__(self) -> str:
@@ -165,7 +176,7 @@ class SecurityEvent(models.Model):
         return f"{self.get_kind_display()} · {self.created_at:%Y-%m-%d %H:%M}"
 
 
-class RagSearchExecution(models.Model):
+class RagSearchExecution(AnswerAudit):
     """One rag_search call, audited like a turn: the caller, the query and its scope, the retrieved contexts with
     their scores, the raw LLM output and repairs, the response, usage and per-phase latencies.
 
@@ -205,32 +216,16 @@ class RagSearchExecution(models.Model):
     # [{rank, chunk_id, document_id, title, vector_score, vector_rank, text_score, text_rank, fused_score,
     #   rerank_score, text_preview, used_in_response, ...}], in rank order.
     contexts = models.JSONField(default=list, blank=True)
-    prompt_version = models.CharField(max_length=64, blank=True)
-    prompt_hash = models.CharField(max_length=64, blank=True)
-    raw_output = models.TextField(blank=True)
-    attempts = models.JSONField(default=list, blank=True)
-    parsed_output = models.JSONField(null=True, blank=True)
-    repairs = models.JSONField(default=list, blank=True)
-    # The remote LLM's failure when the offline provider answered in its place.
-    llm_error_code = models.CharField(max_length=40, blank=True)
-    llm_error_message = models.TextField(blank=True)
 
     answer_status = models.CharField(max_length=30, choices=TurnStatus.choices, blank=True)
     response = models.TextField(blank=True)
     sources_used = ArrayField(models.PositiveSmallIntegerField(), default=list, blank=True)
-    model = models.CharField(max_length=200, blank=True)
-    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
-    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
-    latencies = models.JSONField(default=dict, blank=True)
 
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
     error_code = models.CharField(max_length=60, blank=True)
     error_message = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(AnswerAudit.Meta):
         indexes = [
             models.Index(fields=["workspace", "-created_at"], name="rag_search_workspace_created")
         ]

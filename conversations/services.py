@@ -10,50 +10,29 @@ workers race, and the caller's turn instance carries what was stored (no re-read
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from conversations.contract.attempts import AnswerOutcome
-from conversations.models import Conversation, RagSearchExecution, SecurityEvent, Turn
-from conversations.routing import RouteDecision
-from conversations.types import AnswerStatus, RetrievedChunk
+from conversations.audit import ERROR_MESSAGE_LIMIT, AnswerRecord, answer_audit_complete
+from conversations.models import RagSearchExecution, SecurityEvent, Turn
+from conversations.types import AnswerStatus
 from rag.guard import DEFAULT_THRESHOLD, injection_detect
 
 SECURITY_EXCERPT_LIMIT = 2000
 # A security event's label when the LLM flagged the message and the detector did not.
 LABEL_MODEL_FLAG = "model_flag"
-ERROR_MESSAGE_LIMIT = 2000
 
 
 @dataclass(frozen=True)
 class TurnStarted:
     turn: Turn
     created: bool
-
-
-@dataclass(frozen=True)
-class TurnRecord:
-    """Everything a finished turn stores, as plain data from the pipeline."""
-
-    outcome: AnswerOutcome
-    route: RouteDecision
-    chunks: Sequence[RetrievedChunk] = ()
-    condensed_question: str = ""
-    prompt_version: str = ""
-    prompt_hash: str = ""
-    # "offline", the endpoint's model, or "offline-fallback(<model>)".
-    model: str = ""
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    latencies: Mapping[str, int] = field(default_factory=dict)
-    # The bot's injection threshold: says whether the detector or only the model flagged an attack.
-    injection_threshold: float = DEFAULT_THRESHOLD
 
 
 def turn_start(
@@ -80,26 +59,32 @@ def turn_start(
     return TurnStarted(turn=turn, created=True)
 
 
-def turn_complete(*, turn: Turn, record: TurnRecord) -> bool:
+def turn_complete(
+    *, turn: Turn, record: AnswerRecord, injection_threshold: float = DEFAULT_THRESHOLD
+) -> bool:
     """Record the answer and its audit on `turn` (the row, and the instance when the row was updated);
-    False when the turn was already completed."""
+    False when the turn was already completed. `injection_threshold` (the bot's) tells a security
+    event whether the detector or only the model flagged the message."""
     answer = record.outcome.enforced.answer
-    fields = turn_audit_fields(record=record)
     security_event = record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT
     # One UPDATE needs no transaction of its own; with the security event it is two statements.
     with transaction.atomic() if security_event else nullcontext():
-        updated = Turn.objects.filter(pk=turn.pk, completed_at__isnull=True).update(**fields)
-        if updated:
-            for name, value in fields.items():
+        stored = answer_audit_complete(
+            rows=Turn.objects.filter(pk=turn.pk, completed_at__isnull=True),
+            record=record,
+            own=_turn_fields(record=record),
+        )
+        if stored is not None:
+            for name, value in stored.items():
                 setattr(turn, name, value)
             if security_event:
                 security_event_record(
                     turn=turn,
                     explanation=answer.understanding,
                     model=record.model,
-                    threshold=record.injection_threshold,
+                    threshold=injection_threshold,
                 )
-    return bool(updated)
+    return stored is not None
 
 
 def _savepoint_when_nested() -> AbstractContextManager[object]:
@@ -109,21 +94,13 @@ def _savepoint_when_nested() -> AbstractContextManager[object]:
     return transaction.atomic() if connection.in_atomic_block else nullcontext()
 
 
-def turn_audit_fields(*, record: TurnRecord) -> dict[str, Any]:
-    """The Turn columns a finished turn sets, from plain data (the retrieved chunks' audit is one JSON value)."""
+def _turn_fields(*, record: AnswerRecord) -> dict[str, Any]:
+    """A turn's own columns: the answer's fields and the route (the retrieved chunks' audit is one
+    JSON value)."""
     answer = record.outcome.enforced.answer
-    outcome = record.outcome
     return {
-        "completed_at": timezone.now(),
-        "condensed_question": record.condensed_question,
+        "condensed_question": record.condensed,
         "retrieved_chunks": [chunk.as_audit() for chunk in record.chunks],
-        "prompt_version": record.prompt_version,
-        "prompt_hash": record.prompt_hash,
-        "raw_output": outcome.raw_output,
-        "attempts": [attempt.as_json() for attempt in outcome.attempts],
-        "parsed_output": outcome.parsed,
-        "repairs": [repair.as_json() for repair in outcome.enforced.repairs],
-        "llm_error_code": outcome.llm_error.code if outcome.llm_error else "",
         "status": answer.status.value,
         "answer": answer.answer,
         "topic": answer.topic,
@@ -136,10 +113,6 @@ def turn_audit_fields(*, record: TurnRecord) -> dict[str, Any]:
         "route_action": record.route.action.value,
         "route_reason": record.route.reason,
         "reply_text": record.route.text,
-        "model": record.model,
-        "prompt_tokens": record.prompt_tokens,
-        "completion_tokens": record.completion_tokens,
-        "latencies": dict(record.latencies),
     }
 
 
@@ -164,51 +137,14 @@ def security_event_record(
     return event
 
 
-def conversation_escalate(*, conversation_id: uuid.UUID, turn_id: uuid.UUID | None = None) -> bool:
-    """Hand the conversation to the team: owner bot → waiting_agent, by one conditional UPDATE.
-
-    The single call site of an escalation decided by the answer pipeline; False when the bot did
-    not own the conversation (already escalated, or an agent holds it). The handoff app extends
-    this with its events and notifications.
-    """
-    updated = Conversation.objects.filter(pk=conversation_id, owner=Conversation.Owner.BOT).update(
-        owner=Conversation.Owner.WAITING_AGENT, updated_at=timezone.now()
-    )
-    if updated:
-        for hook in _escalation_hooks:
-            hook(conversation_id, turn_id)
-    return bool(updated)
-
-
-EscalationHook = Callable[[uuid.UUID, "uuid.UUID | None"], None]
-_escalation_hooks: list[EscalationHook] = []
-
-
-def conversation_escalation_hook_set(hook: EscalationHook) -> None:
-    """How an app above this one (handoff) records an escalation: its event, queue entry and timeout."""
-    _escalation_hooks[:] = [hook]
-
-
 @dataclass(frozen=True)
 class HistoryMessage:
-    """A message outside the bot's turns (an agent's reply, a visitor's message to the agent) for the bot's history."""
+    """A message outside the bot's turns (an agent's reply, a visitor's message to the agent) for the
+    bot's history. The handoff app, above this one, reads them and passes them down to `turn_answer`."""
 
     created_at: datetime
     role: str  # "user" for the visitor, "assistant" for the team's side
     content: str
-
-
-HistorySource = Callable[[uuid.UUID], "list[HistoryMessage]"]
-_history_sources: list[HistorySource] = []
-
-
-def conversation_history_source_set(source: HistorySource) -> None:
-    """How an app above this one (handoff) adds its messages to the history the bot answers with."""
-    _history_sources[:] = [source]
-
-
-def conversation_history_extra(*, conversation_id: uuid.UUID) -> list[HistoryMessage]:
-    return [message for source in _history_sources for message in source(conversation_id)]
 
 
 @dataclass(frozen=True)
@@ -221,24 +157,6 @@ class RagSearchCaller:
     external_user_id: str = ""
     kind: str = ""  # "server" or "widget"; empty when called from code
     api_key_id: uuid.UUID | str | None = None
-
-
-@dataclass(frozen=True)
-class RagSearchRecord:
-    """Everything a finished rag_search stores, as plain data from the pipeline."""
-
-    outcome: AnswerOutcome
-    chunks: Sequence[RetrievedChunk]
-    response: str
-    sources_used: Sequence[int]
-    condensed_query: str = ""
-    expanded_query: str = ""
-    prompt_version: str = ""
-    prompt_hash: str = ""
-    model: str = ""
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    latencies: Mapping[str, int] = field(default_factory=dict)
 
 
 def rag_search_execution_start(
@@ -257,40 +175,31 @@ def rag_search_execution_start(
     )
 
 
-def rag_search_execution_complete(*, execution_pk: uuid.UUID, record: RagSearchRecord) -> bool:
-    """Record the answer and its audit; False when the execution had already finished."""
-    outcome = record.outcome
-    cited = set(record.sources_used)
+def rag_search_execution_complete(
+    *, execution_pk: uuid.UUID, record: AnswerRecord, response: str, sources_used: Sequence[int]
+) -> bool:
+    """Record the answer (`response` with its citation markers, the ranks it cites) and its audit;
+    False when the execution had already finished."""
+    cited = set(sources_used)
     contexts = [
         {**chunk.as_audit(), "used_in_response": chunk.rank in cited} for chunk in record.chunks
     ]
-    updated = RagSearchExecution.objects.filter(
-        pk=execution_pk, status=RagSearchExecution.Status.RUNNING
-    ).update(
-        status=RagSearchExecution.Status.COMPLETED,
-        completed_at=timezone.now(),
-        condensed_query=record.condensed_query,
-        expanded_query=record.expanded_query,
-        contexts=contexts,
-        prompt_version=record.prompt_version,
-        prompt_hash=record.prompt_hash,
-        raw_output=outcome.raw_output,
-        attempts=[attempt.as_json() for attempt in outcome.attempts],
-        parsed_output=outcome.parsed,
-        repairs=[repair.as_json() for repair in outcome.enforced.repairs],
-        llm_error_code=outcome.llm_error.code if outcome.llm_error else "",
-        llm_error_message=outcome.llm_error.message[:ERROR_MESSAGE_LIMIT]
-        if outcome.llm_error
-        else "",
-        answer_status=outcome.enforced.answer.status.value,
-        response=record.response,
-        sources_used=list(record.sources_used),
-        model=record.model,
-        prompt_tokens=record.prompt_tokens,
-        completion_tokens=record.completion_tokens,
-        latencies=dict(record.latencies),
+    stored = answer_audit_complete(
+        rows=RagSearchExecution.objects.filter(
+            pk=execution_pk, status=RagSearchExecution.Status.RUNNING
+        ),
+        record=record,
+        own={
+            "status": RagSearchExecution.Status.COMPLETED,
+            "condensed_query": record.condensed,
+            "expanded_query": record.expanded_query,
+            "contexts": contexts,
+            "answer_status": record.outcome.enforced.answer.status.value,
+            "response": response,
+            "sources_used": list(sources_used),
+        },
     )
-    return bool(updated)
+    return stored is not None
 
 
 def rag_search_execution_fail(

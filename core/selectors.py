@@ -34,7 +34,9 @@ class HealthReport:
 def health_report(*, worker_timeout: float = 1.0, database_timeout: int = 3) -> HealthReport:
     """Probe the database (on a connection of its own: an outage is reported within
     ``database_timeout`` seconds), pgvector, the broker and the live Celery workers."""
-    from config.celery import app
+    # The process's Celery app (config's, which config/__init__.py loads with the settings): core
+    # imports no app above it.
+    from celery import current_app as app
 
     errors: dict[str, str] = {}
     database_ok = False

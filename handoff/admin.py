@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from conversations.models import Conversation
@@ -23,19 +24,17 @@ class _ReadOnlyInline(admin.TabularInline):
 
 class OwnerEventInline(_ReadOnlyInline):
     model = OwnerEvent
-    fields = ["created_at", "from_owner", "to_owner", "actor", "agent", "reason"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "from_owner", "to_owner", "actor", "agent", "reason")
 
 
 class MessageInline(_ReadOnlyInline):
     model = Message
-    fields = ["created_at", "role", "author", "text"]
-    readonly_fields = fields
+    fields = readonly_fields = ("created_at", "role", "author", "text")
 
 
 class HandoffInline(_ReadOnlyInline):
     model = Handoff
-    fields = [
+    fields = readonly_fields = (
         "opened_at",
         "reason",
         "detail",
@@ -44,8 +43,7 @@ class HandoffInline(_ReadOnlyInline):
         "timed_out_at",
         "closed_at",
         "outcome",
-    ]
-    readonly_fields = fields
+    )
 
 
 if admin.site.is_registered(Conversation):  # this richer view replaces a plain registration, if any
@@ -78,7 +76,7 @@ class ConversationAdmin(WorkspaceScopedAdmin):
     ]
     inlines = [HandoffInline, OwnerEventInline, MessageInline]
 
-    def get_queryset(self, request: HttpRequest):  # type: ignore[no-untyped-def]
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
         return super().get_queryset(request).distinct()
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -1,42 +1,12 @@
-"""Live events of a handoff, without importing the API app that owns the streams.
-
-Two kinds of channel: one per conversation (what the widget and the agent watching it read)
-and one per workspace (the agents' queue). The API app registers the sink that writes them to
-Redis Streams when it loads (``api.apps``), so this app stays below ``api``.
-"""
+"""The live channels of a handoff: one per conversation (what the widget and the agent watching it
+read) and one per workspace (the agents' queue). Events go out through ``streams.live``, below."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
-
-
-@dataclass(frozen=True)
-class LiveChannel:
-    """Where an event goes; ``stream_id`` is stable, so readers can resume with Last-Event-ID."""
-
-    workspace_id: str
-    stream_id: str
-    bot_id: str | None = None
-    conversation_id: str | None = None
-    visitor_id: str | None = None
-    external_user_id: str | None = None
-
-
-LiveSink = Callable[[LiveChannel, str, dict[str, Any]], str]
-_sinks: list[LiveSink] = []
-
-
-class LiveSinkMissing(RuntimeError):
-    code = "live_sink_missing"
-
-
-def live_sink_set(sink: LiveSink) -> None:
-    _sinks[:] = [sink]
+from streams.live import LiveChannel
 
 
 def conversation_channel(*, conversation: Any) -> LiveChannel:
@@ -53,15 +23,3 @@ def conversation_channel(*, conversation: Any) -> LiveChannel:
 def queue_channel(*, workspace_id: Any) -> LiveChannel:
     stream_id = uuid.uuid5(uuid.NAMESPACE_URL, f"parley:agent-queue:{workspace_id}").hex
     return LiveChannel(workspace_id=str(workspace_id), stream_id=stream_id)
-
-
-def live_publish(*, channel: LiveChannel, event: str, data: dict[str, Any]) -> str:
-    """Publishes now; returns the event id."""
-    if not _sinks:
-        raise LiveSinkMissing("no live sink registered (is the api app installed?)")
-    return _sinks[0](channel, event, data)
-
-
-def live_publish_on_commit(*, channel: LiveChannel, event: str, data: dict[str, Any]) -> None:
-    """Publishes once the current transaction commits, so nobody sees an event for a rolled-back write."""
-    transaction.on_commit(lambda: live_publish(channel=channel, event=event, data=data))

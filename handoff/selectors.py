@@ -12,9 +12,12 @@ from conversations.models import Conversation, Turn
 from conversations.services import HistoryMessage
 from core.models import Membership
 from handoff.models import Handoff, Message, OwnerEvent
-from handoff.services import agent_display_name
 
 AGENTS_GROUP = "Agents"
+
+
+def agent_display_name(user: Any) -> str:
+    return (user.get_full_name() or user.get_username()) if user else ""
 
 
 def user_is_agent(*, user: Any) -> bool:

@@ -7,19 +7,21 @@ from typing import Any
 
 from django.db import transaction
 
+from core.errors import ErrorKind, ParleyError
 from prompt_context.limits import IMPORT_MAX_BYTES
 from prompt_context.models import SMALL_TALK, LexiconGroup, Topic
 from prompt_context.rules import lexicon_count_problems, lexicon_group_problems, topic_problems
 from prompt_context.selectors import EXPORT_FORMAT, EXPORT_VERSION
 
 
-class PromptContextImportError(Exception):
+class PromptContextImportError(ParleyError):
     """An import file that was refused; `problems` lists everything wrong with it."""
 
     code = "prompt_context_invalid"
+    kind = ErrorKind.INVALID
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
+        super().__init__("; ".join(problems), extra={"problems": list(problems)})
         self.problems = problems
 
 

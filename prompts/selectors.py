@@ -14,6 +14,7 @@ from typing import Any
 from django.db import connection
 
 from bots.models import PromptTemplateVersion
+from core.errors import ErrorKind, ParleyError
 from prompt_context.selectors import PROMPT_CONTEXT_COLUMNS_SQL, prompt_context_from_json
 from prompts.engine import (
     BotSettings,
@@ -27,8 +28,9 @@ from prompts.engine import (
 )
 
 
-class BotNotFound(Exception):
+class BotNotFound(ParleyError):
     code = "bot_not_found"
+    kind = ErrorKind.NOT_FOUND
 
 
 _SETTINGS_SQL = """

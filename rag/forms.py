@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -35,21 +35,21 @@ class DocumentUploadForm(forms.Form):
         required=False,
         help_text="Bots of the chosen workspace that will know the files.",
     )
-    files = MultipleFileField(
+    # A field named like BaseForm.files (the request's files), as the admin's upload page names it.
+    files = MultipleFileField(  # type: ignore[assignment]
         help_text="Select one or more files: txt, md, html, pdf, docx, csv, vtt, srt, png, jpg, webp,"
         " tiff (OCR), mp3, m4a, wav, mp4, webm (with a transcription model)."
     )
 
     def __init__(self, *args: Any, workspaces: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["workspace"].queryset = workspaces
-        self.fields["bots"].queryset = Bot.objects.filter(workspace__in=workspaces).select_related(
-            "workspace"
-        )
-        self.fields["bots"].label_from_instance = lambda bot: f"{bot.workspace} · {bot.name}"
+        cast("forms.ModelChoiceField[Any]", self.fields["workspace"]).queryset = workspaces
+        bots = cast("forms.ModelMultipleChoiceField[Any]", self.fields["bots"])
+        bots.queryset = Bot.objects.filter(workspace__in=workspaces).select_related("workspace")
+        bots.label_from_instance = lambda bot: f"{bot.workspace} · {bot.name}"  # type: ignore[assignment]
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         workspace = cleaned.get("workspace")
         if workspace and any(bot.workspace_id != workspace.pk for bot in cleaned.get("bots") or []):
             raise ValidationError("Choose bots of the selected workspace only.")
@@ -69,9 +69,8 @@ class DocumentChangeForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if "bots" in self.fields:
-            self.fields["bots"].queryset = Bot.objects.filter(
-                workspace_id=self.instance.workspace_id
-            )
+            bots = cast("forms.ModelMultipleChoiceField[Any]", self.fields["bots"])
+            bots.queryset = Bot.objects.filter(workspace_id=self.instance.workspace_id)
 
     def clean_bots(self) -> Any:
         bots = self.cleaned_data["bots"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 # PostgreSQL's built-in snowball configurations, by ISO 639-1 code; anything else uses 'simple'.
 _TS_CONFIGS = {
@@ -79,7 +80,7 @@ MIN_CONFIDENCE = 0.6
 
 
 @functools.cache
-def _identifier():  # type: ignore[no-untyped-def]
+def _identifier() -> Any:
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)

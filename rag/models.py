@@ -170,7 +170,8 @@ class Chunk(models.Model):
             models.CheckConstraint(
                 condition=models.Q(start_time__isnull=True)
                 | models.Q(end_time__isnull=True)
-                | GreaterThanOrEqual(models.F("end_time"), models.F("start_time")),
+                # django-stubs types Q | lookup as Combinable; Django takes it as a condition.
+                | GreaterThanOrEqual(models.F("end_time"), models.F("start_time")),  # type: ignore[arg-type]
                 name="chunk_time_order",
             ),
             models.CheckConstraint(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
@@ -21,7 +22,7 @@ from rag.models import (
 )
 
 
-def workspace_embedding_model(*, workspace_id: object) -> str:
+def workspace_embedding_model(*, workspace_id: uuid.UUID | str) -> str:
     """The model every chunk of this workspace is (or is being) embedded with; search uses only this one."""
     chosen = WorkspaceEmbedding.objects.filter(workspace_id=workspace_id).values_list(
         "embedding_model", flat=True
@@ -29,7 +30,9 @@ def workspace_embedding_model(*, workspace_id: object) -> str:
     return chosen.first() or embedding_model_default()
 
 
-def workspace_search_setup(*, workspace_id: object) -> tuple[str, str | None, dict[str, Any]]:
+def workspace_search_setup(
+    *, workspace_id: uuid.UUID | str
+) -> tuple[str, str | None, dict[str, Any]]:
     """(embedding model, calibrated fusion method or None, its parameters) in one query: what a search
     of this workspace needs before it starts. The calibration counts only if it measured this model."""
     fusion = WorkspaceFusion.objects.filter(workspace_id=OuterRef("pk"))
@@ -54,7 +57,7 @@ def workspace_search_setup(*, workspace_id: object) -> tuple[str, str | None, di
     return model_id, row["fusion_method"], dict(row["fusion_parameters"] or {})
 
 
-def workspace_media_models(*, workspace_id: object) -> tuple[str, str]:
+def workspace_media_models(*, workspace_id: uuid.UUID | str) -> tuple[str, str]:
     """(vision model, transcription model) of the workspace; '' where it has none."""
     row = (
         WorkspaceMediaModels.objects.filter(workspace_id=workspace_id)
@@ -79,7 +82,7 @@ def chunks_by_vector_distance(
     )
 
 
-def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
+def documents_for_workspace(*, workspace_id: uuid.UUID | str) -> QuerySet[Document]:
     return (
         Document.objects.filter(workspace_id=workspace_id)
         .prefetch_related("bots")
@@ -87,7 +90,7 @@ def documents_for_workspace(*, workspace_id: object) -> QuerySet[Document]:
     )
 
 
-def documents_progress(*, document_ids: list[object]) -> list[Document]:
+def documents_progress(*, document_ids: Sequence[uuid.UUID]) -> list[Document]:
     """The listed documents' current state, in the given order (one query)."""
     by_id = {document.pk: document for document in Document.objects.filter(pk__in=document_ids)}
     return [by_id[document_id] for document_id in document_ids if document_id in by_id]

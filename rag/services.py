@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path, PurePath
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -53,7 +54,7 @@ class NewFile:
     """One uploaded file and what to call it (the title defaults to the file's name)."""
 
     file: (
-        File | Path
+        File[Any] | Path
     )  # a Path is opened only while it is stored: a big folder never holds every file open
     filename: str | None = None
     title: str = ""
@@ -63,7 +64,7 @@ class NewFile:
 def document_create(
     *,
     workspace: Workspace,
-    file: File,
+    file: File[Any],
     filename: str | None = None,
     title: str = "",
     bots: Iterable[Bot] = (),
@@ -152,7 +153,7 @@ def _document_folder_clear(document: Document) -> None:
 
 
 @contextmanager
-def _file_open(source: File | Path) -> Iterator[File]:
+def _file_open(source: File[Any] | Path) -> Iterator[File[Any]]:
     if isinstance(source, Path):
         with source.open("rb") as handle:
             yield File(handle, name=source.name)
@@ -164,7 +165,7 @@ def _document_new(
     *,
     workspace: Workspace,
     new: NewFile,
-    file: File,
+    file: File[Any],
     conversation_id: uuid.UUID | str | None,
     external_user_id: str,
     transcribes: bool,
@@ -228,7 +229,7 @@ def _requeue(documents: QuerySet[Document], *, document_id: uuid.UUID | str, for
 
 
 def document_file_replace(
-    *, document: Document, file: File, filename: str | None = None
+    *, document: Document, file: File[Any], filename: str | None = None
 ) -> Document:
     """Fix a document with a new file and re-run it; the old file is removed once the change commits."""
     old_name = document.file.name if document.file else ""

@@ -5,6 +5,7 @@ its pool forks."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
@@ -19,7 +20,7 @@ from rag.errors import TransientIngestError
     reject_on_worker_lost=True,
     max_retries=None,
 )
-def document_ingest_task(self, document_id: str) -> str:  # type: ignore[no-untyped-def]
+def document_ingest_task(self: Any, document_id: str) -> str:
     from django.conf import settings
 
     from rag.ingestion import document_ingest

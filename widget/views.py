@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from api.access import bot_get_for_principal, conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
 from api.models import Scope
+from api.principal import request_principal
 from bots.models import Bot
 from prompts.services.demo import DEMO_BOT, DEMO_WORKSPACE_SLUG
 from widget.selectors import demo_widget_key_get, widget_config_get
@@ -23,7 +24,7 @@ class WidgetConfigView(APIView):
 
     @extend_schema(responses=dict, summary="The widget key's bot: look, strings and features")
     def get(self, request: Request) -> Response:
-        principal = request.auth
+        principal = request_principal(request)
         if principal.bot_id is None:
             raise ApiError(ErrorCode.INVALID_REQUEST, "Use the bot's publishable widget key.")
         body = widget_config_get(

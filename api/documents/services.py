@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from pathlib import PurePath
+from typing import Any
 
 from django.conf import settings
 from django.core.files import File
@@ -56,7 +57,7 @@ def _conversation_resolve(
         ) from None
 
 
-def _files_check(files: Sequence[File]) -> None:
+def _files_check(files: Sequence[File[Any]]) -> None:
     limit = settings.PARLEY_UPLOAD_MAX_BYTES
     for file in files:
         name = PurePath(file.name or "").name
@@ -76,7 +77,7 @@ def _files_check(files: Sequence[File]) -> None:
 def documents_create_for_principal(
     *,
     principal: Principal,
-    files: Sequence[File],
+    files: Sequence[File[Any]],
     titles: Sequence[str] = (),
     bot_ids: Sequence[uuid.UUID] = (),
     conversation_id: uuid.UUID | None = None,
@@ -101,14 +102,14 @@ def documents_create_for_principal(
     )
 
 
-def document_text_file(*, title: str, text: str, text_format: str) -> ContentFile:
+def document_text_file(*, title: str, text: str, text_format: str) -> ContentFile[bytes]:
     """A text (or Markdown) file holding the given content, named after the title."""
     name = (slugify(title)[:80] or "document") + _TEXT_SUFFIX[text_format]
     return ContentFile(text.encode("utf-8"), name=name)
 
 
 def document_update(
-    *, document: Document, principal: Principal, title: str | None, bot_ids: list | None
+    *, document: Document, principal: Principal, title: str | None, bot_ids: list[uuid.UUID] | None
 ) -> Document:
     """Rename a document and/or replace the bots it is attached to (a session document takes no bots)."""
     if title is not None and not title.strip():

@@ -28,6 +28,7 @@ from api.documents.services import (
     documents_create_for_principal,
 )
 from api.models import Scope
+from api.principal import request_principal
 from rag.models import Document
 from rag.services import document_delete, document_rerun
 
@@ -41,8 +42,6 @@ class DocumentPagination(LimitOffsetPagination):
 
 class _DocumentScopes:
     """documents:read to read, documents:write for everything else (widget keys have neither)."""
-
-    request: Request
 
     @property
     def required_scope(self) -> str:
@@ -72,7 +71,7 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
     def get(self, request: Request) -> Response:
         query = DocumentListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        documents = documents_manageable_for_principal(principal=request.auth)
+        documents = documents_manageable_for_principal(principal=request_principal(request))
         filters = query.validated_data
         if "status" in filters:
             documents = documents.filter(status=filters["status"])
@@ -121,7 +120,7 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
             ]
             titles = [data["title"]]
         documents = documents_create_for_principal(
-            principal=request.auth,
+            principal=request_principal(request),
             files=files,
             titles=titles,
             bot_ids=data.get("bot_ids", []),
@@ -144,7 +143,9 @@ class DocumentDetailView(_DocumentScopes, GenericAPIView):
         responses=DocumentSerializer,
     )
     def get(self, request: Request, document_id: uuid.UUID) -> Response:
-        document = document_get_for_principal(principal=request.auth, document_id=document_id)
+        document = document_get_for_principal(
+            principal=request_principal(request), document_id=document_id
+        )
         return Response(
             DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data
         )
@@ -155,12 +156,14 @@ class DocumentDetailView(_DocumentScopes, GenericAPIView):
         responses=DocumentSerializer,
     )
     def patch(self, request: Request, document_id: uuid.UUID) -> Response:
-        document = document_get_for_principal(principal=request.auth, document_id=document_id)
+        document = document_get_for_principal(
+            principal=request_principal(request), document_id=document_id
+        )
         payload = DocumentUpdateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         updated = document_update(
             document=document,
-            principal=request.auth,
+            principal=request_principal(request),
             title=payload.validated_data.get("title"),
             bot_ids=payload.validated_data.get("bot_ids"),
         )
@@ -168,7 +171,9 @@ class DocumentDetailView(_DocumentScopes, GenericAPIView):
 
     @extend_schema(summary="Delete a document, its chunks and its file", responses={204: None})
     def delete(self, request: Request, document_id: uuid.UUID) -> Response:
-        document = document_get_for_principal(principal=request.auth, document_id=document_id)
+        document = document_get_for_principal(
+            principal=request_principal(request), document_id=document_id
+        )
         document_delete(document_id=document.pk)
         return Response(status=204)
 
@@ -182,7 +187,9 @@ class DocumentRerunView(_DocumentScopes, GenericAPIView):
         responses={202: DocumentSerializer},
     )
     def post(self, request: Request, document_id: uuid.UUID) -> Response:
-        document = document_get_for_principal(principal=request.auth, document_id=document_id)
+        document = document_get_for_principal(
+            principal=request_principal(request), document_id=document_id
+        )
         document_rerun(document_id=document.pk)
         return Response(
             DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data,

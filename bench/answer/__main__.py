@@ -72,9 +72,10 @@ def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
 
     from conversations.contract.enforce import output_enforce
     from conversations.llm.offline import offline_generate
-    from conversations.types import BotRules, RetrievedChunk
+    from conversations.types import BotRules
     from rag.chunking import chunks_build
     from rag.parsing import document_parse
+    from rag.retrieval import RetrievedChunk
 
     docs, queries, qrels = load(folder)
     if max_queries:

@@ -71,7 +71,8 @@ def main() -> None:
 
     from conversations.contract.enforce import output_enforce
     from conversations.llm.offline import offline_generate, sentences_split
-    from conversations.types import BotRules, RetrievedChunk
+    from conversations.types import BotRules
+    from rag.retrieval import RetrievedChunk
 
     docs, queries, qrels = load(args.corpus, args.max_queries, args.max_docs, args.seed)
     model = SentenceTransformer(str(get_model_path()), device="cpu")

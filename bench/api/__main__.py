@@ -4,7 +4,7 @@
         [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS] [--client wire|httpx]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
-(core.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
+(config.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
 streamed answers), Redis (Valkey) buffering the events, the scripted OpenAI-compatible server
 (tests/support/llm_server.py, in a process of its own) answering every LLM call with a 55-token
 answer spaced by --token-delay seconds. Questions come from the corpus's queries.jsonl; five corpus documents are

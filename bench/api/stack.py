@@ -23,7 +23,7 @@ from tests.support.processes import child_database_url, free_port, wait_for
 
 
 class Stack:
-    """uvicorn and the Celery workers of ``./parley run`` (core.launcher.worker_commands), on the bench's queues."""
+    """uvicorn and the Celery workers of ``./parley run`` (config.launcher.worker_commands), on the bench's queues."""
 
     def __init__(self, *, pool_size: int) -> None:
         self.pool_size = pool_size
@@ -37,7 +37,7 @@ class Stack:
     def __enter__(self) -> Stack:
         from api.services import server_api_key_create
         from bots.models import Bot
-        from core.launcher import worker_commands
+        from config.launcher import worker_commands
         from core.models import Workspace
 
         name = f"bench-api-{uuid.uuid4().hex[:8]}"

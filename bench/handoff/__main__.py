@@ -44,12 +44,12 @@ def main() -> int:
     from django.db import connection
 
     from api.authentication import widget_key_principal
-    from api.redis_gateway import redis_sync
     from api.services import visitor_session_start, widget_key_create
     from bots.models import Bot
     from core.models import Membership, Workspace
     from handoff.models import HandoffReason
     from handoff.services import agent_message_post, handoff_claim, handoff_open
+    from streams.redis_gateway import redis_sync
     from tests.support.processes import free_port, process_group_stop, wait_for
 
     port = free_port()

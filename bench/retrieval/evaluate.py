@@ -123,8 +123,8 @@ def sweep_prepare(corpus: Corpus, scope: RetrievalScope) -> Prepared:
                     if mode == "vector"
                     else (lambda h: h.text_score or 0.0)
                 )
-                lists[mode].append([(hit.chunk_id, score(hit)) for hit in result.hits])
-                titles.update((hit.chunk_id, hit.title) for hit in result.hits)
+                lists[mode].append([(hit.id, score(hit)) for hit in result.hits])
+                titles.update((hit.id, hit.title) for hit in result.hits)
     return Prepared(corpus, scope, lists["vector"], lists["text"], titles)
 
 

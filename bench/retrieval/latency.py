@@ -81,7 +81,7 @@ def _search(
         score_threshold=NO_THRESHOLD,
         fusion=replace(FUSION, **fusion),
     )
-    return float(result.latencies["search"]), [hit.chunk_id for hit in result.hits]
+    return float(result.latencies["search"]), [hit.id for hit in result.hits]
 
 
 def _exact_top(scope: RetrievalScope, text: str) -> set[str]:

@@ -21,9 +21,9 @@ from conversations.types import (
     ChunkUsage,
     EnforcedAnswer,
     Repair,
-    RetrievedChunk,
 )
 from core.llm.errors import LLMError
+from rag.retrieval import RetrievedChunk
 
 logger = logging.getLogger(__name__)
 

@@ -21,8 +21,8 @@ from conversations.types import (
     BotRules,
     EnforcedAnswer,
     Repair,
-    RetrievedChunk,
 )
+from rag.retrieval import RetrievedChunk
 
 # An explanation of an injection attempt shorter than this cannot say what, why and where.
 MIN_INJECTION_EXPLANATION = 120

@@ -13,17 +13,18 @@ from dataclasses import dataclass
 import partial_json_parser
 
 from conversations.types import Repair
+from core.errors import ErrorKind, ParleyError
 
 _FENCE_OPEN = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?")
 
 
-class ContractError(Exception):
+class ContractError(ParleyError):
     """The output cannot be used as an answer. `code` is stable; `message` is fed back to the LLM."""
 
+    kind = ErrorKind.INVALID
+
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ import re
 from collections.abc import Sequence
 
 from conversations.contract.schema import Draft
-from conversations.types import AnswerStatus, BotRules, RetrievedChunk
+from conversations.types import AnswerStatus, BotRules
 from rag.guard import instruction_like
 from rag.guard.normalise import text_fold
+from rag.retrieval import RetrievedChunk
 
 # A sentence ends at . ! or ? before a space (not inside a URL or an address), or at a line break.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")

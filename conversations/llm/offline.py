@@ -14,6 +14,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from conversations.contract.enforce import (
     UNUSED_REASON_NOT_FOUND,
@@ -29,9 +30,9 @@ from conversations.types import (
     UNKNOWN_TOPIC,
     AnswerStatus,
     BotRules,
-    RetrievedChunk,
 )
 from rag.language import language_detect
+from rag.retrieval import RetrievedChunk
 
 OFFLINE_MODEL = "offline"
 UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
@@ -72,6 +73,15 @@ def offline_fallback_model(model: str) -> str:
     return f"offline-fallback({model})"
 
 
+class Unscreened(Enum):
+    """The default of `guard`: nobody screened the message yet."""
+
+    TOKEN = 0
+
+
+UNSCREENED = Unscreened.TOKEN
+
+
 def offline_generate(
     *,
     question: str,
@@ -79,10 +89,11 @@ def offline_generate(
     rules: BotRules,
     embed: Embed,
     tuning: OfflineTuning | None = None,
+    guard: GuardMatch | Unscreened | None = UNSCREENED,
 ) -> str:
     """The raw output, as an LLM would return it: one JSON object."""
     answer = offline_answer(
-        question=question, chunks=chunks, rules=rules, embed=embed, tuning=tuning
+        question=question, chunks=chunks, rules=rules, embed=embed, tuning=tuning, guard=guard
     )
     return json.dumps(answer, ensure_ascii=False)
 
@@ -94,10 +105,14 @@ def offline_answer(
     rules: BotRules,
     embed: Embed,
     tuning: OfflineTuning | None = None,
+    guard: GuardMatch | Unscreened | None = UNSCREENED,
 ) -> dict[str, object]:
+    """`guard`: the pipeline's screen of the visitor's message (a turn screens it once, in
+    `answer_run`); the provider screens `question` itself only when called on its own."""
     tuning = tuning or OfflineTuning()
     understanding = " ".join(question.split())
-    guard = message_screen(text=question, injection_threshold=rules.injection_threshold)
+    if isinstance(guard, Unscreened):
+        guard = message_screen(text=question, injection_threshold=rules.injection_threshold)
     if guard is not None:
         return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
     topic, out_of_scope = _scope(question, rules, embed, tuning)

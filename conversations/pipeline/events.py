@@ -1,4 +1,4 @@
-"""What the pipeline reports while it works, as a Protocol: `api.sse.StreamEmitter` fits it, so the
+"""What the pipeline reports while it works, as a Protocol: `streams.sse.StreamEmitter` fits it, so the
 pipeline streams without importing the API app (dependencies point down only)."""
 
 from __future__ import annotations

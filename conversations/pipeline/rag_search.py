@@ -23,11 +23,10 @@ from conversations.answering import llm_endpoint_configured
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import cited_response, rag_contexts
 from conversations.pipeline.retrieve import scope_for
-from conversations.pipeline.run import PipelineRun, answer_run
+from conversations.pipeline.run import answer_record, answer_run
 from conversations.pipeline.turns import BOT_ENDPOINT
 from conversations.services import (
     RagSearchCaller,
-    RagSearchRecord,
     rag_search_execution_complete,
     rag_search_execution_fail,
     rag_search_execution_start,
@@ -117,12 +116,17 @@ def rag_search_answer(
             )
         raise
     answer = run.generated.outcome.enforced.answer
-    response, cited = run.route.text, []
+    response, cited = run.route.text, list[int]()
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
         response, cited = cited_response(
             answer=run.route.text, chunks=run.chunks, usage=answer.context_usage
         )
-    rag_search_execution_complete(execution_pk=execution.pk, record=_record(run, response, cited))
+    rag_search_execution_complete(
+        execution_pk=execution.pk,
+        record=answer_record(run=run),
+        response=response,
+        sources_used=cited,
+    )
     return {
         "response": response,
         "contexts": rag_contexts(chunks=run.chunks, cited=cited),
@@ -130,24 +134,6 @@ def rag_search_answer(
         "model": run.generated.model,
         "execution_id": execution.execution_id,
     }
-
-
-def _record(run: PipelineRun, response: str, cited: Sequence[int]) -> RagSearchRecord:
-    generated = run.generated
-    return RagSearchRecord(
-        outcome=generated.outcome,
-        chunks=run.chunks,
-        response=response,
-        sources_used=cited,
-        condensed_query=run.condensed.question if run.condensed.method != "none" else "",
-        expanded_query=run.retrieval.query_text if run.retrieval else "",
-        prompt_version=run.prompt.template,
-        prompt_hash=run.prompt.sha256,
-        model=generated.model,
-        prompt_tokens=generated.prompt_tokens,
-        completion_tokens=generated.completion_tokens,
-        latencies=run.latencies,
-    )
 
 
 def _error_code(exc: Exception) -> str:

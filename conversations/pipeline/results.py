@@ -12,7 +12,9 @@ from typing import Any
 
 from conversations.models import Turn
 from conversations.routing import RouteAction
-from conversations.types import TEXT_PREVIEW_CHARS, ChunkUsage, RetrievedChunk
+from conversations.types import ChunkUsage
+from rag.retrieval import RetrievedChunk
+from rag.retrieval.types import TEXT_PREVIEW_CHARS
 
 FORWARDED_TO_AGENT = "forwarded_to_agent"
 
@@ -82,6 +84,7 @@ def cited_response(
 
 
 def rag_contexts(*, chunks: Sequence[RetrievedChunk], cited: Sequence[int]) -> list[dict[str, Any]]:
+    """The `contexts` of the rag_search response: the spec's public shape, not the audit's."""
     return [
         {
             "rank": chunk.rank,

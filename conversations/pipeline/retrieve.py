@@ -1,15 +1,13 @@
-"""The pipeline's side of retrieval: the bot's settings and the caller's boundary → `rag.retrieval`, and
-retrieved hits → the answer engine's `RetrievedChunk` (score = cosine similarity, which the offline
-provider and the confidence threshold are measured on)."""
+"""The pipeline's side of retrieval: the bot's settings and the caller's boundary → `rag.retrieval`,
+whose `RetrievedChunk`s the answer engine reads as they are."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from conversations.types import RetrievedChunk
 from prompts.engine import BotSettings
 from rag.embeddings import embed_texts
-from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedHit, chunks_retrieve
+from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedChunk, chunks_retrieve
 
 
 def scope_for(
@@ -43,30 +41,7 @@ def chunks_for_question(
         score_threshold=bot.retrieval.score_threshold,
         language=bot.rules.locale.split("-")[0],
     )
-    return [retrieved_chunk(hit) for hit in result.hits], result
-
-
-def retrieved_chunk(hit: RetrievedHit) -> RetrievedChunk:
-    return RetrievedChunk(
-        id=hit.chunk_id,
-        text=hit.text,
-        score=max(0.0, min(1.0, hit.vector_score)),
-        rank=hit.rank,
-        document_id=hit.document_id,
-        title=hit.title,
-        page=hit.page_number,
-        source=hit.filename,
-        start_time=hit.start_time,
-        # Known clean at the document's edges; elsewhere the offline provider judges the edge sentence.
-        starts_clean=True if hit.document_start else None,
-        ends_clean=True if hit.document_end else None,
-        vector_score=hit.vector_score,
-        vector_rank=hit.vector_rank,
-        text_score=hit.text_score,
-        text_rank=hit.text_rank,
-        fused_score=hit.fused_score,
-        rerank_score=hit.rerank_score,
-    )
+    return result.hits, result
 
 
 def embedder_for(*, model_id: str) -> Callable[[Sequence[str]], list[list[float]]]:

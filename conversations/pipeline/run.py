@@ -11,19 +11,25 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from conversations.adapters import bot_rules_from_settings, prompt_chunks
+from conversations.adapters import bot_rules_from_settings
 from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswer, answer_generate
+from conversations.audit import AnswerRecord
 from conversations.guards import message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.events import PartialRelay, PipelineEmitter
 from conversations.pipeline.language import turn_locale
 from conversations.pipeline.retrieve import chunks_for_question, embedder_for
 from conversations.routing import RouteDecision, answer_route
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
 from rag.embeddings import embedding_model_default
-from rag.retrieval import RetrievalResult, RetrievalScope, document_languages_foreign
+from rag.retrieval import (
+    RetrievalResult,
+    RetrievalScope,
+    RetrievedChunk,
+    document_languages_foreign,
+)
 
 
 @dataclass(frozen=True)
@@ -96,14 +102,18 @@ def answer_run(
         bot=bot,
         question=condensed.question,
         history=history,
-        chunks=prompt_chunks(chunks=chunks),
+        chunks=chunks,
         locale=locale,
     )
     prompt_ms = _ms(prompt_started)
     relay = PartialRelay(emitter)
     model_id = retrieval.model_id if retrieval else embedding_model_default()
     request = AnswerRequest(
-        question=condensed.question, chunks=chunks, rules=rules, messages=prompt.messages
+        question=condensed.question,
+        chunks=chunks,
+        rules=rules,
+        messages=prompt.messages,
+        guard=guard,
     )
     # Without an emitter nobody reads partial answers: no partial JSON parse per streamed delta.
     generated = answer_generate(
@@ -132,6 +142,24 @@ def answer_run(
     }
     return PipelineRun(
         question, condensed, retrieval, chunks, prompt, generated, rules, route, latencies
+    )
+
+
+def answer_record(*, run: PipelineRun) -> AnswerRecord:
+    """What a run leaves for the audit, a turn's or a rag_search's."""
+    generated = run.generated
+    return AnswerRecord(
+        outcome=generated.outcome,
+        route=run.route,
+        chunks=run.chunks,
+        condensed=run.condensed.question if run.condensed.method != "none" else "",
+        expanded_query=run.retrieval.query_text if run.retrieval else "",
+        prompt_version=run.prompt.template,
+        prompt_hash=run.prompt.sha256,
+        model=generated.model,
+        prompt_tokens=generated.prompt_tokens,
+        completion_tokens=generated.completion_tokens,
+        latencies=run.latencies,
     )
 
 

@@ -1,13 +1,17 @@
 """`turn_answer`: one visitor message in a conversation, answered, routed and audited (DESIGN.md, "One chat turn").
 
 Idempotent on the client message id: a second delivery returns the stored turn with no model
-call. A conversation an agent owns (or waits for) mutes the bot: nothing is generated. An
-answer routed to a human escalates the conversation through `conversation_escalate`.
+call. It answers whatever it is asked: whether the bot may answer at all (an agent owns the
+conversation, or is awaited) is decided once, above, by `handoff.services.visitor_message_receive`,
+which calls it. An answer routed to a human only comes back as `escalation_requested`: opening the
+handoff (the owner move, its event, the queue entry, the timeout) is the handoff app's, in one
+transaction.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,35 +19,28 @@ from typing import Any
 from conversations.adapters import llm_endpoint_for_bot
 from conversations.models import Conversation, Turn
 from conversations.pipeline.events import PipelineEmitter
-from conversations.pipeline.results import muted_result_json, turn_result_json
+from conversations.pipeline.results import turn_result_json
 from conversations.pipeline.retrieve import scope_for
-from conversations.pipeline.run import PipelineRun, answer_run
-from conversations.services import (
-    TurnRecord,
-    conversation_escalate,
-    conversation_history_extra,
-    turn_complete,
-    turn_start,
-)
+from conversations.pipeline.run import answer_record, answer_run
+from conversations.services import HistoryMessage, turn_complete, turn_start
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn
 from prompts.selectors import bot_settings_get
 
 HISTORY_TURNS = 6
-MUTED_OWNERS = frozenset({Conversation.Owner.WAITING_AGENT, Conversation.Owner.AGENT})
 # Passed as `endpoint` to use the bot's own LLM settings (the default).
 BOT_ENDPOINT: Any = object()
 
 
 @dataclass(frozen=True)
 class TurnResult:
-    """`payload` is the API's body; `muted` means the bot stayed silent (an agent owns the conversation)."""
+    """`payload` is the API's body (its `owner` is the owner when the turn started);
+    `escalation_requested` means this turn's answer was routed to a human (never on a replay)."""
 
     payload: dict[str, Any]
-    turn: Turn | None
+    turn: Turn
     created: bool
-    muted: bool = False
-    escalated: bool = False
+    escalation_requested: bool = False
 
 
 def turn_answer(
@@ -54,18 +51,12 @@ def turn_answer(
     external_user_id: str | None = None,
     emitter: PipelineEmitter | None = None,
     endpoint: LLMEndpoint | None = BOT_ENDPOINT,
+    history_extra: Sequence[HistoryMessage] = (),
 ) -> TurnResult:
+    """`history_extra`: messages of the conversation outside the bot's turns (the handoff app's), merged
+    into the history by time."""
     conversation = Conversation.objects.get(pk=conversation_id)
     bot = bot_settings_get(bot_id=conversation.bot_id)
-    if conversation.owner in MUTED_OWNERS:
-        stored = Turn.objects.filter(
-            conversation=conversation, client_message_id=client_message_id
-        ).first()
-        if stored is not None:
-            return _replayed(stored, conversation, bot)
-        return TurnResult(
-            muted_result_json(owner=conversation.owner), None, created=False, muted=True
-        )
     started = turn_start(
         conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message
     )
@@ -75,7 +66,7 @@ def turn_answer(
     # gone past the pool's wait: found by tests/faults): answer it now. Should that delivery still be
     # running, turn_complete keeps whichever answer is recorded first.
     turn = started.turn
-    history, misses = _history(conversation.pk, exclude=turn.pk)
+    history, misses = _history(conversation.pk, exclude=turn.pk, extra=history_extra)
     scope = scope_for(
         workspace_id=bot.workspace_id,
         bot_id=bot.bot_id,
@@ -91,35 +82,17 @@ def turn_answer(
         emitter=emitter,
         previous_misses=misses,
     )
+    record = answer_record(run=run)
     if not turn_complete(
-        turn=turn, record=turn_record(run=run)
-    ):  # a racing worker recorded it first
+        turn=turn, record=record, injection_threshold=run.rules.injection_threshold
+    ):  # a racing worker was first
         turn = Turn.objects.get(pk=turn.pk)
-    escalated = run.route.open_handoff and conversation_escalate(
-        conversation_id=conversation.pk, turn_id=turn.pk
+    payload = turn_result_json(
+        turn=turn, owner=conversation.owner, explainability=bot.explainability
     )
-    owner = Conversation.Owner.WAITING_AGENT if escalated else conversation.owner
-    payload = turn_result_json(turn=turn, owner=owner, explainability=bot.explainability)
     if run.route.open_handoff:
         payload["redirection_intent"] = run.route.redirection_intent or "human_escalation"
-    return TurnResult(payload, turn, created=True, escalated=escalated)
-
-
-def turn_record(*, run: PipelineRun) -> TurnRecord:
-    generated = run.generated
-    return TurnRecord(
-        outcome=generated.outcome,
-        route=run.route,
-        chunks=run.chunks,
-        condensed_question=run.condensed.question if run.condensed.method != "none" else "",
-        prompt_version=run.prompt.template,
-        prompt_hash=run.prompt.sha256,
-        model=generated.model,
-        prompt_tokens=generated.prompt_tokens,
-        completion_tokens=generated.completion_tokens,
-        latencies=run.latencies,
-        injection_threshold=run.rules.injection_threshold,
-    )
+    return TurnResult(payload, turn, created=True, escalation_requested=run.route.open_handoff)
 
 
 def _replayed(turn: Turn, conversation: Conversation, bot: BotSettings) -> TurnResult:
@@ -131,11 +104,13 @@ def _replayed(turn: Turn, conversation: Conversation, bot: BotSettings) -> TurnR
     return TurnResult(payload, turn, created=False)
 
 
-def _history(conversation_id: uuid.UUID, *, exclude: uuid.UUID) -> tuple[list[HistoryTurn], int]:
+def _history(
+    conversation_id: uuid.UUID, *, exclude: uuid.UUID, extra: Sequence[HistoryMessage]
+) -> tuple[list[HistoryTurn], int]:
     """The recent exchange, oldest first, and how many not_found answers end the conversation so far.
 
-    Besides the bot's turns it holds the messages apps above this one add (a human agent's replies
-    and the visitor's messages to them), so a conversation returned to the bot goes on with them.
+    Besides the bot's turns it holds the messages the caller passes (a human agent's replies and the
+    visitor's messages to them), so a conversation returned to the bot goes on with them.
     """
     rows = list(
         Turn.objects.filter(conversation_id=conversation_id, completed_at__isnull=False)
@@ -154,8 +129,10 @@ def _history(conversation_id: uuid.UUID, *, exclude: uuid.UUID) -> tuple[list[Hi
             (created_at, 0, HistoryTurn(role="user", content=user_text)),
             (created_at, 1, HistoryTurn(role="assistant", content=answer)),
         ]
-    for message in conversation_history_extra(conversation_id=conversation_id):
-        role = "assistant" if message.role == "assistant" else "user"
-        entries.append((message.created_at, 0, HistoryTurn(role=role, content=message.content)))
+    for message in extra:
+        turn = HistoryTurn(
+            role="assistant" if message.role == "assistant" else "user", content=message.content
+        )
+        entries.append((message.created_at, 0, turn))
     entries.sort(key=lambda entry: (entry[0], entry[1]))
     return [turn for _, _, turn in entries[-2 * HISTORY_TURNS :]], misses

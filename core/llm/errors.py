@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from core.errors import ErrorKind, ParleyError
+
 # Transient: worth retrying with backoff. Permanent: retrying cannot help.
 LLM_TIMEOUT = "llm_timeout"
 LLM_CONNECTION_ERROR = "llm_connection_error"
@@ -18,7 +20,7 @@ LLM_NOT_CONFIGURED = "llm_not_configured"
 TRANSIENT_CODES = frozenset({LLM_TIMEOUT, LLM_CONNECTION_ERROR, LLM_RATE_LIMITED, LLM_SERVER_ERROR})
 
 
-class LLMError(Exception):
+class LLMError(ParleyError):
     """A failed LLM call, after the gateway's retries. `code` is stable; `attempts` counts the calls made."""
 
     def __init__(
@@ -30,9 +32,8 @@ class LLMError(Exception):
         attempts: int = 1,
         model: str = "",
     ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code=code, extra={"attempts": attempts, "model": model})
+        self.kind = ErrorKind.UNAVAILABLE if code in TRANSIENT_CODES else ErrorKind.INTERNAL
         self.status_code = status_code
         self.attempts = attempts
         self.model = model

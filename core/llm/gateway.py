@@ -32,6 +32,7 @@ from core.llm.types import (
     JSON_MODE_RESPONSE_FORMAT,
     EmbeddingEndpoint,
     EmbeddingsResult,
+    Endpoint,
     LLMEndpoint,
     LLMResult,
     LLMUsage,
@@ -41,8 +42,6 @@ from core.llm.types import (
 )
 
 logger = logging.getLogger(__name__)
-
-Endpoint = LLMEndpoint | EmbeddingEndpoint | MediaEndpoint
 
 
 def llm_complete(
@@ -403,7 +402,7 @@ def _client(endpoint: Endpoint) -> openai.OpenAI:
                 client = _clients[key] = openai.OpenAI(
                     base_url=endpoint.base_url,
                     api_key=endpoint.api_key or "unused",
-                    timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+                    timeout=httpx2.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
                     max_retries=0,
                 )
     return client

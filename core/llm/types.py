@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 
@@ -12,84 +13,74 @@ JSON_MODE_NONE = "none"
 
 
 @dataclass(frozen=True)
-class LLMEndpoint:
-    """Where and how to call: one OpenAI-compatible chat endpoint and model, with its limits."""
+class Endpoint:
+    """What every call to an OpenAI-compatible endpoint needs: where, the model, and the one retry
+    policy's limits (from the LLM_* settings for both kinds of call)."""
 
     model: str
     base_url: str | None = None
     api_key: str = ""
-    # Capability flag: does this endpoint accept response_format={"type": "json_object"}?
-    json_response_format: bool = True
     connect_timeout: float = 5.0
     read_timeout: float = 60.0
     max_retries: int = 2
     backoff_base: float = 0.5
     backoff_max: float = 20.0
+
+
+def _call_limits() -> dict[str, Any]:
+    return {
+        "connect_timeout": settings.LLM_CONNECT_TIMEOUT,
+        "read_timeout": settings.LLM_READ_TIMEOUT,
+        "max_retries": settings.LLM_MAX_RETRIES,
+        "backoff_base": settings.LLM_RETRY_BACKOFF,
+        "backoff_max": settings.LLM_RETRY_MAX_WAIT,
+    }
+
+
+@dataclass(frozen=True)
+class LLMEndpoint(Endpoint):
+    """One OpenAI-compatible chat endpoint and model, with its generation limits."""
+
+    # Capability flag: does this endpoint accept response_format={"type": "json_object"}?
+    json_response_format: bool = True
     temperature: float = 0.0
     max_tokens: int = 1024
 
     @classmethod
-    def from_settings(cls, **overrides: object) -> LLMEndpoint:
-        endpoint = cls(
-            model=settings.LLM_MODEL,
-            base_url=settings.LLM_BASE_URL or None,
-            api_key=settings.LLM_API_KEY or "",
-            json_response_format=settings.LLM_JSON_RESPONSE_FORMAT,
-            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
-            read_timeout=settings.LLM_READ_TIMEOUT,
-            max_retries=settings.LLM_MAX_RETRIES,
-            backoff_base=settings.LLM_RETRY_BACKOFF,
-            backoff_max=settings.LLM_RETRY_MAX_WAIT,
-            temperature=settings.LLM_TEMPERATURE,
-            max_tokens=settings.LLM_MAX_TOKENS,
-        )
-        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+    def from_settings(cls, **overrides: Any) -> LLMEndpoint:
+        values = {
+            "model": settings.LLM_MODEL,
+            "base_url": settings.LLM_BASE_URL or None,
+            "api_key": settings.LLM_API_KEY or "",
+            "json_response_format": settings.LLM_JSON_RESPONSE_FORMAT,
+            "temperature": settings.LLM_TEMPERATURE,
+            "max_tokens": settings.LLM_MAX_TOKENS,
+            **_call_limits(),
+        }
+        return cls(**{**values, **overrides})
 
 
 @dataclass(frozen=True)
-class EmbeddingEndpoint:
-    """One OpenAI-compatible embeddings endpoint and model. Timeouts and retries follow the LLM_* settings,
-    so both kinds of call share one retry policy."""
-
-    model: str
-    base_url: str | None = None
-    api_key: str = ""
-    connect_timeout: float = 5.0
-    read_timeout: float = 60.0
-    max_retries: int = 2
-    backoff_base: float = 0.5
-    backoff_max: float = 20.0
+class EmbeddingEndpoint(Endpoint):
+    """One OpenAI-compatible embeddings endpoint and model."""
 
     @classmethod
-    def from_settings(cls, *, model: str, **overrides: object) -> EmbeddingEndpoint:
-        endpoint = cls(
-            model=model,
-            base_url=settings.PARLEY_EMBEDDING_OPENAI_BASE_URL or None,
-            api_key=settings.PARLEY_EMBEDDING_OPENAI_API_KEY or "",
-            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
-            read_timeout=settings.LLM_READ_TIMEOUT,
-            max_retries=settings.LLM_MAX_RETRIES,
-            backoff_base=settings.LLM_RETRY_BACKOFF,
-            backoff_max=settings.LLM_RETRY_MAX_WAIT,
-        )
-        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+    def from_settings(cls, *, model: str, **overrides: Any) -> EmbeddingEndpoint:
+        values = {
+            "model": model,
+            "base_url": settings.PARLEY_EMBEDDING_OPENAI_BASE_URL or None,
+            "api_key": settings.PARLEY_EMBEDDING_OPENAI_API_KEY or "",
+            **_call_limits(),
+        }
+        return cls(**{**values, **overrides})
 
 
 @dataclass(frozen=True)
-class MediaEndpoint:
+class MediaEndpoint(Endpoint):
     """An OpenAI-compatible vision (chat with image input) or transcription endpoint and model.
 
     Retries and backoff follow the LLM_* settings, as embeddings do; the read timeout is the kind's
     own (PARLEY_VISION_TIMEOUT, PARLEY_TRANSCRIPTION_TIMEOUT)."""
-
-    model: str
-    base_url: str | None = None
-    api_key: str = ""
-    connect_timeout: float = 5.0
-    read_timeout: float = 60.0
-    max_retries: int = 2
-    backoff_base: float = 0.5
-    backoff_max: float = 20.0
 
     @classmethod
     def vision(cls, *, model: str, **overrides: object) -> MediaEndpoint:
@@ -121,17 +112,14 @@ class MediaEndpoint:
         read_timeout: float,
         overrides: dict[str, object],
     ) -> MediaEndpoint:
-        endpoint = cls(
-            model=model,
-            base_url=base_url or None,
-            api_key=api_key or "",
-            connect_timeout=settings.LLM_CONNECT_TIMEOUT,
-            read_timeout=read_timeout,
-            max_retries=settings.LLM_MAX_RETRIES,
-            backoff_base=settings.LLM_RETRY_BACKOFF,
-            backoff_max=settings.LLM_RETRY_MAX_WAIT,
-        )
-        return replace(endpoint, **overrides)  # type: ignore[arg-type]
+        values: dict[str, Any] = {
+            "model": model,
+            "base_url": base_url or None,
+            "api_key": api_key or "",
+            **_call_limits(),
+            "read_timeout": read_timeout,
+        }
+        return cls(**{**values, **overrides})
 
 
 @dataclass(frozen=True)

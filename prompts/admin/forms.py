@@ -18,7 +18,7 @@ from bots.models.templates import TEMPLATE_MAX_CHARS
 from prompt_context.limits import IMPORT_MAX_BYTES, TERM_MAX, TERMS_PER_GROUP_MAX
 from prompt_context.models import LexiconGroup
 from prompt_context.rules import lexicon_group_problems, topic_problems
-from prompts.engine import Chunk, HistoryTurn, template_check
+from prompts.engine import Chunk, ChunkLike, HistoryTurn, template_check
 
 LONG_TEXT_FIELDS = [
     "response_expectations",
@@ -103,7 +103,7 @@ class BotForm(forms.ModelForm):
         return " ".join(dict.fromkeys(codes))
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if (
             data.get("rag_strictness") == Bot.Strictness.RELAXED
             and not (data.get("relaxation_statement") or "").strip()
@@ -181,7 +181,7 @@ class LexiconGroupForm(forms.ModelForm):
         widgets = {"definition": forms.TextInput(attrs={"size": 60})}
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         if "terms" in data:
             data["terms"] = [term.strip() for term in data["terms"] if term.strip()]
             for problem in lexicon_group_problems(data["terms"], data.get("definition") or ""):
@@ -228,7 +228,7 @@ class PreviewForm(forms.Form):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
 
-    def clean_chunks(self) -> list[Chunk]:
+    def clean_chunks(self) -> list[ChunkLike]:
         items = self._json_list("chunks")
         if not all(isinstance(item, dict) and "id" in item for item in items):
             raise forms.ValidationError(

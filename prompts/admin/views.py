@@ -165,7 +165,11 @@ class TemplatesView(BotAdminView):
         versions = template_versions_list(bot_id=bot.pk, kind=kind)
         active = next((version for version in versions if version.is_active), None)
         if form is None:
-            source = active.source if active else template_default_source(DEFAULT_FILES[kind])
+            source = (
+                active.source
+                if active
+                else template_default_source(DEFAULT_FILES[PromptTemplateVersion.Kind(kind)])
+            )
             form = TemplateVersionForm(initial={"source": source})
         diff = None
         old, new = request.GET.get("old"), request.GET.get("new")

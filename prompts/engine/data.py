@@ -8,7 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
+
+
+class ChunkLike(Protocol):
+    """What the prompt shows of a chunk. The answer pipeline passes retrieval's chunks as they are
+    (this app sits beside `rag` and does not import it); `Chunk` is the engine's own, for samples
+    and the admin's preview."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def page(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -20,8 +41,9 @@ class Chunk:
     page: int | None = None
 
     @classmethod
-    def coerce(cls, value: Chunk | Mapping[str, Any]) -> Chunk:
-        if isinstance(value, Chunk):
+    def coerce(cls, value: ChunkLike | Mapping[str, Any]) -> ChunkLike:
+        """A mapping (the admin's preview form) as a Chunk; any ChunkLike as it is."""
+        if not isinstance(value, Mapping):
             return value
         page = value.get("page")
         return cls(

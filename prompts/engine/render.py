@@ -12,7 +12,14 @@ from typing import Any
 
 from jinja2 import Template
 
-from prompts.engine.data import BotSettings, Chunk, HistoryTurn, RenderedPrompt, TemplateSource
+from prompts.engine.data import (
+    BotSettings,
+    Chunk,
+    ChunkLike,
+    HistoryTurn,
+    RenderedPrompt,
+    TemplateSource,
+)
 from prompts.engine.environment import (
     ANSWER_TEMPLATE,
     CONDENSE_TEMPLATE,
@@ -41,7 +48,7 @@ def prompt_variables(
     bot: BotSettings,
     question: str,
     history: Sequence[HistoryTurn | Mapping[str, Any]],
-    chunks: Sequence[Chunk | Mapping[str, Any]],
+    chunks: Sequence[ChunkLike | Mapping[str, Any]],
     locale: str | None,
     document_languages: Sequence[str] = (),
 ) -> dict[str, Any]:
@@ -88,7 +95,7 @@ def prompt_build(
     bot: BotSettings,
     question: str,
     history: Sequence[HistoryTurn | Mapping[str, Any]],
-    chunks: Sequence[Chunk | Mapping[str, Any]],
+    chunks: Sequence[ChunkLike | Mapping[str, Any]],
     locale: str | None = None,
 ) -> RenderedPrompt:
     """The four-section answer prompt as chat messages: the prompt as system message, the question as user's."""
@@ -137,7 +144,7 @@ def _rendered(text: str, question: str, choice: TemplateSource) -> RenderedPromp
     return RenderedPrompt(messages=messages, text=text, template=choice.label, sha256=digest)
 
 
-def _chunk_json(chunk: Chunk) -> dict[str, Any]:
+def _chunk_json(chunk: ChunkLike) -> dict[str, Any]:
     return {
         "id": chunk.id,
         "title": chunk.title,

@@ -12,16 +12,18 @@ from django.db.models import Max
 
 from bots.models import PromptTemplateVersion
 from bots.models.templates import TEMPLATE_MAX_CHARS
+from core.errors import ErrorKind, ParleyError
 from prompts.engine import TemplateProblem, template_check
 
 
-class TemplateRejected(Exception):
+class TemplateRejected(ParleyError):
     """A template that failed validation; it was not saved or not activated."""
 
+    kind = ErrorKind.INVALID
+
     def __init__(self, problem: TemplateProblem) -> None:
-        super().__init__(str(problem))
+        super().__init__(str(problem), code=problem.code)
         self.problem = problem
-        self.code = problem.code
 
 
 def template_version_save(

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from django.conf import settings
 
+from core.errors import ErrorKind, ParleyError
 from rag.embeddings.threads import embedding_threads
 
 LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
@@ -20,12 +21,15 @@ LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
 QUERY_CACHE_SIZE = 256
 
 
-class EmbeddingError(Exception):
+class EmbeddingError(ParleyError):
     """An embedding call failed; `transient` says whether a retry may succeed."""
+
+    code = "embedding_failed"
 
     def __init__(self, message: str, *, transient: bool) -> None:
         super().__init__(message)
         self.transient = transient
+        self.kind = ErrorKind.UNAVAILABLE if transient else ErrorKind.INTERNAL
 
 
 class EmbeddingProvider(Protocol):

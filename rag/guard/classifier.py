@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.feature_extraction.text import HashingVectorizer  # type: ignore[import-untyped]
-from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+from sklearn.feature_extraction.text import HashingVectorizer
+from sklearn.linear_model import LogisticRegression
 
 MODEL_PATH = Path(__file__).with_name("model.npz")
 EMBEDDING_DIMS = 384

@@ -9,7 +9,9 @@ its worker never takes its batch mates down with it.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
@@ -75,12 +77,12 @@ def documents_claim(*, document_id: str, claim_id: str, batch_limit: int = 1) ->
     return [lead, *mates]
 
 
-def _claimable_now(previous: dict, *, claim_id: str, now: object) -> bool:
+def _claimable_now(previous: Mapping[str, Any], *, claim_id: str, now: datetime) -> bool:
     if previous["status"] == Document.Status.PENDING:
         return True
     if previous["status"] != Document.Status.PROCESSING:
         return False
-    stale = now - timedelta(seconds=settings.PARLEY_INGEST_STUCK_AFTER)  # type: ignore[operator]
+    stale = now - timedelta(seconds=settings.PARLEY_INGEST_STUCK_AFTER)
     return (
         previous["claim_id"] == claim_id
         or previous["heartbeat_at"] is None

@@ -24,7 +24,7 @@ def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[
     for index, item in enumerate(prepared):
         slots = slots_by_model.setdefault(item.model_id, [])
         slots.extend((index, ordinal) for ordinal in range(len(item.drafts)))
-    plan = []
+    plan: list[tuple[str, list[tuple[int, int]]]] = []
     for model_id, slots in slots_by_model.items():
         slots.sort(key=lambda slot: prepared[slot[0]].drafts[slot[1]].token_count, reverse=True)
         plan.extend((model_id, slots[start : start + size]) for start in range(0, len(slots), size))

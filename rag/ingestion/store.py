@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -161,7 +162,7 @@ def _chunks_insert(
         "languages": iso639_3(prepared.language),
         "modality": prepared.modality,
     }
-    params = {
+    params: dict[str, Any] = {
         "document": document.pk,
         "workspace": document.workspace_id,
         "metadata": json.dumps(metadata, ensure_ascii=False),

@@ -15,13 +15,13 @@ from rag.parsing.decode import text_decode
 def parse_vtt(data: bytes, filename: str) -> ParsedDocument:
     import webvtt
 
-    return _cues(lambda text: webvtt.from_buffer(io.StringIO(text), format="vtt"), data)
+    return _cues(lambda text: webvtt.from_buffer(io.StringIO(text), format="vtt").captions, data)
 
 
 def parse_srt(data: bytes, filename: str) -> ParsedDocument:
     import webvtt
 
-    return _cues(lambda text: webvtt.from_buffer(io.StringIO(text), format="srt"), data)
+    return _cues(lambda text: webvtt.from_buffer(io.StringIO(text), format="srt").captions, data)
 
 
 def _cues(read: Callable[[str], Iterable[Caption]], data: bytes) -> ParsedDocument:

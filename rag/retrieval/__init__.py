@@ -6,18 +6,18 @@ from rag.retrieval.service import (
     FusionSettings,
     RetrievalResult,
     RetrievalScope,
-    RetrievedHit,
     chunks_retrieve,
     document_languages_foreign,
     query_expand,
 )
+from rag.retrieval.types import RetrievedChunk
 
 __all__ = [
     "FUSION",
     "FusionSettings",
     "RetrievalResult",
     "RetrievalScope",
-    "RetrievedHit",
+    "RetrievedChunk",
     "chunks_retrieve",
     "document_languages_foreign",
     "query_expand",

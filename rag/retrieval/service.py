@@ -26,6 +26,7 @@ from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice
 from rag.retrieval.rerank import rerank_scores
 from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows, scope_languages
+from rag.retrieval.types import RetrievedChunk
 from rag.selectors import workspace_search_setup
 
 
@@ -52,27 +53,6 @@ MODEL_LANGUAGES = {LOCAL_MODEL_ID: "en"}
 
 
 @dataclass(frozen=True)
-class RetrievedHit:
-    chunk_id: str
-    document_id: str
-    text: str
-    title: str
-    filename: str
-    page_number: int | None
-    start_time: float | None
-    rank: int
-    vector_score: float  # cosine similarity to the question
-    vector_rank: int | None
-    text_score: float | None
-    text_rank: int | None
-    fused_score: float
-    rerank_score: float | None = None
-    # Whether the chunk opens / closes its document (the offline answer may quote its edge sentence).
-    document_start: bool = False
-    document_end: bool = False
-
-
-@dataclass(frozen=True)
 class RetrievalScope:
     workspace_id: str
     bot_ids: Sequence[str] | None = None  # None: every shared document of the workspace
@@ -85,7 +65,7 @@ class RetrievalScope:
 
 @dataclass(frozen=True)
 class RetrievalResult:
-    hits: list[RetrievedHit]
+    hits: list[RetrievedChunk]
     query_text: str  # what the full-text side searched (question + keywords + synonyms)
     model_id: str
     candidates: int  # fused candidates before threshold, reranking and top k
@@ -230,24 +210,26 @@ def _reranked(
     return [(row, score) for row, score in pairs], True
 
 
-def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedHit:
-    return RetrievedHit(
-        chunk_id=row.chunk_id,
-        document_id=row.document_id,
+def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedChunk:
+    return RetrievedChunk(
+        id=row.chunk_id,
         text=row.text,
-        title=row.title,
-        filename=row.filename,
-        page_number=row.page_number,
-        start_time=row.start_time,
+        score=max(0.0, min(1.0, row.vector_score)),
         rank=rank,
+        document_id=row.document_id,
+        title=row.title,
+        page=row.page_number,
+        source=row.filename,
+        start_time=row.start_time,
         vector_score=row.vector_score,
         vector_rank=row.vector_rank,
         text_score=row.text_score,
         text_rank=row.text_rank,
         fused_score=row.fused_score,
         rerank_score=rerank_score,
-        document_start=row.ordinal == 0,
-        document_end=row.ordinal == row.chunk_count - 1,
+        # Known clean at the document's edges; elsewhere the offline provider judges the edge sentence.
+        starts_clean=True if row.ordinal == 0 else None,
+        ends_clean=True if row.ordinal == row.chunk_count - 1 else None,
     )
 
 

@@ -254,14 +254,14 @@ def hybrid_plan(
 
 
 def _run(
-    cursor,
+    cursor: Any,
     *,
     params: HybridParams,
     text: Sequence[TextHit],
     ef_search: int,
     exact_max: int,
     prefix: str,
-):  # type: ignore[no-untyped-def]
+) -> Any:
     values = {
         **_values(params),
         "text_ids": [hit.chunk_id for hit in text],
@@ -279,7 +279,7 @@ def _run(
     return cursor.fetchall()
 
 
-def _values(params: HybridParams) -> dict[str, object]:
+def _values(params: HybridParams) -> dict[str, Any]:
     languages, configs = ts_config_map()
     return {
         "workspace_id": params.workspace_id,

@@ -16,7 +16,7 @@ from api.access import (
 from api.errors import ApiError
 from api.principal import Principal, PrincipalKind, VisitorSession
 from api.services import visitor_session_start
-from api.sse import StreamOwner, stream_open
+from streams.sse import StreamOwner, stream_open
 from tests.api.factories import bearer, bot_make, server_key_make, workspace_make
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from api.contracts import (
     RagSearchRequestSerializer,
     RagSearchResultSerializer,
 )
-from api.sse import wants_event_stream
+from streams.sse import wants_event_stream
 
 
 def test_rag_search_input() -> None:

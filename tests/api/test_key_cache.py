@@ -13,13 +13,13 @@ from api import key_cache
 from api.key_cache import api_key_cache_clear, api_key_cache_get, api_key_cache_put
 from api.models import ServerApiKey
 from api.principal import external_user_signature
-from api.redis_gateway import redis_sync
 from api.services import (
     bot_signing_secret_rotate,
     key_hash,
     server_api_key_revoke,
     widget_key_revoke,
 )
+from streams.redis_gateway import redis_sync
 from tests.api.factories import (
     bearer,
     bot_make,

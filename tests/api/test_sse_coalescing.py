@@ -9,11 +9,11 @@ import uuid
 
 import pytest
 
-from api.redis_gateway import redis_sync
-from api.runners import stream_runner_open
-from api.sse import StreamOwner, StreamWriter, stream_open, stream_producing
-from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
-from api.sse.events import StreamEmitter
+from streams.redis_gateway import redis_sync
+from streams.runners import stream_runner_open
+from streams.sse import StreamOwner, StreamWriter, stream_open, stream_producing
+from streams.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
+from streams.sse.events import StreamEmitter
 from tests.api.factories import server_key_make, workspace_make
 
 ANSWER = "Parley joins the deltas that arrive within one interval, so the reader gets fewer, longer ones."

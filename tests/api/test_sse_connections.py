@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection, transaction
 
-from api.sse import sse_response
+from streams.sse import sse_response
 
 
 @pytest.mark.django_db(transaction=True)
@@ -27,7 +27,7 @@ def test_a_connection_inside_a_transaction_is_left_open() -> None:
 
 def test_the_relays_redis_reads_outlast_a_heartbeat_interval(settings) -> None:  # type: ignore[no-untyped-def]
     """XREAD BLOCK waits one heartbeat interval; a shorter socket timeout would cut quiet streams."""
-    from api.redis_gateway import redis_async
+    from streams.redis_gateway import redis_async
 
     settings.API_SSE_HEARTBEAT_SECONDS = 15.0
     timeout = redis_async().connection_pool.connection_kwargs["socket_timeout"]
@@ -38,7 +38,7 @@ def test_relays_on_one_event_loop_share_one_async_client_and_its_pool() -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from api.redis_gateway import redis_async
+    from streams.redis_gateway import redis_async
 
     async def two_relays() -> tuple[object, object]:
         return redis_async(), redis_async()
@@ -62,7 +62,7 @@ def _relayed(stream_id: str, on_first_event, *, frames: int | None = None) -> li
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from api.sse.response import sse_events
+    from streams.sse.response import sse_events
 
     async def read() -> list[str]:
         out: list[str] = []
@@ -79,13 +79,13 @@ def _relayed(stream_id: str, on_first_event, *, frames: int | None = None) -> li
 
 
 def _stream_opened() -> str:
-    from api.sse import StreamOwner, stream_open
+    from streams.sse import StreamOwner, stream_open
 
     return stream_open(owner=StreamOwner(workspace_id="w"), announce=True)
 
 
 def test_a_new_streams_run_starts_once_its_first_event_is_sent() -> None:
-    from api.sse import stream_close
+    from streams.sse import stream_close
 
     stream_id = _stream_opened()
     started: list[int] = []

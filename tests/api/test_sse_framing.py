@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from api.sse import StreamEmitter, frames_for_entry
-from api.sse.framing import EventCursor, event_cursor_parse
+from streams.sse import StreamEmitter, frames_for_entry
+from streams.sse.framing import EventCursor, event_cursor_parse
 
 
 def _payload() -> str:

@@ -12,9 +12,9 @@ import httpx
 import pytest
 from httpx_sse import ServerSentEvent, connect_sse
 
-from api.redis_gateway import redis_sync
-from api.sse import StreamEmitter, StreamOwner, stream_close, stream_open, stream_publish
-from api.sse.buffer import stream_key, stream_owner_key
+from streams.redis_gateway import redis_sync
+from streams.sse import StreamEmitter, StreamOwner, stream_close, stream_open, stream_publish
+from streams.sse.buffer import stream_key, stream_owner_key
 from tests.api.conftest import LIVE_SSE_MAX_EVENT_BYTES
 from tests.api.factories import bot_make, server_key_make, widget_key_make, workspace_make
 

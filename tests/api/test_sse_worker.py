@@ -9,7 +9,7 @@ import pytest
 from httpx_sse import connect_sse
 
 from api.authentication import server_key_principal
-from api.runners import stream_runner_open
+from streams.runners import stream_runner_open
 from tests.api.factories import server_key_make, workspace_make
 from tests.api.test_sse_live import _join_deltas
 

@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 
 from api.errors import ApiError, ErrorCode
-from api.redis_gateway import redis_sync
-from api.runners import stream_runner_open
-from api.sse import StreamOwner, stream_open, stream_producing
-from api.sse.buffer import CLOSE_MARKER, stream_key
+from streams.redis_gateway import redis_sync
+from streams.runners import stream_runner_open
+from streams.sse import StreamOwner, stream_open, stream_producing
+from streams.sse.buffer import CLOSE_MARKER, stream_key
 from tests.api.factories import workspace_make
 
 

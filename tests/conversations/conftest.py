@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from conversations.contract.attempts import AnswerOutcome, answer_obtain
-from conversations.types import BotRules, RetrievedChunk
+from conversations.types import BotRules
 from core.llm.gateway import llm_complete
 from core.llm.types import LLMEndpoint
+from rag.retrieval import RetrievedChunk
 
 QUESTION = "How much does it cost to rent a bike for a day?"
 

@@ -9,11 +9,10 @@ from conversations.adapters import (
     DEFAULT_ANSWER_THRESHOLD,
     bot_rules_from_settings,
     llm_endpoint_for_bot,
-    prompt_chunks,
 )
-from conversations.types import RetrievedChunk
 from prompts.engine import prompt_build
 from prompts.selectors import bot_settings_get
+from rag.retrieval import RetrievedChunk
 from tests.support.factories import BotFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -77,9 +76,7 @@ def test_retrieved_chunks_render_into_the_prompt() -> None:
         )
     ]
 
-    rendered = prompt_build(
-        bot=bot_settings, question="Helmet?", history=[], chunks=prompt_chunks(chunks=chunks)
-    )
+    rendered = prompt_build(bot=bot_settings, question="Helmet?", history=[], chunks=chunks)
 
     assert "c-41" in rendered.text
     assert "Helmets come with every rental." in rendered.text

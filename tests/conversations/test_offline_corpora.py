@@ -23,10 +23,11 @@ from conversations.contract.quotes import text_normalize
 from conversations.contract.tables import tables_render
 from conversations.llm.offline import offline_generate
 from conversations.llm.passages import passages_split
-from conversations.types import Answer, AnswerStatus, BotRules, RetrievedChunk
+from conversations.types import Answer, AnswerStatus, BotRules
 from rag.chunking import chunks_build
 from rag.demo_content import DEMO_FILES, demo_pdf_bytes
 from rag.parsing import document_parse
+from rag.retrieval import RetrievedChunk
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
 # Hundreds of answers on a shared 2-core machine: generous, still bounded.

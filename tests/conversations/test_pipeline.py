@@ -10,9 +10,10 @@ import pytest
 
 from bots.models import Bot
 from conversations.models import Conversation, SecurityEvent, Turn
-from conversations.pipeline import rag_search_answer, turn_answer
+from conversations.pipeline import rag_search_answer
 from core.llm.types import LLMEndpoint
 from core.models import Workspace
+from handoff.services import visitor_message_receive
 from rag.models import Chunk
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -57,10 +58,10 @@ def _ask(
     cid: str = "m1",
     **kw: Any,
 ):
-    return turn_answer(
+    return visitor_message_receive(
         conversation_id=conversation.pk,
         client_message_id=cid,
-        message=message,
+        text=message,
         endpoint=endpoint,
         **kw,
     )
@@ -305,7 +306,7 @@ def test_follow_up_is_condensed_with_the_history(shop, llm, endpoint) -> None:
 def test_streamed_answer_partials_join_to_the_answer(shop, llm, endpoint) -> None:
     _, conversation, chunk = shop
     events: list[tuple[str, dict[str, Any]]] = []
-    from api.sse import StreamEmitter
+    from streams.sse import StreamEmitter
 
     llm.enqueue(Reply.json(_found(chunk), token_delay=0.001))
     body = _ask(
@@ -373,3 +374,23 @@ def test_a_question_in_another_language_also_searches_the_documents_language(
     found = {c["chunk_id"]: c for c in turn.retrieved_chunks}
     assert found[str(chunk.pk)]["rank"] == 1 and found[str(chunk.pk)]["text_rank"] is not None
     assert body.payload["status"] == "found_in_context"
+
+
+def test_the_guards_screen_a_turns_message_once(shop, monkeypatch) -> None:
+    """Screened in `answer_run`, the result passed down to the answer and the offline provider."""
+    from conversations import guards
+    from conversations.llm import offline
+    from conversations.pipeline import run
+
+    screened: list[str] = []
+
+    def counting_screen(*, text: str, **kwargs: object) -> guards.GuardMatch | None:
+        screened.append(text)
+        return guards.message_screen(text=text, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run, "message_screen", counting_screen)
+    monkeypatch.setattr(offline, "message_screen", counting_screen)
+    _, conversation, _ = shop
+    for cid, text in [("g1", "How much is a day rental?"), ("g2", "Thanks a lot!")]:
+        assert _ask(conversation, text, None, cid=cid).created
+    assert screened == ["How much is a day rental?", "Thanks a lot!"]

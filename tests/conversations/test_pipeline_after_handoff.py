@@ -8,7 +8,6 @@ import pytest
 
 from bots.models import Bot
 from conversations.models import Conversation
-from conversations.pipeline import turn_answer
 from core.models import Workspace
 from handoff.models import HandoffReason
 from handoff.services import (
@@ -16,7 +15,7 @@ from handoff.services import (
     handoff_claim,
     handoff_open,
     handoff_return_to_bot,
-    visitor_message_post,
+    visitor_message_receive,
 )
 from rag.models import Chunk
 from tests.support.factories import MembershipFactory, UserFactory
@@ -55,16 +54,16 @@ def test_the_bot_answers_after_a_return_with_the_agents_messages_in_its_history(
     MembershipFactory(user=agent, workspace=workspace)
 
     llm.enqueue(Reply.json(_found(chunk)))
-    turn_answer(
+    visitor_message_receive(
         conversation_id=conversation.pk,
         client_message_id="m1",
-        message="Price of a day?",
+        text="Price of a day?",
         endpoint=endpoint,
     )
 
     handoff_open(conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST)
     assert handoff_claim(conversation_id=conversation.pk, agent=agent).won
-    visitor_message_post(
+    visitor_message_receive(
         conversation_id=conversation.pk, text="Can I add a child seat?", client_message_id="v2"
     )
     agent_message_post(
@@ -81,10 +80,10 @@ def test_the_bot_answers_after_a_return_with_the_agents_messages_in_its_history(
         ),
         Reply.json(_found(chunk)),
     )
-    turn_answer(
+    visitor_message_receive(
         conversation_id=conversation.pk,
         client_message_id="m3",
-        message="How much is it?",
+        text="How much is it?",
         endpoint=endpoint,
     )
     condensing, answering = (json.dumps(request.messages) for request in llm.chat_requests()[1:3])

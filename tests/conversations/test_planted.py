@@ -7,7 +7,8 @@ from typing import Any
 
 from conversations.contract.enforce import answer_enforce
 from conversations.contract.planted import contacts_in
-from conversations.types import AnswerStatus, BotRules, RetrievedChunk
+from conversations.types import AnswerStatus, BotRules
+from rag.retrieval import RetrievedChunk
 
 PRICE = "A day rental costs 25 euros and includes a helmet."
 PLANTED = (

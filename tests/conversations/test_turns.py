@@ -11,12 +11,14 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from bots.models import Bot
+from conversations.audit import AnswerRecord
 from conversations.contract.attempts import AnswerOutcome
 from conversations.models import Conversation, SecurityEvent, Turn
 from conversations.routing import answer_route
-from conversations.services import TurnRecord, turn_complete, turn_start
-from conversations.types import AnswerStatus, BotRules, RetrievedChunk
+from conversations.services import turn_complete, turn_start
+from conversations.types import AnswerStatus, BotRules
 from core.models import Workspace
+from rag.retrieval import RetrievedChunk
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +31,9 @@ def conversation() -> Conversation:
     return Conversation.objects.create(bot=bot, channel="widget", visitor_id="v1")
 
 
-def record_for(outcome: AnswerOutcome, rules: BotRules, chunks: list[RetrievedChunk]) -> TurnRecord:
+def record_for(
+    outcome: AnswerOutcome, rules: BotRules, chunks: list[RetrievedChunk]
+) -> AnswerRecord:
     answer = outcome.enforced.answer
     route = answer_route(
         status=answer.status,
@@ -39,11 +43,11 @@ def record_for(outcome: AnswerOutcome, rules: BotRules, chunks: list[RetrievedCh
         confidence=answer.confidence_score,
         rules=rules,
     )
-    return TurnRecord(
+    return AnswerRecord(
         outcome=outcome,
         route=route,
         chunks=chunks,
-        condensed_question="Day rental price?",
+        condensed="Day rental price?",
         prompt_version="rag-v1",
         prompt_hash="ab" * 32,
         model="scripted-model",

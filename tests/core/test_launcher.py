@@ -13,7 +13,7 @@ import psutil
 import pytest
 from django.conf import settings
 
-from core.launcher import LaunchError, port_check
+from config.launcher import LaunchError, port_check
 from tests.support.processes import child_database_url, free_port, wait_for
 
 
@@ -40,7 +40,11 @@ def test_an_unreachable_database_gets_a_message_not_a_traceback() -> None:
         DATABASE_URL="postgresql://parley@127.0.0.1:9/parley", REDIS_URL=settings.REDIS_URL
     )
     result = subprocess.run(
-        [sys.executable, "-m", "core.launcher"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "config.launcher"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     assert "parley: error: Cannot reach PostgreSQL at 127.0.0.1:9/parley" in result.stdout
@@ -59,7 +63,7 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
         CELERY_STREAM_QUEUE="parley-launcher-test-streams",
     )
     launcher = subprocess.Popen(
-        [sys.executable, "-m", "core.launcher"],
+        [sys.executable, "-m", "config.launcher"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -100,7 +104,11 @@ def test_an_unwritable_var_dir_stops_the_run_command_with_a_message(tmp_path) ->
     env.pop("REDIS_URL", None)
     env.pop("SECRET_KEY", None)
     result = subprocess.run(
-        [sys.executable, "-m", "core.launcher"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "config.launcher"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1
     assert "cannot write there" in result.stdout and "PARLEY_VAR_DIR" in result.stdout
@@ -110,7 +118,7 @@ def test_an_unwritable_var_dir_stops_the_run_command_with_a_message(tmp_path) ->
 def test_the_run_command_serves_streamed_answers_from_a_thread_pool_worker_of_their_own(
     settings,
 ) -> None:
-    from core.launcher import worker_commands
+    from config.launcher import worker_commands
 
     settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE = "celery", "streams"
     settings.PARLEY_WORKER_CONCURRENCY, settings.PARLEY_STREAM_WORKER_THREADS = 1, 48

@@ -74,7 +74,11 @@ def test_a_server_without_pgvector_is_named_by_the_run_command(plain_postgres: s
         "PARLEY_LOAD_DEMO": "false",
     }
     result = subprocess.run(
-        [sys.executable, "-m", "core.launcher"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "config.launcher"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "does not have the pgvector extension" in result.stdout

@@ -6,7 +6,6 @@ import pytest
 from django.test import Client
 
 from conversations.models import Conversation, Turn
-from conversations.services import conversation_escalate
 from handoff.models import Handoff, Message, OwnerEvent, TurnFeedback
 from tests.api.factories import bot_make, widget_key_make, workspace_make
 
@@ -149,10 +148,14 @@ def test_bot_stays_silent_while_an_agent_owns_the_conversation() -> None:
 def test_a_pipeline_escalation_is_recorded_queued_and_timed() -> None:
     client = Client()
     visitor = _visitor(client, _widget())
-    turn = Turn.objects.create(
-        conversation_id=visitor["conversation_id"], client_message_id="m", user_text="human!"
+    response = client.post(
+        f"/api/v1/conversations/{visitor['conversation_id']}/turns",
+        data={"message": "I want to talk to a human", "client_message_id": "m"},
+        content_type="application/json",
+        headers=visitor["headers"],
     )
-    assert conversation_escalate(conversation_id=visitor["conversation_id"], turn_id=turn.pk)
+    assert response.status_code == 200 and response.json()["owner"] == "waiting_agent"
+    turn = Turn.objects.get(conversation_id=visitor["conversation_id"], client_message_id="m")
     handoff = Handoff.objects.get(conversation_id=visitor["conversation_id"])
     assert handoff.reason == "human_escalation" and handoff.turn_id == turn.pk
     event = OwnerEvent.objects.get(conversation_id=visitor["conversation_id"])

@@ -22,9 +22,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from bots.models import Bot
 from conversations.models import Conversation
-from handoff.live import live_publish, queue_channel
+from handoff.live import queue_channel
 from handoff.models import HandoffReason
 from handoff.services import handoff_open
+from streams.live import live_publish
 from tests.api.factories import bot_make, workspace_make
 from tests.handoff.pages import agent_make, agent_page
 

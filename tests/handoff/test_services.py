@@ -9,8 +9,6 @@ import time
 import pytest
 from django.db import connection
 
-from api.redis_gateway import redis_sync
-from api.sse.buffer import stream_key
 from conversations.models import Conversation, Turn
 from handoff.feedback import turn_feedback_record
 from handoff.live import conversation_channel, queue_channel
@@ -25,6 +23,8 @@ from handoff.services import (
     handoff_return_to_bot,
     visitor_message_post,
 )
+from streams.redis_gateway import redis_sync
+from streams.sse.buffer import stream_key
 from tests.api.factories import bot_make, workspace_make
 from tests.support.factories import MembershipFactory, UserFactory
 from tests.support.processes import wait_for

@@ -180,7 +180,7 @@ def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_r
             )
         scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
         rankings[exact_max] = [
-            hit.chunk_id for hit in chunks_retrieve(scope=scope, question=question).hits
+            hit.id for hit in chunks_retrieve(scope=scope, question=question).hits
         ]
     assert "chunk_embedding_hnsw_384" not in plans[2000] and "chunk_embedding_hnsw_384" in plans[0]
     assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
@@ -210,7 +210,7 @@ def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_i
             lambda execute, sql, *args: statements.append(sql) or execute(sql, *args)
         ):
             result = chunks_retrieve(scope=scope, question=question, top_k=4)
-        return [(hit.chunk_id, hit.text_rank, hit.vector_rank) for hit in result.hits], statements
+        return [(hit.id, hit.text_rank, hit.vector_rank) for hit in result.hits], statements
 
     inline, inline_statements = retrieved(0)
     overlapped, overlapped_statements = retrieved(2)

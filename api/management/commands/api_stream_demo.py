@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from api.runners import demo_run
-from api.sse import StreamOwner, stream_open, stream_producing
 from core.models import Workspace
+from streams.runners import demo_run
+from streams.sse import StreamOwner, stream_open, stream_producing
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -58,7 +58,8 @@ class Command(BaseCommand):
             )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
-        console = Console(file=self.stdout._out, width=120)  # type: ignore[attr-defined]
+        # The raw stream under Django's OutputWrapper, which would end every write with a newline.
+        console = Console(file=cast(IO[str], self.stdout._out), width=120)
         ids = [document.pk for document in documents]
         if options["inline"]:
             with Progress(*self._columns(), console=console) as progress:

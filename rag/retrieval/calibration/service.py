@@ -26,7 +26,7 @@ from rag.selectors import workspace_embedding_model
 logger = logging.getLogger(__name__)
 
 
-def workspace_chunk_count(*, workspace_id: object, model_id: str) -> int:
+def workspace_chunk_count(*, workspace_id: uuid.UUID | str, model_id: str) -> int:
     """The shared ready chunks a calibration samples from."""
     return Chunk.objects.filter(
         workspace_id=workspace_id,
@@ -55,19 +55,19 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
             else None
         )
     except Exception as exc:
-        WorkspaceFusion.objects.filter(pk=workspace_id).update(
+        WorkspaceFusion.objects.filter(workspace_id=workspace_id).update(
             queued_at=None, last_error=f"{type(exc).__name__}: {exc}"[:2000]
         )
         raise
     if result is None:
-        WorkspaceFusion.objects.filter(pk=workspace_id).update(
+        WorkspaceFusion.objects.filter(workspace_id=workspace_id).update(
             queued_at=None,
             last_error=f"{len(pairs.pairs)} pairs, under the "
             f"{settings.RETRIEVAL_CALIBRATION_MIN_PAIRS} a calibration needs: defaults kept.",
         )
         return None
     chosen = result.chosen
-    WorkspaceFusion.objects.filter(pk=workspace_id).update(
+    WorkspaceFusion.objects.filter(workspace_id=workspace_id).update(
         method=chosen.choice.method,
         parameters=chosen.choice.parameters(),
         recall_at_5=chosen.held_out.recall_at_5,
@@ -88,7 +88,7 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
         last_error="",
     )
     logger.info("workspace %s fusion calibrated: %s", workspace_id, chosen.choice.label())
-    return WorkspaceFusion.objects.get(pk=workspace_id)
+    return WorkspaceFusion.objects.get(workspace_id=workspace_id)
 
 
 def workspace_fusion_change_record(*, workspace_id: uuid.UUID | str, chunks: int) -> bool:
@@ -130,8 +130,8 @@ def _queue(*, workspace_id: uuid.UUID | str) -> bool:
 
     now = timezone.now()
     lost = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    free = WorkspaceFusion.objects.filter(pk=workspace_id, queued_at__isnull=True)
-    stale = WorkspaceFusion.objects.filter(pk=workspace_id, queued_at__lt=lost)
+    free = WorkspaceFusion.objects.filter(workspace_id=workspace_id, queued_at__isnull=True)
+    stale = WorkspaceFusion.objects.filter(workspace_id=workspace_id, queued_at__lt=lost)
     if not (free.update(queued_at=now) or stale.update(queued_at=now)):
         return False
     workspace_fusion_calibrate_task.delay_on_commit(str(workspace_id))

@@ -21,10 +21,12 @@ def fusion_changes_record(*, document_ids: Sequence[str]) -> None:
     totals = (
         Document.objects.filter(pk__in=document_ids, conversation__isnull=True)
         .values("workspace_id")
-        .annotate(chunks=Sum("chunk_count"))
+        .annotate(chunk_total=Sum("chunk_count"))
     )
     for row in totals:
         try:
-            workspace_fusion_change_record(workspace_id=row["workspace_id"], chunks=row["chunks"])
+            workspace_fusion_change_record(
+                workspace_id=row["workspace_id"], chunks=row["chunk_total"]
+            )
         except DatabaseError:
             logger.exception("could not record fusion changes of workspace %s", row["workspace_id"])

@@ -1,21 +1,21 @@
 """Server-Sent Events for chat turns and rag_search: Redis-buffered streams relayed by ASGI responses.
 
 Producers (any process): ``stream_open``, then ``with stream_producing(stream_id=...) as emit:`` (coalesced
-partial updates, one round trip per batch; ``api.sse.producer``), or ``stream_publish`` / ``stream_close``.
-Web edge: ``sse_response(stream_id=..., last_event_id=...)``. Wire format: ``api.sse.framing``.
+partial updates, one round trip per batch; ``streams.sse.producer``), or ``stream_publish`` / ``stream_close``.
+Web edge: ``sse_response(stream_id=..., last_event_id=...)``. Wire format: ``streams.sse.framing``.
 """
 
-from api.sse.buffer import (
+from streams.sse.buffer import (
     StreamOwner,
     stream_close,
     stream_open,
     stream_owner_get,
     stream_publish,
 )
-from api.sse.events import EventType, Phase, PhaseStatus, StreamEmitter, tool_update_data
-from api.sse.framing import DELTA_SUFFIX, frames_for_entry
-from api.sse.producer import StreamWriter, stream_producing
-from api.sse.response import EventStreamRenderer, sse_response, wants_event_stream
+from streams.sse.events import EventType, Phase, PhaseStatus, StreamEmitter, tool_update_data
+from streams.sse.framing import DELTA_SUFFIX, frames_for_entry
+from streams.sse.producer import StreamWriter, stream_producing
+from streams.sse.response import EventStreamRenderer, sse_response, wants_event_stream
 
 __all__ = [
     "DELTA_SUFFIX",

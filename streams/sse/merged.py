@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Sequence
 from django.conf import settings
 from django.http import StreamingHttpResponse
 
-from api.errors import ErrorCode, error_body
-from api.redis_gateway import redis_async, redis_sync
-from api.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
-from api.sse.events import EventType
-from api.sse.framing import HEARTBEAT, SseFrame, frames_for_entry
-from api.sse.response import database_connections_release
+from streams.redis_gateway import redis_async, redis_sync, stream_read
+from streams.sse.buffer import CLOSE_MARKER, stream_key, stream_owner_key
+from streams.sse.errors import STREAM_EXPIRED_BODY
+from streams.sse.events import EventType
+from streams.sse.framing import HEARTBEAT, SseFrame, frames_for_entry
+from streams.sse.response import database_connections_release
 
 _BATCH = 100
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
@@ -77,7 +77,7 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
     yield ": connected\n"
     while positions:
         keys = {stream_key(stream_id): entry_id for stream_id, entry_id in positions.items()}
-        batch = await client.xread(keys, count=_BATCH, block=block_ms)
+        batch = await stream_read(client, positions=keys, count=_BATCH, block=block_ms)
         if not batch:
             if await client.exists(*(stream_owner_key(stream_id) for stream_id in positions)) < len(
                 positions
@@ -104,5 +104,5 @@ async def merged_events(*, positions: dict[str, str]) -> AsyncIterator[str]:
 
 
 def _expired(cursor: str) -> str:
-    data = json.dumps(error_body(ErrorCode.STREAM_EXPIRED), separators=(",", ":"))
+    data = json.dumps(STREAM_EXPIRED_BODY, separators=(",", ":"))
     return SseFrame(id=cursor, event=EventType.ERROR, data=data).encode()

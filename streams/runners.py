@@ -1,6 +1,7 @@
-"""Streamed work run by a Celery worker: a registry of runners and the call that starts one.
+"""Streamed work run by a Celery worker: the call that starts a runner, and the task's look-up of it.
 
-A runner is a function ``run(*, emit: StreamEmitter, **kwargs)`` taking JSON-able kwargs; it
+A runner is a function ``run(*, emit: StreamEmitter, **kwargs)`` taking JSON-able kwargs, named by
+its dotted path (the caller's own function: no registry), or ``demo`` for the scripted one here; it
 reports progress and its result through ``emit``. A streamed endpoint calls ``stream_runner_open``
 and answers ``sse_response(stream_id=run.stream_id, on_first_event=run.enqueue)``: the response
 sends the announced first event, then enqueues the run, so the client's first event waits for
@@ -18,25 +19,28 @@ from typing import Any
 
 from django.utils.module_loading import import_string
 
-from api.principal import Principal
-from api.sse import StreamEmitter, StreamOwner, stream_open
+from streams.sse import StreamEmitter, StreamOwner, stream_open
+from streams.sse.buffer import StreamCaller
 
-# name → dotted path, resolved in the worker; the chat and rag_search runners join this map.
-RUNNERS: dict[str, str] = {
-    "demo": "api.runners.demo_run",
-    "chat_turn": "api.pipeline_runners.chat_turn_run",
-    "rag_search": "api.pipeline_runners.rag_search_run",
-}
+# The runners of this module, by a short name; any other runner is named by its dotted path.
+BUILTIN_RUNNERS: dict[str, str] = {"demo": f"{__name__}.demo_run"}
+Runner = Callable[..., None]
 
 _DEMO_ANSWER = (
     "Parley streams each answer word by word, then sends the whole result in one final event."
 )
 
 
-def runner_resolve(*, name: str) -> Callable[..., None]:
-    if name not in RUNNERS:
-        raise KeyError(f"no stream runner named {name!r}")
-    return import_string(RUNNERS[name])
+def runner_name(runner: str | Runner) -> str:
+    return runner if isinstance(runner, str) else f"{runner.__module__}.{runner.__qualname__}"
+
+
+def runner_resolve(*, name: str) -> Runner:
+    try:
+        runner: Runner = import_string(BUILTIN_RUNNERS.get(name, name))
+    except ImportError:
+        raise KeyError(f"no stream runner named {name!r}") from None
+    return runner
 
 
 @dataclass(frozen=True)
@@ -49,15 +53,15 @@ class PendingRun:
 
     def enqueue(self) -> None:
         """Queue the runner on the streams queue (see config.celery)."""
-        from api.tasks import stream_runner_execute
+        from streams.tasks import stream_runner_execute
 
         stream_runner_execute.delay(self.stream_id, self.runner, self.kwargs, True)
 
 
 def stream_runner_open(
     *,
-    principal: Principal,
-    runner: str,
+    principal: StreamCaller,
+    runner: str | Runner,
     kwargs: dict[str, Any],
     bot_id: uuid.UUID | None = None,
     conversation_id: uuid.UUID | None = None,
@@ -67,13 +71,10 @@ def stream_runner_open(
     The first event leaves from the web process, so its latency includes neither the broker nor the
     worker's pick-up.
     """
-    runner_resolve(
-        name=runner
-    )  # an unknown name fails here, in the request, not later in the worker
+    name = runner_name(runner)
+    runner_resolve(name=name)  # an unknown name fails here, in the request, not later in the worker
     owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
-    return PendingRun(
-        stream_id=stream_open(owner=owner, announce=True), runner=runner, kwargs=kwargs
-    )
+    return PendingRun(stream_id=stream_open(owner=owner, announce=True), runner=name, kwargs=kwargs)
 
 
 def demo_run(*, emit: StreamEmitter, interval: float = 0.3, padding: int = 0) -> None:

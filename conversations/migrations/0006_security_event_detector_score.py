@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('conversations', '0004_rag_search_execution'),
+        ('conversations', '0005_answer_audit_shared_columns'),
     ]
 
     operations = [

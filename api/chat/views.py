@@ -1,4 +1,5 @@
-"""HTTP edges of the answer pipeline: chat turns, rag_search and chunk reads (PHASE2 chat API contract).
+"""HTTP edges of the answer pipeline: chat turns, rag_search, chunk reads and reading (or resuming) their
+event streams (PHASE2 chat API contract).
 
 Each view authorises through the choke points of api.access, validates with api.contracts, and
 either answers JSON (the pipeline runs in the request) or starts a stream runner and relays its
@@ -10,9 +11,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.http import HttpResponse, JsonResponse
+from django.http import JsonResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,7 +24,9 @@ from api.access import (
     chunk_get_for_principal,
     conversation_get_for_principal,
     document_ids_readable,
+    stream_get_for_principal,
 )
+from api.chat.runners import chat_turn_run, rag_search_run
 from api.contracts import (
     ChatTurnRequestSerializer,
     ChunkSerializer,
@@ -30,15 +34,12 @@ from api.contracts import (
     RagSearchResultSerializer,
 )
 from api.models import Scope
-from api.principal import Principal
-from api.runners import stream_runner_open
+from api.principal import request_principal
 from api.schema import SSE_RESPONSE
-from api.sse import EventStreamRenderer, sse_response, wants_event_stream
-from conversations.models import Turn
-from conversations.pipeline import rag_search_answer, turn_answer
-from conversations.pipeline.results import muted_result_json
-from conversations.pipeline.turns import MUTED_OWNERS
-from handoff.services import HandoffError, visitor_message_post
+from conversations.pipeline import rag_search_answer
+from handoff.services import visitor_message_body, visitor_message_receive
+from streams.runners import stream_runner_open
+from streams.sse import EventStreamRenderer, sse_response, wants_event_stream
 
 _SSE = SSE_RESPONSE
 
@@ -56,8 +57,8 @@ class ChatTurnView(APIView):
             (200, "text/event-stream"): _SSE,
         },
     )
-    def post(self, request: Request, conversation_id: uuid.UUID) -> HttpResponse:
-        principal: Principal = request.auth
+    def post(self, request: Request, conversation_id: uuid.UUID) -> HttpResponseBase:
+        principal = request_principal(request)
         conversation = conversation_get_for_principal(
             principal=principal, conversation_id=conversation_id
         )
@@ -65,46 +66,31 @@ class ChatTurnView(APIView):
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
         client_message_id = data.get("client_message_id") or f"auto-{uuid.uuid4().hex}"
-        answered = Turn.objects.filter(
-            conversation=conversation, client_message_id=client_message_id
-        ).exists()
-        if conversation.owner in MUTED_OWNERS and not answered:
-            try:  # the bot is muted: no LLM call, the message goes to the agent
-                forwarded = visitor_message_post(
-                    conversation_id=conversation.pk,
-                    text=data["message"],
-                    client_message_id=client_message_id,
-                )
-            except HandoffError:  # the owner moved back to the bot meanwhile
-                forwarded = None
-            if (
-                forwarded is not None
-            ):  # JSON even to a client that asked for a stream: there is nothing to stream
-                body = {
-                    **muted_result_json(owner=forwarded["owner"]),
-                    "message": forwarded["message"],
-                }
-                return JsonResponse(body, status=202)
-        kwargs: dict[str, Any] = {
-            "conversation_id": str(conversation.pk),
-            "client_message_id": client_message_id,
-            "message": data["message"],
-            "external_user_id": principal.external_user_id,
-        }
-        if wants_event_stream(request, stream_flag=data["stream"]):
-            run = stream_runner_open(
-                principal=principal,
-                runner="chat_turn",
-                kwargs=kwargs,
-                bot_id=conversation.bot_id,
-                conversation_id=conversation.pk,
-            )
-            return sse_response(
-                stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue
-            )
-        kwargs["conversation_id"] = conversation.pk
-        result = turn_answer(**kwargs)
-        return Response(result.payload, status=202 if result.muted else 200)
+        streamed = wants_event_stream(request, stream_flag=data["stream"])
+        received = visitor_message_receive(
+            conversation_id=conversation.pk,
+            client_message_id=client_message_id,
+            text=data["message"],
+            external_user_id=principal.external_user_id,
+            answer_elsewhere=streamed,
+        )
+        if received.muted:  # JSON even to a client that asked for a stream: nothing to stream
+            return JsonResponse(visitor_message_body(received), status=202)
+        if not received.answer_deferred:
+            return Response(received.payload)
+        run = stream_runner_open(
+            principal=principal,
+            runner=chat_turn_run,
+            kwargs={
+                "conversation_id": str(conversation.pk),
+                "client_message_id": client_message_id,
+                "message": data["message"],
+                "external_user_id": principal.external_user_id,
+            },
+            bot_id=conversation.bot_id,
+            conversation_id=conversation.pk,
+        )
+        return sse_response(stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue)
 
 
 class RagSearchView(APIView):
@@ -116,8 +102,8 @@ class RagSearchView(APIView):
         summary="Answer a question from the caller's documents",
         responses={200: RagSearchResultSerializer, (200, "text/event-stream"): _SSE},
     )
-    def post(self, request: Request) -> HttpResponse:
-        principal: Principal = request.auth
+    def post(self, request: Request) -> HttpResponseBase:
+        principal = request_principal(request)
         payload = RagSearchRequestSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
@@ -137,7 +123,7 @@ class RagSearchView(APIView):
             "api_key_id": str(principal.key_id),
         }
         if wants_event_stream(request, stream_flag=data["stream"]):
-            run = stream_runner_open(principal=principal, runner="rag_search", kwargs=kwargs)
+            run = stream_runner_open(principal=principal, runner=rag_search_run, kwargs=kwargs)
             return sse_response(
                 stream_id=run.stream_id, last_event_id=None, on_first_event=run.enqueue
             )
@@ -149,7 +135,7 @@ class ChunkView(APIView):
 
     @extend_schema(responses=ChunkSerializer, summary="Read one chunk (to show a citation)")
     def get(self, request: Request, chunk_id: uuid.UUID) -> Response:
-        chunk = chunk_get_for_principal(principal=request.auth, chunk_id=chunk_id)
+        chunk = chunk_get_for_principal(principal=request_principal(request), chunk_id=chunk_id)
         metadata = chunk.metadata or {}
         body = {
             "id": chunk.pk,
@@ -166,3 +152,18 @@ class ChunkView(APIView):
             },
         }
         return Response(ChunkSerializer(body).data)
+
+
+class StreamEventsView(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        summary="Read (or resume) an event stream as SSE",
+        parameters=[
+            OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)
+        ],
+        responses={(200, "text/event-stream"): SSE_RESPONSE},
+    )
+    def get(self, request: Request, stream_id: str) -> HttpResponseBase:
+        stream_get_for_principal(principal=request_principal(request), stream_id=stream_id)
+        return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from collections.abc import Mapping
 from functools import lru_cache
+from typing import Any, cast
 
 import redis
 import redis.asyncio as aioredis
@@ -85,3 +87,22 @@ def _async_client_new() -> aioredis.Redis:
 _ASYNC_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
     weakref.WeakKeyDictionary()
 )
+
+
+# Stream replies as this module's clients return them: decode_responses=True makes every id, field
+# and value text, which redis-py's annotations (bytes or text, per connection) cannot say.
+StreamEntries = list[tuple[str, dict[str, str]]]
+
+
+async def stream_read(
+    client: aioredis.Redis, *, positions: Mapping[str, str], count: int, block: int
+) -> list[tuple[str, StreamEntries]]:
+    """XREAD BLOCK from each key's position: [(key, entries)], empty when the block timed out."""
+    streams: dict[Any, Any] = dict(positions)
+    reply = await client.xread(streams, count=count, block=block)
+    return cast(list[tuple[str, StreamEntries]], reply or [])
+
+
+async def stream_range(client: aioredis.Redis, *, key: str, entry_id: str) -> StreamEntries:
+    """The one entry of `key` with this id (or none)."""
+    return cast(StreamEntries, await client.xrange(key, min=entry_id, max=entry_id, count=1))

@@ -20,12 +20,16 @@ import urllib.request
 from collections.abc import Callable
 from types import FrameType
 
+from core.errors import ParleyError
+
 _STOP_GRACE_S = 20.0
 _READY_TIMEOUT_S = 120.0
 
 
-class LaunchError(RuntimeError):
+class LaunchError(ParleyError):
     """A problem the user can fix; printed without a traceback."""
+
+    code = "launch_failed"
 
 
 def _say(message: str) -> None:
@@ -128,7 +132,8 @@ def worker_commands(
     from django.conf import settings
 
     common = ["--without-gossip", "--without-mingle", f"--loglevel={loglevel}"]
-    default_queue, stream_queue = settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE
+    default_queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)
+    stream_queue = str(settings.CELERY_STREAM_QUEUE)
     worker = [
         python,
         "-m",
@@ -247,7 +252,7 @@ def run() -> int:
                 "uvicorn",
                 "config.asgi:application",
                 "--host",
-                host,
+                str(host),
                 "--port",
                 str(port),
                 "--timeout-graceful-shutdown",
@@ -277,8 +282,8 @@ def run() -> int:
         return 0
     finally:
         supervisor.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def main() -> int:

@@ -30,10 +30,10 @@ from typing import Any
 
 from django.conf import settings
 
-from api.errors import REGISTRY, ApiError, ErrorCode
-from api.redis_gateway import redis_producer
-from api.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
-from api.sse.events import EventType, StreamEmitter
+from streams.redis_gateway import redis_producer
+from streams.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
+from streams.sse.errors import stream_error_body
+from streams.sse.events import EventType, StreamEmitter
 
 logger = logging.getLogger(__name__)
 
@@ -157,8 +157,8 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
     """What a producer (a Celery task running the pipeline) wraps its work in.
 
     It yields an emitter bound to the stream and always closes the stream; an exception first
-    becomes an ``error`` event (an ``ApiError`` keeps its code, anything else is
-    ``internal_error`` without details), then propagates so the task records it. ``announced``:
+    becomes an ``error`` event (a ``ParleyError`` keeps its code, message and extra, anything
+    else is ``internal_error`` without details), then propagates so the task records it. ``announced``:
     the web process already sent SEARCH_PREPARATION started.
     """
     interval = settings.API_SSE_PARTIAL_INTERVAL_MS / 1000
@@ -166,13 +166,8 @@ def stream_producing(*, stream_id: str, announced: bool = False) -> Iterator[Str
     emitter = StreamEmitter(writer.emit, preparation_announced=announced)
     try:
         yield emitter
-    except ApiError as error:
-        emitter.error(code=str(error.code), message=error.message, extra=error.extra)
-        raise
-    except Exception:
-        emitter.error(
-            code=str(ErrorCode.INTERNAL_ERROR), message=REGISTRY[ErrorCode.INTERNAL_ERROR].message
-        )
+    except Exception as error:
+        emitter.error(**stream_error_body(error))
         raise
     finally:
         writer.close()

@@ -1,7 +1,7 @@
 """The producer side of a stream: a per-stream Redis Stream buffer with a TTL, written by any process.
 
-Producers append with ``stream_publish`` (a streamed answer through ``api.sse.producer``); web
-processes read the same buffer with XREAD BLOCK (``api.sse.response``), so they keep no state and a client
+Producers append with ``stream_publish`` (a streamed answer through ``streams.sse.producer``); web
+processes read the same buffer with XREAD BLOCK (``streams.sse.response``), so they keep no state and a client
 can reconnect to any of them. Each buffer entry holds the event name and its JSON data.
 """
 
@@ -11,17 +11,37 @@ import json
 import re
 import uuid
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
-from api.principal import Principal
-from api.redis_gateway import redis_sync
-from api.sse.events import EventType, Phase, PhaseStatus, tool_update_data
+from streams.redis_gateway import redis_sync
+from streams.sse.events import EventType, Phase, PhaseStatus, tool_update_data
 
 CLOSE_MARKER = "__close__"
 _EVENT_NAME = re.compile(r"^[a-z][a-z_]{0,39}$")
 _STREAM_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class _Visitor(Protocol):
+    @property
+    def visitor_id(self) -> str: ...
+
+
+class StreamCaller(Protocol):
+    """Who opens a stream, as the API's Principal describes its caller (the API sits above)."""
+
+    @property
+    def workspace_id(self) -> uuid.UUID | str: ...
+
+    @property
+    def bot_id(self) -> uuid.UUID | None: ...
+
+    @property
+    def visitor(self) -> _Visitor | None: ...
+
+    @property
+    def external_user_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -37,7 +57,7 @@ class StreamOwner:
     @classmethod
     def for_principal(
         cls,
-        principal: Principal,
+        principal: StreamCaller,
         *,
         bot_id: uuid.UUID | None = None,
         conversation_id: uuid.UUID | None = None,
@@ -95,8 +115,8 @@ def stream_close(*, stream_id: str) -> str:
     return _append(stream_id, event_fields(event=CLOSE_MARKER, data={}, allow_marker=True))
 
 
-def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False) -> dict[str, str]:
-    """A buffer entry: the event name and its compact JSON data."""
+def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False) -> dict[Any, Any]:
+    """A buffer entry: the event name and its compact JSON data (typed as redis-py's XADD takes them)."""
     if not (allow_marker and event == CLOSE_MARKER) and (
         not _EVENT_NAME.match(event) or event.endswith("_delta_sse")
     ):
@@ -104,7 +124,7 @@ def event_fields(*, event: str, data: dict[str, Any], allow_marker: bool = False
     return {"e": str(event), "d": json.dumps(data, ensure_ascii=False, separators=(",", ":"))}
 
 
-def _append(stream_id: str, fields: dict[str, str]) -> str:
+def _append(stream_id: str, fields: dict[Any, Any]) -> str:
     ttl = settings.API_SSE_STREAM_TTL_SECONDS
     key = stream_key(stream_id)
     pipe = redis_sync().pipeline(transaction=False)

@@ -1,12 +1,13 @@
-"""Stream runners of the answer pipeline (run by the Celery worker, see api.runners): a chat turn and a
+"""Stream runners of the answer pipeline (run by the Celery worker, see streams.runners): a chat turn and a
 rag_search, each streaming its phases and answer deltas, then its result as `tool_end`."""
 
 from __future__ import annotations
 
 import uuid
 
-from api.sse import StreamEmitter
-from conversations.pipeline import rag_search_answer, turn_answer
+from conversations.pipeline import rag_search_answer
+from handoff.services import visitor_message_body, visitor_message_receive
+from streams.sse import StreamEmitter
 
 
 def chat_turn_run(
@@ -17,14 +18,14 @@ def chat_turn_run(
     message: str,
     external_user_id: str | None,
 ) -> None:
-    result = turn_answer(
+    received = visitor_message_receive(
         conversation_id=uuid.UUID(conversation_id),
         client_message_id=client_message_id,
-        message=message,
+        text=message,
         external_user_id=external_user_id,
         emitter=emit,
     )
-    emit.end(result=result.payload)
+    emit.end(result=visitor_message_body(received))
 
 
 def rag_search_run(

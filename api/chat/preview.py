@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from api.access import chunk_get_for_principal
 from api.errors import ApiError, ErrorCode
 from api.models import Scope
-from api.principal import Principal
+from api.principal import request_principal
 from rag.preview import PreviewUnavailable, chunk_preview
 
 
@@ -50,7 +50,7 @@ class ChunkPreviewView(APIView):
         },
     )
     def get(self, request: Request, chunk_id: uuid.UUID) -> HttpResponse:
-        principal: Principal = request.auth
+        principal = request_principal(request)
         chunk = chunk_get_for_principal(principal=principal, chunk_id=chunk_id)
         try:
             preview = chunk_preview(chunk=chunk)

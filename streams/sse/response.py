@@ -5,7 +5,7 @@ state: any web process can serve a reconnect with ``Last-Event-ID``. While the b
 idle it sends a heartbeat comment every ``API_SSE_HEARTBEAT_SECONDS``.
 
 A new stream's response may carry ``on_first_event`` (queueing the stream's run, see
-``api.runners``): it runs once the first events are on their way to the client, so neither the
+``streams.runners``): it runs once the first events are on their way to the client, so neither the
 broker nor the worker delays them. When it fails, the stream ends with an ``error`` event; when the
 client leaves before, it still runs, so a reconnect finds the answer.
 """
@@ -23,11 +23,23 @@ from django.db import connections
 from django.http import HttpRequest, StreamingHttpResponse
 from rest_framework.renderers import BaseRenderer
 
-from api.errors import ApiError, ErrorCode, error_body
-from api.redis_gateway import redis_async
-from api.sse.buffer import CLOSE_MARKER, stream_close, stream_key, stream_owner_key, stream_publish
-from api.sse.events import EventType
-from api.sse.framing import HEARTBEAT, EventCursor, SseFrame, event_cursor_parse, frames_for_entry
+from streams.redis_gateway import redis_async, stream_range, stream_read
+from streams.sse.buffer import (
+    CLOSE_MARKER,
+    stream_close,
+    stream_key,
+    stream_owner_key,
+    stream_publish,
+)
+from streams.sse.errors import INTERNAL_ERROR_BODY, STREAM_EXPIRED_BODY, StreamError
+from streams.sse.events import EventType
+from streams.sse.framing import (
+    HEARTBEAT,
+    EventCursor,
+    SseFrame,
+    event_cursor_parse,
+    frames_for_entry,
+)
 
 _BATCH = 100
 logger = logging.getLogger(__name__)
@@ -61,9 +73,7 @@ def sse_response(
         try:
             cursor = event_cursor_parse(last_event_id)
         except ValueError:
-            raise ApiError(
-                ErrorCode.INVALID_REQUEST, "Last-Event-ID is not an event id of this stream."
-            ) from None
+            raise StreamError("Last-Event-ID is not an event id of this stream.") from None
     database_connections_release()
     events = sse_events(stream_id=stream_id, cursor=cursor, on_first_event=on_first_event)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
@@ -100,14 +110,16 @@ async def sse_events(
         yield ": connected\n"  # flushes the headers at once
         position = cursor.entry_id if cursor else "0-0"
         if cursor is not None and cursor.seq is not None:
-            for entry_id, fields in await client.xrange(key, min=position, max=position, count=1):
+            for entry_id, fields in await stream_range(client, key=key, entry_id=position):
                 frames = frames_for_entry(
                     entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
                 )
                 for frame in frames[cursor.seq + 1 :] if len(frames) > 1 else []:
                     yield frame.encode()
         while True:
-            batch = await client.xread({key: position}, count=_BATCH, block=block_ms)
+            batch = await stream_read(
+                client, positions={key: position}, count=_BATCH, block=block_ms
+            )
             if not batch:
                 if not await client.exists(stream_owner_key(stream_id)):
                     yield _expired(position)
@@ -140,7 +152,7 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
             stream_publish(
                 stream_id=stream_id,
                 event=EventType.ERROR,
-                data=error_body(ErrorCode.INTERNAL_ERROR),
+                data=INTERNAL_ERROR_BODY,
             )
             stream_close(stream_id=stream_id)
         except (
@@ -150,5 +162,5 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
 
 
 def _expired(position: str) -> str:
-    data = json.dumps(error_body(ErrorCode.STREAM_EXPIRED), separators=(",", ":"))
+    data = json.dumps(STREAM_EXPIRED_BODY, separators=(",", ":"))
     return SseFrame(id=position, event=EventType.ERROR, data=data).encode()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 
-from django.http import HttpResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -19,15 +19,16 @@ from rest_framework.views import APIView
 
 from api.access import conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
-from api.live import live_stream_ensure
 from api.models import Scope
-from api.sse import EventStreamRenderer, sse_response
+from api.principal import request_principal
 from conversations.models import Turn
 from handoff.feedback import turn_feedback_record
 from handoff.live import conversation_channel
 from handoff.models import FeedbackReason, HandoffReason, TurnFeedback
 from handoff.selectors import conversation_history
-from handoff.services import HandoffError, handoff_open, typing_signal
+from handoff.services import handoff_open, typing_signal
+from streams.live import live_stream_ensure
+from streams.sse import EventStreamRenderer, sse_response
 
 
 class HistoryItemSerializer(serializers.Serializer):
@@ -65,7 +66,7 @@ class ConversationMessagesView(APIView):
     @extend_schema(responses=HistoryItemSerializer(many=True), summary="A conversation's history")
     def get(self, request: Request, conversation_id: uuid.UUID) -> Response:
         conversation = conversation_get_for_principal(
-            principal=request.auth, conversation_id=conversation_id
+            principal=request_principal(request), conversation_id=conversation_id
         )
         return Response(conversation_history(conversation=conversation))
 
@@ -81,9 +82,9 @@ class ConversationEventsView(APIView):
         ],
         responses={(200, "text/event-stream"): OpenApiResponse(response=OpenApiTypes.STR)},
     )
-    def get(self, request: Request, conversation_id: uuid.UUID) -> HttpResponse:
+    def get(self, request: Request, conversation_id: uuid.UUID) -> HttpResponseBase:
         conversation = conversation_get_for_principal(
-            principal=request.auth, conversation_id=conversation_id
+            principal=request_principal(request), conversation_id=conversation_id
         )
         stream_id = live_stream_ensure(channel=conversation_channel(conversation=conversation))
         return sse_response(stream_id=stream_id, last_event_id=request.headers.get("Last-Event-ID"))
@@ -99,7 +100,7 @@ class ConversationHandoffView(APIView):
     )
     def post(self, request: Request, conversation_id: uuid.UUID) -> Response:
         conversation = conversation_get_for_principal(
-            principal=request.auth, conversation_id=conversation_id
+            principal=request_principal(request), conversation_id=conversation_id
         )
         payload = HandoffRequestSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -107,16 +108,11 @@ class ConversationHandoffView(APIView):
             raise ApiError(
                 ErrorCode.PERMISSION_DENIED, "This bot does not hand conversations to humans."
             )
-        try:
-            handoff = handoff_open(
-                conversation_id=conversation.pk,
-                reason=HandoffReason.VISITOR_REQUEST,
-                detail=payload.validated_data["reason"],
-            )
-        except HandoffError as error:
-            raise ApiError(
-                ErrorCode.PERMISSION_DENIED, str(error), extra={"reason": error.code}
-            ) from None
+        handoff = handoff_open(  # a HandoffError is a 409 conflict (api.exceptions)
+            conversation_id=conversation.pk,
+            reason=HandoffReason.VISITOR_REQUEST,
+            detail=payload.validated_data["reason"],
+        )
         return Response({"owner": "waiting_agent", "handoff_id": handoff.pk}, status=202)
 
 
@@ -128,7 +124,7 @@ class ConversationTypingView(APIView):
     )
     def post(self, request: Request, conversation_id: uuid.UUID) -> Response:
         conversation = conversation_get_for_principal(
-            principal=request.auth, conversation_id=conversation_id
+            principal=request_principal(request), conversation_id=conversation_id
         )
         if conversation.owner == "agent":
             typing_signal(conversation=conversation, who="visitor")
@@ -145,7 +141,9 @@ class TurnFeedbackView(APIView):
         turn = Turn.objects.filter(pk=turn_id).only("id", "conversation_id").first()
         if turn is None:
             raise ApiError(ErrorCode.NOT_FOUND)
-        conversation_get_for_principal(principal=request.auth, conversation_id=turn.conversation_id)
+        conversation_get_for_principal(
+            principal=request_principal(request), conversation_id=turn.conversation_id
+        )
         payload = FeedbackSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         feedback = turn_feedback_record(turn_id=turn.pk, **payload.validated_data)

@@ -1,0 +1,53 @@
+"""The shared audit shape (`AnswerAudit`) came as a migration that keeps the rows already stored."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from conversations.models import RagSearchExecution, Turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE = [("conversations", "0004_rag_search_execution")]
+AFTER = [("conversations", "0005_answer_audit_shared_columns")]
+
+
+def _migrate(targets: list[tuple[str, str]]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+
+
+def test_existing_turns_and_executions_keep_their_audit() -> None:
+    _migrate(BEFORE)
+    try:
+        old = MigrationExecutor(connection).loader.project_state(BEFORE).apps
+        workspace = old.get_model("core", "Workspace").objects.create(name="Old", slug="old")
+        bot = old.get_model("bots", "Bot").objects.create(workspace_id=workspace.pk, name="Old bot")
+        conversation = old.get_model("conversations", "Conversation").objects.create(bot_id=bot.pk)
+        turn = old.get_model("conversations", "Turn").objects.create(
+            conversation_id=conversation.pk,
+            client_message_id="m1",
+            user_text="Price?",
+            status="found_in_context",
+            model="scripted-model",
+            latencies={"total": 12},
+        )
+        execution = old.get_model("conversations", "RagSearchExecution").objects.create(
+            workspace_id=workspace.pk, query="Price?", llm_error_code="llm_timeout"
+        )
+    finally:
+        _migrate(AFTER)
+    kept = Turn.objects.get(pk=uuid.UUID(str(turn.pk)))
+    assert (kept.user_text, kept.status, kept.model, kept.latencies) == (
+        "Price?",
+        "found_in_context",
+        "scripted-model",
+        {"total": 12},
+    )
+    assert kept.llm_error_message == ""  # the column the turn gained from the shared shape
+    assert RagSearchExecution.objects.get(pk=execution.pk).llm_error_code == "llm_timeout"
