@@ -41,7 +41,10 @@ SELECT date_trunc(%(bucket)s, r.day)::date AS bucket, r.key AS status, sum(r.n):
 GROUP BY 1, 2 ORDER BY 1, 2
 """.replace("{scope}", _ROLLUP_SCOPE)
 _TOPICS_SQL = """
-SELECT r.key AS topic, sum(r.n)::int AS n {scope} AND r.dimension = 'topic'
+SELECT r.key AS topic, sum(r.n)::int AS n,
+       EXISTS (SELECT 1 FROM prompt_context_topic AS p
+               WHERE p.bot_id = %(bot)s::uuid AND lower(p.name) = lower(r.key)) AS known
+{scope} AND r.dimension = 'topic'
 GROUP BY r.key ORDER BY n DESC, r.key LIMIT %(top)s
 """.replace("{scope}", _ROLLUP_SCOPE)
 _SUGGESTED_SQL = """

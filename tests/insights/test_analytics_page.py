@@ -138,6 +138,19 @@ def test_a_stranger_sees_neither_the_page_nor_the_turns() -> None:
     assert json.loads(_body(exported)) == []
 
 
+def test_top_topics_offer_to_be_covered_until_they_are() -> None:
+    bot = BotFactory()
+    turns_seed(bot=bot, count=60)
+    turn_rollups_refresh()
+    client = _member_client(bot)
+    url = reverse("admin:insights_analytics", args=[bot.pk])
+    html = client.get(url).content.decode()
+    assert re.search(r'<td>Battery</td>.*?data-topic="Battery"', html, re.S)
+    client.post(url, {"action": "cover_topic", "topic": "Battery"})
+    html = client.get(url).content.decode()
+    assert 'data-topic="Battery"' not in html and "already a topic" in html
+
+
 def test_add_a_suggested_topic_as_covered_and_refuse_an_excluded_one() -> None:
     bot = BotFactory()
     Topic.objects.create(bot=bot, name="Insurance", kind=Topic.Kind.EXCLUDED)

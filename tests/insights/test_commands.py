@@ -98,3 +98,24 @@ def test_a_finished_demo_run_is_summarised() -> None:
     summary = call_command("demo_evaluation", "--summary", stdout=StringIO())
     assert summary.startswith(f"demo evaluation ({run.total} cases)")
     assert f"/admin/insights/evaluationrun/{run.pk}/change/" in summary
+
+
+def test_analytics_rebuild_counts_every_day_of_a_bot() -> None:
+    from django.utils import timezone
+
+    from conversations.models import Conversation, Turn
+    from insights.models import TurnRollup
+
+    bot = Bot.objects.create(workspace=Workspace.objects.create(name="W", slug="w"), name="B")
+    conversation = Conversation.objects.create(bot=bot)
+    Turn.objects.create(
+        conversation=conversation,
+        client_message_id="m",
+        user_text="q",
+        status="small_talk",
+        completed_at=timezone.now(),
+    )
+    out = StringIO()
+    call_command("analytics_rebuild", "--bot", str(bot.pk), stdout=out)
+    assert "B: 1 days recomputed" in out.getvalue()
+    assert TurnRollup.objects.get(bot=bot, dimension="status").key == "small_talk"
