@@ -1,13 +1,8 @@
-"""A visitor's message, the owner moves and the messages of a handoff: receive, open, claim, post,
-return to the bot, resolve, time out.
+"""Owner moves and the messages of a handoff: open, claim, post, return to the bot, resolve, time out.
 
-``visitor_message_receive`` is the one entry point for a visitor's message (the chat API, JSON or
-streamed, and the widget through it): while the owner is ``waiting_agent`` or ``agent`` the bot is
-muted and the message goes to the agent; otherwise the answer pipeline answers it, and an answer
-routed to a human opens the handoff here. Every move is one conditional UPDATE on
-``Conversation.owner`` (the row lock makes concurrent moves serialize; the loser updates nothing)
-plus one ``OwnerEvent``, in the transaction that writes what the move implies (the ``Handoff`` row);
-live events and the timeout go out after the commit.
+Every move is one conditional UPDATE on ``Conversation.owner`` (the row lock makes concurrent
+moves serialize; the loser updates nothing) plus one ``OwnerEvent``, in the transaction that writes
+what the move implies (the ``Handoff`` row); live events and the timeout go out after the commit.
 """
 
 from __future__ import annotations
@@ -17,18 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from conversations.models import Conversation, Turn
-from conversations.pipeline.events import PipelineEmitter
-from conversations.pipeline.results import muted_result_json
-from conversations.pipeline.turns import BOT_ENDPOINT, TurnResult, turn_answer
 from core.errors import ErrorKind, ParleyError
-from core.llm.types import LLMEndpoint
 from handoff.live import conversation_channel, queue_channel
 from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
-from handoff.selectors import agent_display_name, handoff_history_messages
+from handoff.selectors import agent_display_name
 from streams.live import live_publish, live_publish_on_commit
 
 Owner = Conversation.Owner
@@ -297,161 +287,6 @@ def _message_create(
         data=message_data(message),
     )
     return message
-
-
-def visitor_message_post(
-    *, conversation_id: uuid.UUID, text: str, client_message_id: str = ""
-) -> dict[str, Any]:
-    """The muted branch: store the visitor's message and relay it to the agent; HandoffError when the
-    bot owns the conversation. The owner is read under the row lock every move takes, so a message
-    is never stored for an agent who has just handed the conversation back.
-
-    Idempotent on client_message_id. Returns ``{status, owner, message}``.
-    """
-    conversation = _conversation(conversation_id)
-    with transaction.atomic():
-        owner = (
-            Conversation.objects.select_for_update()
-            .filter(pk=conversation.pk)
-            .values_list("owner", flat=True)
-            .first()
-        )
-        if owner not in MUTED_OWNERS:
-            raise HandoffError("bot_owns_conversation", "the bot answers this conversation")
-        conversation.owner = owner
-        message = _message_create(
-            conversation=conversation,
-            role=Message.Role.VISITOR,
-            text=text,
-            client_message_id=client_message_id,
-        )
-    return {
-        "status": "forwarded_to_agent",
-        "owner": conversation.owner,
-        "message": message_data(message),
-    }
-
-
-@dataclass(frozen=True)
-class VisitorMessageResult:
-    """What a visitor's message came to.
-
-    ``payload`` is the chat API's body: the bot's turn, or ``{status: forwarded_to_agent, owner}``
-    when the message went to the agent (``muted``, the stored message in ``message``).
-    ``answer_deferred``: the bot answers, but in the caller's stream worker (``answer_elsewhere``).
-    """
-
-    payload: dict[str, Any]
-    turn: Turn | None = None
-    created: bool = False
-    muted: bool = False
-    escalated: bool = False
-    message: dict[str, Any] | None = None
-    answer_deferred: bool = False
-
-
-def visitor_message_receive(
-    *,
-    conversation_id: uuid.UUID,
-    client_message_id: str,
-    text: str,
-    external_user_id: str | None = None,
-    emitter: PipelineEmitter | None = None,
-    endpoint: LLMEndpoint | None = BOT_ENDPOINT,
-    answer_elsewhere: bool = False,
-) -> VisitorMessageResult:
-    """The one entry point for a visitor's message: forwarded to the agent while one owns (or is
-    awaited for) the conversation, else answered by the bot, and a handoff opened when the answer is
-    routed to a human.
-
-    Idempotent on the client message id across both branches: a message the bot answered is
-    replayed even once an agent owns the conversation, and one forwarded to an agent is not answered
-    by the bot once the conversation is returned to it. A repeated delivery also finishes an
-    escalation a failure interrupted (the turn is stored before the handoff opens).
-
-    ``answer_elsewhere``: the caller streams the bot's answer from a worker, which calls this again
-    with its ``emitter``; here the muted branch is taken or ``answer_deferred`` returned.
-    """
-    conversation = _conversation_for_delivery(
-        conversation_id=conversation_id, client_message_id=client_message_id
-    )
-    forwarded = getattr(conversation, "forwarded_message_id", None)
-    if forwarded is not None:
-        message = Message.objects.select_related("author").get(pk=forwarded)
-        return _forwarded(owner=conversation.owner, message=message_data(message))
-    if conversation.owner in MUTED_OWNERS and not getattr(conversation, "answered", False):
-        try:
-            posted = visitor_message_post(
-                conversation_id=conversation.pk, text=text, client_message_id=client_message_id
-            )
-        except HandoffError:  # returned to the bot meanwhile: the bot answers
-            conversation.owner = Owner.BOT
-        else:
-            return _forwarded(owner=posted["owner"], message=posted["message"])
-    if answer_elsewhere:
-        return VisitorMessageResult(payload={}, answer_deferred=True)
-    result = turn_answer(
-        conversation_id=conversation.pk,
-        client_message_id=client_message_id,
-        message=text,
-        external_user_id=external_user_id,
-        emitter=emitter,
-        endpoint=endpoint,
-        # Only a conversation once handed off has messages besides the bot's turns.
-        history_extra=handoff_history_messages(conversation.pk)
-        if getattr(conversation, "handed_off", True)
-        else (),
-    )
-    escalate = result.escalation_requested or _escalation_interrupted(
-        result=result, conversation=conversation
-    )
-    escalated = escalate and _escalation_open(conversation=conversation, turn=result.turn)
-    payload = {**result.payload, "owner": Owner.WAITING_AGENT} if escalated else result.payload
-    return VisitorMessageResult(payload, result.turn, result.created, escalated=escalated)
-
-
-def visitor_message_body(received: VisitorMessageResult) -> dict[str, Any]:
-    """The chat API's body: the turn's, or the forwarded message's with the stored message."""
-    if received.muted:
-        return {**received.payload, "message": received.message}
-    return received.payload
-
-
-def _conversation_for_delivery(
-    *, conversation_id: uuid.UUID, client_message_id: str
-) -> Conversation:
-    """The conversation, with what an earlier delivery of this message left (one round trip)."""
-    forwarded = Message.objects.filter(
-        conversation=OuterRef("pk"),
-        client_message_id=client_message_id,
-        role=Message.Role.VISITOR,
-    ).values("pk")[:1]
-    answered = Turn.objects.filter(conversation=OuterRef("pk"), client_message_id=client_message_id)
-    handed_off = Handoff.objects.filter(conversation=OuterRef("pk"))
-    return (
-        Conversation.objects.select_related("bot")
-        .annotate(
-            forwarded_message_id=Subquery(forwarded),
-            answered=Exists(answered),
-            handed_off=Exists(handed_off),
-        )
-        .get(pk=conversation_id)
-    )
-
-
-def _forwarded(*, owner: str, message: dict[str, Any]) -> VisitorMessageResult:
-    return VisitorMessageResult(muted_result_json(owner=owner), muted=True, message=message)
-
-
-def _escalation_interrupted(*, result: TurnResult, conversation: Conversation) -> bool:
-    """A replayed turn routed to a human whose handoff never opened (the process died, or the
-    database failed, after the turn was stored): the repeated delivery opens it."""
-    return (
-        not result.created
-        and result.turn.route_action == "open_handoff"
-        and conversation.owner == Owner.BOT
-        and not Handoff.objects.filter(turn_id=result.turn.pk).exists()
-    )
 
 
 def agent_message_post(
