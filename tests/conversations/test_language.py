@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from api.sse import StreamEmitter
 from bots.models import Bot, BotLocaleText
 from conversations.models import Conversation
 from conversations.pipeline import turn_answer
@@ -16,6 +15,7 @@ from core.llm.types import LLMEndpoint
 from core.models import Workspace
 from prompts.selectors import bot_settings_get
 from prompts.services.demo import FRENCH_TEXTS, demo_bot_ensure
+from streams.sse import StreamEmitter
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
