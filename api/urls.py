@@ -1,7 +1,7 @@
 """URLs under /api/: versioned endpoints under v1/, the OpenAPI schema and its browsable docs."""
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api.chat.preview import ChunkPreviewView
 from api.chat.views import ChatTurnView, ChunkView, RagSearchView, StreamEventsView
@@ -24,7 +24,10 @@ class PublicSchemaView(SpectacularAPIView):
     throttle_classes: list[type] = []
 
 
-class PublicDocsView(SpectacularSwaggerView):
+class PublicDocsView(SpectacularSwaggerSplitView):
+    """Swagger UI whose start-up script is served from this view's own URL (`?script`), not inline:
+    the page runs under the same strict CSP as every other (core.middleware)."""
+
     authentication_classes: list[type] = []
     permission_classes: list[type] = []
     throttle_classes: list[type] = []

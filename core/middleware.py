@@ -52,7 +52,9 @@ PAGE_POLICY = (
     "default-src 'self'",
     "script-src 'self'{nonce}",
     "style-src 'self'{nonce}",
-    "img-src 'self' data: https:",  # a bot's avatar may live on the customer's own site
+    # a bot's avatar may live on the customer's own site; the widget shows a source's preview from a
+    # fetched blob (the API wants the key in a header, which an <img src> cannot send)
+    "img-src 'self' data: blob: https:",
     "connect-src 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",

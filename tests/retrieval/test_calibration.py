@@ -164,8 +164,8 @@ def test_the_sql_fusion_ranks_as_its_python_reference() -> None:
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     question = "Which doctor examined the baby at the clinic?"
     kwargs = {"scope": scope, "question": question, "top_k": 20, "score_threshold": -1.0}
-    vector = [(h.chunk_id, h.vector_score) for h in chunks_retrieve(**kwargs, mode="vector").hits]
-    text = [(h.chunk_id, h.text_score or 0.0) for h in chunks_retrieve(**kwargs, mode="text").hits]
+    vector = [(h.id, h.vector_score) for h in chunks_retrieve(**kwargs, mode="vector").hits]
+    text = [(h.id, h.text_score or 0.0) for h in chunks_retrieve(**kwargs, mode="text").hits]
     assert len(vector) == 8 and 1 <= len(text) < 8  # both sides, and chunks only one side found
     for choice in (
         FusionChoice(method="rrf", rrf_k=10, vector_weight=0.3, text_weight=0.7),
@@ -173,9 +173,7 @@ def test_the_sql_fusion_ranks_as_its_python_reference() -> None:
         FusionChoice(method="convex", vector_share=0.9),
     ):
         result = chunks_retrieve(**kwargs, choice=choice)
-        assert [hit.chunk_id for hit in result.hits] == fused_ids(
-            vector=vector, text=text, choice=choice
-        )
+        assert [hit.id for hit in result.hits] == fused_ids(vector=vector, text=text, choice=choice)
         assert result.fusion == choice.label()
 
 
