@@ -1,4 +1,5 @@
-"""The run command's demo: a bot with business rules and seven documents of mixed formats (one scanned, one with a chart), loaded once."""
+"""The run command's demo: a bot with business rules and seven documents of mixed formats (one scanned,
+one with a chart), loaded once."""
 
 import pytest
 from django.core.management import call_command
