@@ -13,6 +13,7 @@ from bots.models import Bot
 from core.models import Workspace
 from rag.models import WorkspaceEmbedding, WorkspaceFusion
 from rag.retrieval import RetrievalScope, chunks_retrieve, document_languages_foreign
+from rag.retrieval.calibration.measure import vector_share
 from rag.retrieval.calibration.pairs import sentence_span, synthetic_pairs
 from rag.retrieval.calibration.service import (
     workspace_fusion_calibrate,
@@ -185,7 +186,7 @@ def test_spans_come_from_one_sentence_of_the_chunk() -> None:
     assert sentence_span(text="Too short. Also.", language="en", seed="x") == ""
 
 
-def test_a_workspace_whose_vector_side_is_useless_gets_the_full_text_side(
+def test_a_workspace_whose_vector_side_is_useless_is_searched_mostly_by_full_text(
     settings, llm_server: ScriptedLLMServer
 ) -> None:
     # the scripted server's embeddings are hashes of the text: similar texts get unrelated vectors
@@ -195,14 +196,18 @@ def test_a_workspace_whose_vector_side_is_useless_gets_the_full_text_side(
     _ingest_sentences(workspace, bot)
     fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC
-    assert fusion.method == "text" and fusion.paraphrased_count == 0
+    assert fusion.paraphrased_count == 0
     assert fusion.text_recall_at_5 >= 0.9 > fusion.vector_recall_at_5
+    # Many methods tie at the top of this small held-back half; of those, the one whose vector share
+    # follows the sides' own strength wins, and a useless vector side gets a small one.
+    choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
+    assert vector_share(choice) <= 0.25
     _assert_never_below_the_better_side(fusion)
     assert len(fusion.candidates) == 15 + 9 + 2 and fusion.chunk_count == len(PARAPHRASES)
-    # searches now use it: the hybrid search is the full-text side alone
+    # searches now use it, and the full-text side's hit leads
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     result = chunks_retrieve(scope=scope, question="the kitten chased a ball of yarn")
-    assert result.fusion == "text side alone" and all(h.vector_rank is None for h in result.hits)
+    assert result.fusion == choice.label()
     assert "kitten" in result.hits[0].text
 
 
