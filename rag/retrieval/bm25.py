@@ -9,7 +9,8 @@ rag_corpusstat and df from rag_termstat for the workspace (migration 0003's trig
 lexeme's position count in the chunk's tsvector and length its `search_length`.
 
 Pruning (max-score style): the query's lexemes are taken rarest first while the sum of their document
-frequencies stays within `postings_budget` (the rarest always); the chunks holding any of those ("essential")
+frequencies stays within `postings_budget` (the rarest always; all of them in a workspace of at most that many
+chunks, which is then ranked exactly); the chunks holding any of those ("essential")
 lexemes are the candidates, found through the GIN index, and each is scored exactly on every query lexeme.
 So a common word ("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read
 every chunk that holds it; only a chunk holding nothing but common words can be missed, and its score is bounded
@@ -27,7 +28,7 @@ configs AS MATERIALIZED (
       ON m.lang = s.language
 ),
 query_terms AS MATERIALIZED (
-    SELECT q.cfg, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1) AS qtf, st.chunks AS df,
+    SELECT q.cfg, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1) AS qtf, st.chunks AS df, cs.chunks AS n,
            cs.length::float8 / cs.chunks AS avg_length,
            ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf
     FROM configs AS q
@@ -39,7 +40,7 @@ essential AS MATERIALIZED (
     SELECT cfg, array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
            -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
            string_agg('''' || replace(replace(term, '\\', '\\\\'), '''', '''''') || '''', ' | ')
-             FILTER (WHERE rarer = 0 OR rarer + df <= %(postings_budget)s)::tsquery AS terms
+             FILTER (WHERE rarer = 0 OR rarer + df <= %(postings_budget)s OR n <= %(postings_budget)s)::tsquery AS terms
     FROM (SELECT *, sum(df) OVER (PARTITION BY cfg ORDER BY df, term) - df AS rarer FROM query_terms) AS ranked
     GROUP BY cfg
 )
