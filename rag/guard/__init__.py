@@ -81,6 +81,11 @@ def instruction_like(text: str) -> bool:
     return patterns_score(patterns_match(text_fold(text))) >= BORDERLINE
 
 
+def detection_cache_clear() -> None:
+    """Forget the scores of recent messages (benchmarks measuring a cold detection)."""
+    _detect_cached.cache_clear()
+
+
 @functools.lru_cache(maxsize=512)
 def _detect_cached(text: str) -> Detection:
     # A turn screens its question more than once (pipeline, answer, offline provider): score it once.
