@@ -58,10 +58,17 @@ def injection_detect(*, text: str, embedding: Sequence[float] | None = None) -> 
 
 
 def injection_detect_batch(
-    *, texts: Sequence[str], embeddings: Sequence[Sequence[float] | None] | None = None
+    *,
+    texts: Sequence[str],
+    embeddings: Sequence[Sequence[float] | None] | None = None,
+    documents: bool = False,
 ) -> list[Detection]:
     """Score many texts at once (ingestion): one hashing pass and one matrix product for the batch.
-    Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM."""
+    Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM.
+
+    `documents`: the texts are document chunks, unlike the messages the classifier learnt from (it
+    scores plain prose as high as 0.7): there it only strengthens a pattern's cue, never flags alone.
+    """
     if not texts:
         return []
     given: list[Sequence[float] | None] = (
@@ -70,7 +77,7 @@ def injection_detect_batch(
     folded = [text_fold(text) for text in texts]
     probabilities = _probabilities(texts, folded, given)
     return [
-        _detection(text, fold, probability)
+        _detection(text, fold, probability, documents=documents)
         for text, fold, probability in zip(texts, folded, probabilities, strict=True)
     ]
 
@@ -111,16 +118,21 @@ def _probabilities(
     return model.probabilities(folded=folded, embeddings=matrix)
 
 
-def _detection(text: str, folded: str, probability: float) -> Detection:
+def _detection(text: str, folded: str, probability: float, *, documents: bool) -> Detection:
     hits = patterns_match(folded)
-    if "1" in text and (alternative := text_fold(text, one="l")) != folded:
-        hits += patterns_match(alternative)  # "ru1es": the leet 1 was an l
+    # "ru1es": the leet 1 was an l. Only re-read when something already looks off: ordinary text full
+    # of digits (a chunk of figures) would otherwise be matched twice.
+    suspicious = bool(hits) or probability >= BORDERLINE
+    if suspicious and "1" in text and (alternative := text_fold(text, one="l")) != folded:
+        hits += patterns_match(alternative)
     for payload in base64_payloads(text):
         decoded_hits = patterns_match(text_fold(payload))
         if decoded_hits:
             weight = max(0.8, patterns_score(decoded_hits))
             hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
     pattern_score = patterns_score(hits)
+    if documents and not hits:
+        probability = 0.0
     score = 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
     if score < BORDERLINE and not hits:
         return Detection(round(score, 4), "", "", "")
