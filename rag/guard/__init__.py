@@ -75,10 +75,23 @@ def injection_detect_batch(
         list(embeddings) if embeddings is not None else [None] * len(texts)
     )
     folded = [text_fold(text) for text in texts]
-    probabilities = _probabilities(texts, folded, given)
+    matched = [patterns_match(fold) for fold in folded]
+    # On documents the classifier counts only beside a cue: the other chunks skip it (ingestion's CPU).
+    scored = [
+        index
+        for index, hits in enumerate(matched)
+        if not documents or hits or base64_payloads(texts[index])
+    ]
+    probabilities = [0.0] * len(texts)
+    if scored:
+        subset = _probabilities(
+            [texts[i] for i in scored], [folded[i] for i in scored], [given[i] for i in scored]
+        )
+        for index, probability in zip(scored, subset, strict=True):
+            probabilities[index] = probability
     return [
-        _detection(text, fold, probability, documents=documents)
-        for text, fold, probability in zip(texts, folded, probabilities, strict=True)
+        _detection(text, fold, hits, probability, documents=documents)
+        for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
     ]
 
 
@@ -118,8 +131,10 @@ def _probabilities(
     return model.probabilities(folded=folded, embeddings=matrix)
 
 
-def _detection(text: str, folded: str, probability: float, *, documents: bool) -> Detection:
-    hits = patterns_match(folded)
+def _detection(
+    text: str, folded: str, matched: list[PatternHit], probability: float, *, documents: bool
+) -> Detection:
+    hits = list(matched)
     # "ru1es": the leet 1 was an l. Only re-read when something already looks off: ordinary text full
     # of digits (a chunk of figures) would otherwise be matched twice.
     suspicious = bool(hits) or probability >= BORDERLINE
