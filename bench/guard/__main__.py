@@ -96,19 +96,19 @@ def _row(
 
 def _latency(texts: list[str]) -> None:
     """Per question: the retrieval embed alone (a fresh text) vs detector + retrieval embed (a cache hit)."""
-    from rag.embeddings import LOCAL_MODEL_ID, _local_query_vector, embed_query
-    from rag.guard import _detect_cached, injection_detect
+    from rag.embeddings import LOCAL_MODEL_ID, embed_query, query_cache_clear
+    from rag.guard import detection_cache_clear, injection_detect
 
     embed_query("warm-up", model_id=LOCAL_MODEL_ID)
     injection_detect(text="warm-up question")
     added, detector_only = [], []
     for text in texts:
-        _local_query_vector.cache_clear()
-        _detect_cached.cache_clear()
+        query_cache_clear()
+        detection_cache_clear()
         started = time.perf_counter()
         embed_query(text, model_id=LOCAL_MODEL_ID)
         plain = time.perf_counter() - started
-        _local_query_vector.cache_clear()
+        query_cache_clear()
         started = time.perf_counter()
         injection_detect(text=text)
         embed_query(text, model_id=LOCAL_MODEL_ID)

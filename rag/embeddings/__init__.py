@@ -103,6 +103,11 @@ def embed_query(text: str, *, model_id: str | None = None) -> list[float]:
     return embedding_provider_get(model_id=model_id).embed_query(text)
 
 
+def query_cache_clear() -> None:
+    """Forget the cached local query vectors (benchmarks measuring a cold embed)."""
+    _local_query_vector.cache_clear()
+
+
 @functools.lru_cache(maxsize=QUERY_CACHE_SIZE)
 def _local_query_vector(text: str) -> tuple[float, ...]:
     # A tuple: callers get their own list, so one cannot alter the cached vector of another.

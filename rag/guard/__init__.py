@@ -58,20 +58,40 @@ def injection_detect(*, text: str, embedding: Sequence[float] | None = None) -> 
 
 
 def injection_detect_batch(
-    *, texts: Sequence[str], embeddings: Sequence[Sequence[float] | None] | None = None
+    *,
+    texts: Sequence[str],
+    embeddings: Sequence[Sequence[float] | None] | None = None,
+    documents: bool = False,
 ) -> list[Detection]:
     """Score many texts at once (ingestion): one hashing pass and one matrix product for the batch.
-    Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM."""
+    Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM.
+
+    `documents`: the texts are document chunks, unlike the messages the classifier learnt from (it
+    scores plain prose as high as 0.7): there it only strengthens a pattern's cue, never flags alone.
+    """
     if not texts:
         return []
     given: list[Sequence[float] | None] = (
         list(embeddings) if embeddings is not None else [None] * len(texts)
     )
     folded = [text_fold(text) for text in texts]
-    probabilities = _probabilities(texts, folded, given)
+    matched = [patterns_match(fold) for fold in folded]
+    # On documents the classifier counts only beside a cue: the other chunks skip it (ingestion's CPU).
+    scored = [
+        index
+        for index, hits in enumerate(matched)
+        if not documents or hits or base64_payloads(texts[index])
+    ]
+    probabilities = [0.0] * len(texts)
+    if scored:
+        subset = _probabilities(
+            [texts[i] for i in scored], [folded[i] for i in scored], [given[i] for i in scored]
+        )
+        for index, probability in zip(scored, subset, strict=True):
+            probabilities[index] = probability
     return [
-        _detection(text, fold, probability)
-        for text, fold, probability in zip(texts, folded, probabilities, strict=True)
+        _detection(text, fold, hits, probability, documents=documents)
+        for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
     ]
 
 
@@ -79,6 +99,11 @@ def instruction_like(text: str) -> bool:
     """Whether a sentence reads as an instruction to the model (patterns only: no embedding, ~0.1 ms);
     the answer check uses it on retrieved chunks' sentences."""
     return patterns_score(patterns_match(text_fold(text))) >= BORDERLINE
+
+
+def detection_cache_clear() -> None:
+    """Forget the scores of recent messages (benchmarks measuring a cold detection)."""
+    _detect_cached.cache_clear()
 
 
 @functools.lru_cache(maxsize=512)
@@ -106,16 +131,23 @@ def _probabilities(
     return model.probabilities(folded=folded, embeddings=matrix)
 
 
-def _detection(text: str, folded: str, probability: float) -> Detection:
-    hits = patterns_match(folded)
-    if "1" in text and (alternative := text_fold(text, one="l")) != folded:
-        hits += patterns_match(alternative)  # "ru1es": the leet 1 was an l
+def _detection(
+    text: str, folded: str, matched: list[PatternHit], probability: float, *, documents: bool
+) -> Detection:
+    hits = list(matched)
+    # "ru1es": the leet 1 was an l. Only re-read when something already looks off: ordinary text full
+    # of digits (a chunk of figures) would otherwise be matched twice.
+    suspicious = bool(hits) or probability >= BORDERLINE
+    if suspicious and "1" in text and (alternative := text_fold(text, one="l")) != folded:
+        hits += patterns_match(alternative)
     for payload in base64_payloads(text):
         decoded_hits = patterns_match(text_fold(payload))
         if decoded_hits:
             weight = max(0.8, patterns_score(decoded_hits))
             hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
     pattern_score = patterns_score(hits)
+    if documents and not hits:
+        probability = 0.0
     score = 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
     if score < BORDERLINE and not hits:
         return Detection(round(score, 4), "", "", "")

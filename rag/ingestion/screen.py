@@ -11,9 +11,8 @@ from rag.ingestion.prepare import PreparedDocument
 def chunks_screen(*, prepared: PreparedDocument, vectors: list[list[float]]) -> list[Detection]:
     """The detector's verdict on each chunk, in draft order (a chunk is quarantined when flagged())."""
     reused = vectors if prepared.model_id == LOCAL_MODEL_ID else None
-    return injection_detect_batch(
-        texts=[draft.text for draft in prepared.drafts], embeddings=reused
-    )
+    texts = [draft.text for draft in prepared.drafts]
+    return injection_detect_batch(texts=texts, embeddings=reused, documents=True)
 
 
 def chunk_quarantined(detection: Detection) -> bool:
