@@ -47,7 +47,7 @@ def valkey_down() -> Iterator[None]:
         embedded._valkey_ensure(_valkey_dir())
         # This process's pooled broker connections died with the server, and Celery would hand a dead
         # one to the next control call (a later test's worker ping).
-        celery_app.pool.force_close_all()
+        celery_app.pool.force_close_all(close_pool=False)
 
 
 def held(seconds: float) -> None:
