@@ -31,6 +31,13 @@ celery_app.conf.task_routes = {
 }  # streamed answers too
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The fault suite runs last: it really stops and restarts the session's PostgreSQL and Valkey, and
+    connections this process pooled before a restart (Celery's broker pool among them) would fail the
+    tests that come after it."""
+    items.sort(key=lambda item: "/tests/faults/" in str(item.path))
+
+
 def llm_child_env(server: ScriptedLLMServer) -> dict[str, str]:
     """What a child process needs so that bots whose provider is "openai" talk to the scripted server."""
     return {

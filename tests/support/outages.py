@@ -12,7 +12,6 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connections
 
-from config.celery import app as celery_app
 from core import embedded
 
 
@@ -45,9 +44,6 @@ def valkey_down() -> Iterator[None]:
         yield
     finally:
         embedded._valkey_ensure(_valkey_dir())
-        # This process's pooled broker connections died with the server, and Celery would hand a dead
-        # one to the next control call (a later test's worker ping).
-        celery_app.pool.force_close_all(close_pool=False)
 
 
 def held(seconds: float) -> None:
