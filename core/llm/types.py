@@ -84,40 +84,23 @@ class MediaEndpoint(Endpoint):
 
     @classmethod
     def vision(cls, *, model: str, **overrides: object) -> MediaEndpoint:
-        return cls._from_settings(
-            model=model,
-            base_url=settings.PARLEY_VISION_OPENAI_BASE_URL,
-            api_key=settings.PARLEY_VISION_OPENAI_API_KEY,
-            read_timeout=settings.PARLEY_VISION_TIMEOUT,
-            overrides=overrides,
-        )
+        return cls._from_settings(kind="VISION", model=model, overrides=overrides)
 
     @classmethod
     def transcription(cls, *, model: str, **overrides: object) -> MediaEndpoint:
-        return cls._from_settings(
-            model=model,
-            base_url=settings.PARLEY_TRANSCRIPTION_OPENAI_BASE_URL,
-            api_key=settings.PARLEY_TRANSCRIPTION_OPENAI_API_KEY,
-            read_timeout=settings.PARLEY_TRANSCRIPTION_TIMEOUT,
-            overrides=overrides,
-        )
+        return cls._from_settings(kind="TRANSCRIPTION", model=model, overrides=overrides)
 
     @classmethod
     def _from_settings(
-        cls,
-        *,
-        model: str,
-        base_url: str | None,
-        api_key: str | None,
-        read_timeout: float,
-        overrides: dict[str, object],
+        cls, *, kind: str, model: str, overrides: dict[str, object]
     ) -> MediaEndpoint:
+        """`kind` names the settings: PARLEY_<kind>_OPENAI_BASE_URL, _OPENAI_API_KEY and _TIMEOUT."""
         values: dict[str, Any] = {
             "model": model,
-            "base_url": base_url or None,
-            "api_key": api_key or "",
+            "base_url": getattr(settings, f"PARLEY_{kind}_OPENAI_BASE_URL") or None,
+            "api_key": getattr(settings, f"PARLEY_{kind}_OPENAI_API_KEY") or "",
             **_call_limits(),
-            "read_timeout": read_timeout,
+            "read_timeout": getattr(settings, f"PARLEY_{kind}_TIMEOUT"),
         }
         return cls(**{**values, **overrides})
 
