@@ -4,6 +4,7 @@ Markdown, keyboard use, and its size budget. The whole story with the agent cons
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -56,6 +57,8 @@ def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(
     widget = widget_of(page)
 
     # Keyboard only: Tab reaches the launcher, Enter opens, focus lands in the input, Escape closes.
+    # (Once the widget has its configuration: before it, Enter has nothing to open.)
+    expect(widget.locator("button.launcher")).to_have_attribute("aria-label", re.compile(r".+"))
     for _ in range(10):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement?.dataset?.parleyWidget !== undefined"):
