@@ -7,7 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conversations.models import Conversation, Turn
@@ -133,6 +135,33 @@ def test_the_transcript_interleaves_by_time_in_three_queries(
     ]
     assert entries[7].kind == "agent" and entries[7].author == "Nora Lind"
     assert [entry.at for entry in entries] == sorted(entry.at for entry in entries)
+
+
+def test_the_conversation_page_costs_the_same_queries_however_long_it_is(tenancy: dict) -> None:
+    conversation = tenancy["conversation"]
+    client = _client(tenancy["owner"])
+    agent = UserFactory(first_name="Nora")
+
+    def opened() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(f"/admin/conversations/conversation/{conversation.pk}/change/")
+            assert page.status_code == 200
+        return len(queries)
+
+    short = opened()
+    for index in range(6):
+        _turn(conversation, f"q{index}", at_seconds=10 + index, status="small_talk", answer="a")
+        Message.objects.create(
+            conversation=conversation, role=Message.Role.AGENT, text=f"m{index}", author=agent
+        )
+        OwnerEvent.objects.create(
+            conversation=conversation,
+            from_owner="bot" if index % 2 == 0 else "agent",
+            to_owner="agent" if index % 2 == 0 else "bot",
+            actor="agent",
+            agent=agent,
+        )
+    assert opened() == short
 
 
 def test_pending_and_hidden_answers_say_so(tenancy: dict) -> None:

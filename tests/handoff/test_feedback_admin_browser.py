@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from playwright.sync_api import Page, expect
 
 from conversations.models import Conversation, Turn
@@ -54,6 +56,24 @@ def test_a_stranger_sees_no_feedback_of_another_workspace() -> None:
 
     assert listed.status_code == 200 and QUESTION not in listed.content.decode()
     assert row.status_code == 302
+
+
+@pytest.mark.django_db
+def test_the_feedback_list_costs_the_same_queries_for_one_row_or_many() -> None:
+    owner = MembershipFactory(role=Membership.Role.OWNER)
+    _rated(workspace=owner.workspace)
+    client = Client()
+    client.force_login(owner.user)
+
+    def listed() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/admin/handoff/turnfeedback/").status_code == 200
+        return len(queries)
+
+    one = listed()
+    for _ in range(5):
+        _rated(workspace=owner.workspace)
+    assert listed() == one
 
 
 @pytest.mark.browser
