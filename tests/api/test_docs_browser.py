@@ -58,7 +58,9 @@ def test_the_api_docs_render_without_internet(page: Page, live_server: object) -
     assert failed == [], failed
     # Swagger UI itself came from the installed package, a pinned version, through Parley's static files.
     sidecar = [url for url in served if "/static/drf_spectacular_sidecar/swagger-ui-dist/" in url]
-    assert any(url.endswith(".js") for url in sidecar) and any(url.endswith(".css") for url in sidecar)
+    assert any(url.endswith(".js") for url in sidecar) and any(
+        url.endswith(".css") for url in sidecar
+    )
     html = page.content()
     assert "cdn.jsdelivr" not in html and "@latest" not in html
 
