@@ -16,6 +16,7 @@ from api.models import Scope
 from api.principal import request_principal
 from bots.models import Bot
 from prompts.services.demo import DEMO_BOT, DEMO_WORKSPACE_SLUG
+from widget.history import visitor_handoff_state_get
 from widget.selectors import demo_widget_key_get, widget_config_get
 
 
@@ -35,6 +36,7 @@ class WidgetConfigView(APIView):
                 principal=principal, conversation_id=principal.visitor.conversation_id
             )
             body["owner"] = conversation.owner
+            body["handoff"] = visitor_handoff_state_get(conversation=conversation)
         return Response(body)
 
 
