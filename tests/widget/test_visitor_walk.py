@@ -148,6 +148,7 @@ def test_a_visitor_walks_the_demo_streamed_cited_explained_and_kept_across_a_rel
     why = bot.locator("details")
     why.locator("summary").click()
     expect(why).to_contain_text("Documents used")
+    bot.screenshot(path=str(artifact_path("visitor-walk-why.png")))
     why_text = why.inner_text()
     title = chip.inner_text().split(" ", 1)[1]
     assert title in why_text
@@ -207,6 +208,7 @@ def test_the_visitor_waits_sees_the_timeout_and_leaves_a_message_kept_across_a_r
     banner = widget.locator(".banner")
     expect(banner).to_contain_text(re.compile(r"Waiting for an agent… 0:0[0-2]"))
     expect(banner).to_contain_text(re.compile(r"Waiting for an agent… 0:0[1-9]"))
+    expect(widget.get_by_role("button", name="Talk to a human")).to_be_hidden()
     page.screenshot(path=str(artifact_path("visitor-walk-waiting.png")))
 
     # Nobody claimed it: the policy's message, and the state is no longer "waiting".

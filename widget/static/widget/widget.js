@@ -39,7 +39,7 @@
   const ICONS = {
     chat: "M4 5h16v11H9l-5 4z", down: "M6 9l6 6 6-6", close: "M6 6l12 12M18 6L6 18", send: "M4 12l16-8-6 16-2-7z",
     up: "M7 11v9H4v-9zm0 0l4-7c1.5 0 2.5 1 2.5 2.5V9H19a1.5 1.5 0 0 1 1.5 1.8l-1.5 7.7a2 2 0 0 1-2 1.5H7",
-    clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zm0 4v5l3 2",
+    clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zm0 4v5l3 2", check: "M5 12l5 5 9-10",
   };
   function icon(name, flip) {
     const NS = "http://www.w3.org/2000/svg", svg = document.createElementNS(NS, "svg"), path = document.createElementNS(NS, "path");
@@ -205,7 +205,7 @@
   function css(c) {
     return `:host{all:initial}*{box-sizing:border-box;font-family:system-ui,sans-serif}
 .launcher{position:fixed;bottom:20px;${c.position}:20px;width:56px;height:56px;border-radius:50%;border:0;background:${c.primary_color};color:${c.text_color};cursor:pointer;box-shadow:0 4px 14px #0003;z-index:2147483646;display:grid;place-items:center}.launcher svg{width:26px;height:26px}
-svg{display:block;flex:none}button{display:inline-flex;align-items:center;gap:4px}
+svg{display:block;flex:none}button{display:inline-flex;align-items:center;gap:4px}[hidden]{display:none!important}.tools svg{width:16px;height:16px}.rate{display:flex;gap:4px;margin-left:auto}
 .panel{position:fixed;bottom:88px;${c.position}:20px;width:min(380px,calc(100vw - 40px));height:min(560px,calc(100vh - 120px));display:flex;flex-direction:column;background:#fff;color:#1b1b1f;border-radius:12px;box-shadow:0 8px 30px #0004;z-index:2147483647;font-size:15px;line-height:1.4;transition:opacity .2s}
 .panel[hidden]{display:none}header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:${c.primary_color};color:${c.text_color};border-radius:12px 12px 0 0}
 header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size:16px}.close,.pclose{background:none;border:0;color:inherit;cursor:pointer;padding:4px;border-radius:6px}
@@ -218,7 +218,7 @@ header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size
 .tools button[aria-pressed=true]{background:${c.primary_color};color:${c.text_color}}.reasons label{display:block;font-size:13px}
 details{font-size:13px;margin-top:6px}details ol{padding-left:18px;margin:4px 0}.doc{font-weight:600}blockquote{margin:2px 0 4px;padding-left:8px;border-left:3px solid #ccc;color:#444}.cite.on{background:${c.primary_color};color:${c.text_color}}
 .main{position:relative;flex:1;min-height:0;display:flex;flex-direction:column}.preview{position:absolute;left:0;right:0;bottom:0;max-height:60%;display:flex;flex-direction:column;background:#fff;border-top:1px solid #ddd;border-radius:12px 12px 0 0;box-shadow:0 -6px 20px #0003;font-size:13px;z-index:1}.preview[hidden]{display:none}
-.phead{display:flex;align-items:center;gap:8px;padding:8px 10px 8px 14px;border-bottom:1px solid #eee}.phead strong{flex:1}.pbody{overflow:auto;padding:8px 14px 12px}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1;white-space:pre-line}.src .md{flex:1}
+.phead{display:flex;align-items:center;gap:8px;padding:8px 10px 8px 14px;border-bottom:1px solid #eee}.phead strong{flex:1}.pbody{overflow:auto;padding:8px 14px 12px}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}.src .md{flex:1}
 .typing{margin:0 14px;font-size:12px;color:#666}.human{margin:4px 14px;background:#fff;border:1px solid ${c.primary_color};color:${c.primary_color};border-radius:8px;padding:6px;cursor:pointer}
 .composer{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #eee}textarea{flex:1;resize:none;border:1px solid #bbb;border-radius:8px;padding:6px;font-size:14px}
 .send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 12px;cursor:pointer}
@@ -327,7 +327,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     if (!wait) { banner.replaceChildren(); return; }
     const paint = () => {
       const text = wait.left ? t.left : wait.timedOut ? t.noAgent : `${t.waiting} ${fmtTime((Date.now() - wait.since) / 1000)}`;
-      banner.replaceChildren(icon("clock"), el("span", {}, text));
+      banner.replaceChildren(icon(wait.left ? "check" : "clock"), el("span", {}, text));
     };
     paint();
     if (!wait.timedOut) ticker = setInterval(paint, 1000);
@@ -351,7 +351,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
         chip.addEventListener("click", () => showCitation(c, chip)); tools.append(chip);
       }
     }
-    if (result.turn_id) tools.append(...feedback(result.turn_id, node, result.feedback));
+    if (result.turn_id) tools.append(el("span", { class: "rate" }, ...feedback(result.turn_id, node, result.feedback)));
     node.append(tools);
     if (result.understanding !== undefined || result.context_usage) node.append(why(result, cites, usage));
     if (result.owner) setOwner(result.owner);
@@ -380,7 +380,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     const rate = async (rating, reasons) => {
       await api(`/turns/${turnId}/feedback`, { method: "POST", body: JSON.stringify({ rating, reasons }) });
       up.setAttribute("aria-pressed", String(rating === "up")); down.setAttribute("aria-pressed", String(rating === "down"));
-      activity.textContent = t.thanks;
+      activity.textContent = t.thanks; setTimeout(() => { if (activity.textContent === t.thanks) activity.textContent = ""; }, 4000);
     };
     up.addEventListener("click", () => rate("up", []));
     down.addEventListener("click", () => {
