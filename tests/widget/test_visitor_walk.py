@@ -76,7 +76,7 @@ def demo(live_api: str, celery_worker: str) -> Iterator[Bot]:
 
 def _whole_sentences(answer: Locator) -> list[str]:
     blocks: list[str] = answer.evaluate(ANSWER_BLOCKS)
-    assert blocks
+    assert blocks and "|" not in answer.inner_text()
     for block in blocks:
         assert "|" not in block, block  # no raw table row: tables are rendered as tables
         assert block[0].isupper() or block[0].isdigit(), block  # does not start inside a sentence
@@ -169,12 +169,24 @@ def test_a_visitor_walks_the_demo_streamed_cited_explained_and_kept_across_a_rel
     assert not EMOJI_RE.search(shadow_text)
     page.screenshot(path=str(artifact_path("visitor-walk-answer.png")))
 
-    # 5. A French question is answered in French text.
+    # 5. A table: quoted in whole phrases or as a rendered table, never as raw pipes; its source's
+    # preview renders the document's Markdown table as an HTML table.
+    warranty = _ask_streamed(page, widget, "What does the warranty cover?")
+    _whole_sentences(warranty)
+    chip = widget.locator(".msg.bot").last.locator(".tools button.cite", has_text="Warranty")
+    chip.first.click()
+    expect(preview.locator("table th").first).to_be_visible()
+    assert "|" not in preview.locator(".src").inner_text()
+    page.screenshot(path=str(artifact_path("visitor-walk-table-preview.png")))
+    page.keyboard.press("Escape")
+    expect(preview).to_be_hidden()
+
+    # 6. A French question is answered in French text.
     french = _ask_streamed(page, widget, "Combien de temps faut-il pour charger la batterie ?")
     french_text = " ".join(_whole_sentences(french))
     assert language_detect(french_text) == "fr", french_text
 
-    # 6. A reload: the panel opens on the last message, the sources, explanation and feedback are back.
+    # 7. A reload: the panel opens on the last message, the sources, explanation and feedback are back.
     page.reload()
     widget = widget_of(page)
     widget.locator("button.launcher").click()

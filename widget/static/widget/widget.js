@@ -355,6 +355,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     node.append(tools);
     if (result.understanding !== undefined || result.context_usage) node.append(why(result, cites, usage));
     if (result.owner) setOwner(result.owner);
+    log.scrollTop = log.scrollHeight;
   }
   // "Why this answer" in words: what was understood, the confidence, each document used and the
   // sentences quoted from it. Ids stay out: they mean nothing to a visitor.
