@@ -12,11 +12,11 @@ from rest_framework.views import APIView
 
 from api.access import bot_get_for_principal, conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
+from api.handoff.history import visitor_handoff_state_get
 from api.models import Scope
 from api.principal import request_principal
 from bots.models import Bot
 from prompts.services.demo import DEMO_BOT, DEMO_WORKSPACE_SLUG
-from widget.history import visitor_handoff_state_get
 from widget.selectors import demo_widget_key_get, widget_config_get
 
 

@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from api.access import conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
+from api.handoff.history import visitor_history_get
 from api.models import Scope
 from api.principal import request_principal
 from conversations.models import Turn
@@ -28,7 +29,6 @@ from handoff.models import FeedbackReason, HandoffReason, TurnFeedback
 from handoff.services import handoff_open, typing_signal
 from streams.live import live_stream_ensure
 from streams.sse import EventStreamRenderer, sse_response
-from widget.history import visitor_history_get
 
 
 class HistoryItemSerializer(serializers.Serializer):

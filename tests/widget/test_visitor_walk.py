@@ -119,6 +119,8 @@ def test_a_visitor_walks_the_demo_streamed_cited_explained_and_kept_across_a_rel
     number = marker.get_attribute("data-n")
     chip = bot.locator(f'.tools button.cite[data-n="{number}"]')
     expect(chip).to_have_count(1)
+    marker.focus()  # focus points at its chip
+    expect(chip).to_have_class(re.compile(r"\bhint\b"))
     log_height = widget.locator(".log").bounding_box()["height"]  # type: ignore[index]
     marker.click()
     preview = widget.locator(".preview")

@@ -125,7 +125,12 @@
       else if (/^\[\d+\]$/.test(s)) {
         const n = Number(s.slice(1, -1)), c = cites && cites.find((x) => x.n === n);
         const mark = c && el("button", { class: "cite mark", type: "button", "data-n": n, "aria-label": `${t.source} ${n}: ${c.title || ""}` }, String(n));
-        if (mark) mark.addEventListener("click", () => showCitation(c, mark));
+        if (mark) {
+          mark.addEventListener("click", () => showCitation(c, mark));
+          // Focus (Tab) points at the source without moving focus into the preview: its chip lights up.
+          const light = (on) => mark.closest(".msg")?.querySelectorAll(`.tools .cite[data-n="${n}"]`).forEach((b) => b.classList.toggle("hint", on));
+          mark.addEventListener("focus", () => light(true)); mark.addEventListener("blur", () => light(false));
+        }
         parent.append(mark || s);
       } else {
         const label = s.slice(1, s.indexOf("]("));
@@ -216,7 +221,7 @@ header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size
 .cite{border:1px solid ${c.primary_color};background:#fff;color:${c.primary_color};border-radius:10px;font-size:11px;padding:0 5px;margin:0 1px;cursor:pointer;vertical-align:super}
 .tools{display:flex;gap:6px;margin-top:6px;flex-wrap:wrap;font-size:13px}.tools button,.reasons button{background:#fff;border:1px solid #bbb;border-radius:6px;cursor:pointer;padding:2px 8px}
 .tools button[aria-pressed=true]{background:${c.primary_color};color:${c.text_color}}.reasons label{display:block;font-size:13px}
-details{font-size:13px;margin-top:6px}details ol{padding-left:18px;margin:4px 0}.doc{font-weight:600}blockquote{margin:2px 0 4px;padding-left:8px;border-left:3px solid #ccc;color:#444}.cite.on{background:${c.primary_color};color:${c.text_color}}
+details{font-size:13px;margin-top:6px}details ol{padding-left:18px;margin:4px 0}.doc{font-weight:600}blockquote{margin:2px 0 4px;padding-left:8px;border-left:3px solid #ccc;color:#444}.cite.on{background:${c.primary_color};color:${c.text_color}}.cite.hint{outline:2px solid ${c.primary_color};outline-offset:1px}
 .main{position:relative;flex:1;min-height:0;display:flex;flex-direction:column}.preview{position:absolute;left:0;right:0;bottom:0;max-height:60%;display:flex;flex-direction:column;background:#fff;border-top:1px solid #ddd;border-radius:12px 12px 0 0;box-shadow:0 -6px 20px #0003;font-size:13px;z-index:1}.preview[hidden]{display:none}
 .phead{display:flex;align-items:center;gap:8px;padding:8px 10px 8px 14px;border-bottom:1px solid #eee}.phead strong{flex:1}.pbody{overflow:auto;padding:8px 14px 12px}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}.src .md{flex:1}
 .typing{margin:0 14px;font-size:12px;color:#666}.human{margin:4px 14px;background:#fff;border:1px solid ${c.primary_color};color:${c.primary_color};border-radius:8px;padding:6px;cursor:pointer}
