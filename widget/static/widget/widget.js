@@ -330,12 +330,13 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     clearInterval(ticker); ticker = null;
     banner.className = "banner" + (wait && wait.left ? " left" : "");
     if (!wait) { banner.replaceChildren(); return; }
-    const paint = () => {
-      const text = wait.left ? t.left : wait.timedOut ? t.noAgent : `${t.waiting} ${fmtTime((Date.now() - wait.since) / 1000)}`;
-      banner.replaceChildren(icon(wait.left ? "check" : "clock"), el("span", {}, text));
-    };
-    paint();
-    if (!wait.timedOut) ticker = setInterval(paint, 1000);
+    const text = wait.left ? t.left : wait.timedOut ? t.noAgent : t.waiting;
+    // Only the clock ticks, outside the live region's speech: the state is announced once, not every second.
+    const clock = el("span", { "aria-hidden": "true" });
+    banner.replaceChildren(icon(wait.left ? "check" : "clock"), el("span", {}, text), clock);
+    if (wait.timedOut) return;
+    const tick = () => { clock.textContent = fmtTime((Date.now() - wait.since) / 1000); };
+    tick(); ticker = setInterval(tick, 1000);
   }
 
   async function ensureSession() {
