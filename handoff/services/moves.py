@@ -333,5 +333,11 @@ def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
         _message_create(
             conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text
         )
+        # The widget leaves its "waiting" state on this event (the text is also its history's).
+        live_publish_on_commit(
+            channel=conversation_channel(conversation=conversation),
+            event="handoff_timed_out",
+            data={"text": policy.timeout_text},
+        )
         _queue_changed(conversation, "timed_out")
     return True

@@ -189,7 +189,7 @@ def test_timeout_message_fires_through_the_real_worker(celery_worker: str) -> No
     )
     assert Handoff.objects.get(pk=handoff.pk).timed_out_at is not None
     names = [name for name, _ in _events(conversation_channel(conversation=conversation).stream_id)]
-    assert names == ["owner_changed", "system_message"]
+    assert names == ["owner_changed", "system_message", "handoff_timed_out"]
     # The visitor can still leave a message for the agents.
     assert (
         visitor_message_post(conversation_id=conversation.pk, text="call me")["owner"]
