@@ -10,13 +10,15 @@ import pytest
 from django.db import connection
 
 from conversations.models import Conversation, Turn
+from handoff.console import agent_queue, context_pack
 from handoff.feedback import turn_feedback_record
 from handoff.live import conversation_channel, queue_channel
 from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent, TurnFeedback
-from handoff.selectors import agent_queue, context_pack, conversation_history
+from handoff.selectors import conversation_history
 from handoff.services import (
     HandoffError,
     agent_message_post,
+    agent_profile_update,
     handoff_claim,
     handoff_open,
     handoff_resolve,
@@ -55,6 +57,7 @@ def _events(channel_stream_id: str) -> list[tuple[str, dict]]:
 
 def test_open_claim_message_return_records_every_move_and_publishes_live() -> None:
     conversation, alice, _ = _setup()
+    agent_profile_update(user=alice, display_name="  Alice \n")
     handoff = handoff_open(
         conversation_id=conversation.pk, reason=HandoffReason.VISITOR_REQUEST, detail="billing"
     )
@@ -67,7 +70,7 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
     assert [row["conversation_id"] for row in agent_queue(user=alice)] == [str(conversation.pk)]
 
     result = handoff_claim(conversation_id=conversation.pk, agent=alice)
-    assert result.won and result.claimed_by_name == "Alice"
+    assert result.won and result.claimed_by_name == f"Alice ({alice.username})"  # for agents
     message = agent_message_post(
         conversation_id=conversation.pk, agent=alice, text="Hi, Alice here", client_message_id="a1"
     )
@@ -110,6 +113,8 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
         "owner_changed",
     ]
     assert events[2][1]["text"] == "Hi, Alice here" and events[2][1]["author"] == "Alice"
+    assert events[1][1]["agent"] == "Alice"  # the claim, as the widget announces it
+    assert alice.username not in json.dumps(events)  # visitors never read the login
     queue_events = _events(queue_channel(workspace_id=conversation.bot.workspace_id).stream_id)
     assert [data["change"] for _, data in queue_events] == ["waiting", "claimed", "returned"]
     roles = [item["role"] for item in conversation_history(conversation=conversation)]
