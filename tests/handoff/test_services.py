@@ -104,7 +104,8 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
         visitor_message_post(conversation_id=conversation.pk, text="hello bot?")
 
     events = _events(conversation_channel(conversation=conversation).stream_id)
-    names = [name for name, _ in events]
+    # (the bot's answer to "my invoice", left unanswered, comes from a worker: test_agent_console.py)
+    names = [name for name, _ in events if name != "turn_answered"]
     assert names == [
         "owner_changed",
         "owner_changed",
@@ -118,7 +119,7 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
     queue_events = _events(queue_channel(workspace_id=conversation.bot.workspace_id).stream_id)
     assert [data["change"] for _, data in queue_events] == ["waiting", "claimed", "returned"]
     roles = [item["role"] for item in conversation_history(conversation=conversation)]
-    assert roles == ["agent", "visitor"]
+    assert [role for role in roles if role != "bot"] == ["agent", "visitor"]
 
 
 def test_reopening_after_return_opens_a_fresh_handoff_and_resolved_stays_closed() -> None:
