@@ -194,8 +194,10 @@ def test_timeout_message_fires_through_the_real_worker(celery_worker: str) -> No
         == "Nobody is free; leave a note."
     )
     assert Handoff.objects.get(pk=handoff.pk).timed_out_at is not None
-    names = [name for name, _ in _events(conversation_channel(conversation=conversation).stream_id)]
-    assert names == ["owner_changed", "system_message"]
+    stream_id = conversation_channel(conversation=conversation).stream_id
+    # The event goes out after the worker's commit: a moment after the row is visible.
+    wait_for(lambda: len(_events(stream_id)) >= 2, timeout=10, what="the timeout's live event")
+    assert [name for name, _ in _events(stream_id)] == ["owner_changed", "system_message"]
     # The visitor can still leave a message for the agents.
     assert (
         visitor_message_post(conversation_id=conversation.pk, text="call me")["owner"]
