@@ -109,7 +109,11 @@ def me(request: HttpRequest) -> HttpResponseBase:
         return JsonResponse({"code": "malformed_json"}, status=400)
     profile = agent_profile_update(user=request.user, display_name=body.get("display_name", ""))
     return JsonResponse(
-        {"display_name": profile.display_name, "shown_as": agent_display_name(request.user)}
+        {
+            "display_name": profile.display_name,
+            "shown_as": agent_display_name(request.user),
+            "console_name": agent_console_name(request.user),
+        }
     )
 
 

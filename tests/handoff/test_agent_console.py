@@ -157,7 +157,11 @@ def test_the_console_and_the_user_admin_set_the_display_name() -> None:
         headers={"X-CSRFToken": token},
     )
     assert saved.status_code == 200
-    assert saved.json() == {"display_name": "Alice", "shown_as": "Alice"}
+    assert saved.json() == {
+        "display_name": "Alice",
+        "shown_as": "Alice",
+        "console_name": "Alice (alice-console)",
+    }
     too_long = client.post(
         "/agent/api/me",
         data={"display_name": "x" * 200},

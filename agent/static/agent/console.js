@@ -176,7 +176,7 @@ $("reply-text").addEventListener("input", () => {
 $("my-name").addEventListener("submit", async (e) => {
   e.preventDefault();
   const r = await post("/agent/api/me", { display_name: $("my-name-input").value });
-  if (r.ok) { $("my-name-input").value = r.data.display_name; flash(`${t.saved} ${r.data.shown_as}`); }
+  if (r.ok) { $("my-name-input").value = r.data.display_name; $("me").textContent = r.data.console_name; flash(`${t.saved} ${r.data.shown_as}`); }
   else flash(r.data.message || r.data.code);
 });
 
