@@ -21,11 +21,20 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from bots.models import Bot
 from conversations.models import Conversation, Turn
-from handoff.models import Handoff, Message
+from handoff.models import Handoff, HandoffReason, Message
+from handoff.services import handoff_open
 from prompts.services.demo import demo_bot_ensure
 from rag.demo_content import DEMO_DIR
-from tests.handoff.pages import agent_page, browser_context, widget_ask, widget_of, widget_open
-from tests.support.browser import artifact_path
+from tests.handoff.pages import (
+    agent_make,
+    agent_page,
+    browser_context,
+    widget_ask,
+    widget_of,
+    widget_open,
+)
+from tests.support.browser import admin_login, artifact_path
+from tests.support.factories import PASSWORD
 from tests.support.knowledge import document_ingested
 from tests.support.processes import wait_for
 from widget.services import demo_widget_ensure
@@ -181,3 +190,24 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     agent.reload()
     expect(agent.locator("#queue")).to_contain_text("Nobody is waiting")
     assert Handoff.objects.get(pk=handoff.pk).agent_closed_at is not None
+
+
+def test_the_console_names_escalations_in_the_agents_language(
+    browser: Browser, live_api: str
+) -> None:
+    """A French browser reads the console's labels and the escalation kinds in French."""
+    bot = demo_bot_ensure()
+    for visitor, reason in (("v-low", HandoffReason.LOW_CONFIDENCE), ("v-ask", "visitor_request")):
+        conversation = Conversation.objects.create(bot=bot, channel="widget", visitor_id=visitor)
+        handoff_open(conversation_id=conversation.pk, reason=reason)
+    agent_make(username="agent-fr", workspaces=[bot.workspace])
+    context = browser.new_context(locale="fr-FR", viewport={"width": 1280, "height": 860})
+    page = context.new_page()
+    admin_login(page, base_url=live_api, username="agent-fr", password=PASSWORD)
+    page.goto(f"{live_api}/agent/")
+    expect(page.get_by_label("Votre nom affiché aux visiteurs")).to_be_visible()
+    reasons = page.locator("#queue .reason")
+    expect(reasons).to_have_count(2)
+    expect(reasons).to_have_text(["Confiance faible", "A demandé un humain"])
+    page.screenshot(path=str(artifact_path("agent-console-fr.png")))
+    context.close()
