@@ -8,10 +8,12 @@ visitor's last real question, never the request for a human that followed it.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery, UUIDField, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from conversations.models import Conversation, Turn
@@ -26,6 +28,7 @@ QUESTION_STATUSES = (
     Turn.Status.OUT_OF_SCOPE,
 )
 REPEATED_MISSES = 2  # as insights.selectors.scope.ESCALATIONS_SQL counts them
+NO_TURN = uuid.UUID(int=0)
 
 
 class Escalation:
@@ -53,7 +56,9 @@ def _handoffs_described() -> QuerySet[Handoff]:
         Turn.objects.filter(
             conversation_id=OuterRef("conversation_id"), created_at__lte=OuterRef("opened_at")
         )
-        .exclude(pk=OuterRef("turn_id"))
+        # A handoff asked for with the button has no turn: compare with a UUID no turn has, as
+        # "id <> NULL" would drop every turn (ESCALATIONS_SQL's IS DISTINCT FROM).
+        .exclude(pk=Coalesce(OuterRef("turn_id"), Value(NO_TURN), output_field=UUIDField()))
         .order_by("-created_at")
         .values("status")[:REPEATED_MISSES]
     )

@@ -337,7 +337,14 @@ def test_queue_rows_show_the_last_question_and_why_it_escalated_in_constant_quer
     _answered(missed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Any helmets at all?")
     visitor_message_receive(conversation_id=missed.pk, client_message_id="h", text=ASK_HUMAN)
 
+    # Misses, then the "talk to a human" button (no turn of its own): repeated misses too.
+    pressed = _conversation(beside=asked)
+    _answered(pressed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Helmets?")
+    _answered(pressed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Gloves?")
+    handoff_open(conversation_id=pressed.pk, reason=HandoffReason.VISITOR_REQUEST)
+
     rows = {row["conversation_id"]: row for row in agent_queue(user=alice)}
+    assert rows[str(pressed.pk)]["escalation"] == "repeated_misses"
     assert (rows[str(asked.pk)]["escalation"], rows[str(asked.pk)]["last_question"]) == (
         "asked",
         QUESTION,
@@ -358,7 +365,7 @@ def test_queue_rows_show_the_last_question_and_why_it_escalated_in_constant_quer
         _found(more)
         handoff_open(conversation_id=more.pk, reason=HandoffReason.VISITOR_REQUEST)
     with CaptureQueriesContext(connection) as six:
-        assert len(agent_queue(user=alice)) == 6
+        assert len(agent_queue(user=alice)) == 7
     assert len(six) == len(three)
 
 
