@@ -14,7 +14,7 @@ from typing import Literal
 
 from conversations.models import Conversation, Turn
 from handoff.models import Message, OwnerEvent
-from handoff.selectors import agent_display_name
+from handoff.names import agent_console_name
 
 EntryKind = Literal["visitor", "bot", "agent", "system", "owner"]
 
@@ -62,7 +62,7 @@ def conversation_transcript(*, conversation_id: uuid.UUID) -> list[TranscriptEnt
         entries.append(_answer_entry(turn))
     messages = (
         Message.objects.filter(conversation_id=conversation_id)
-        .select_related("author")
+        .select_related("author__agent_profile")
         .order_by("created_at", "pk")
     )
     for message in messages:
@@ -71,12 +71,12 @@ def conversation_transcript(*, conversation_id: uuid.UUID) -> list[TranscriptEnt
                 at=message.created_at,
                 kind=_message_kind(message.role),
                 text=message.text,
-                author=agent_display_name(message.author) if message.author_id else "",
+                author=agent_console_name(message.author) if message.author_id else "",
             )
         )
     events = (
         OwnerEvent.objects.filter(conversation_id=conversation_id)
-        .select_related("agent")
+        .select_related("agent__agent_profile")
         .order_by("created_at", "pk")
     )
     for event in events:
@@ -136,7 +136,7 @@ def _owner_change_text(event: OwnerEvent) -> str:
     )
     by = ACTOR_LABELS.get(event.actor, event.actor).lower()
     if event.agent_id:
-        by = f"{by} {agent_display_name(event.agent)}"
+        by = f"{by} {agent_console_name(event.agent)}"
     return f"{moved}, by the {by}" + (
         f" ({event.reason.replace('_', ' ')})" if event.reason else ""
     )

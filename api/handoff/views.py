@@ -38,7 +38,11 @@ class HistoryItemSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     turn_id = serializers.UUIDField(allow_null=True)
     citations = serializers.ListField(child=serializers.DictField())
-    author = serializers.CharField(required=False)
+    author = serializers.CharField(
+        required=False,
+        help_text="An agent's message: the name visitors see (the agent's display name, or a "
+        "neutral label such as “Agent” in the bot's language), never the login.",
+    )
     feedback = serializers.DictField(required=False, allow_null=True)
     understanding = serializers.CharField(required=False)
     confidence = serializers.FloatField(required=False, allow_null=True)

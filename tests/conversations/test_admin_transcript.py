@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from conversations.models import Conversation, Turn
 from core.models import Membership
-from handoff.models import Message, OwnerEvent
+from handoff.models import AgentProfile, Message, OwnerEvent
 from handoff.transcript import conversation_transcript
 from tests.support.factories import BotFactory, MembershipFactory, UserFactory
 
@@ -96,7 +96,8 @@ def test_the_transcript_interleaves_by_time_in_three_queries(
     tenancy: dict, django_assert_num_queries: object
 ) -> None:
     conversation = tenancy["conversation"]
-    agent = UserFactory(first_name="Nora", last_name="Lind")
+    agent = UserFactory(username="nora")
+    AgentProfile.objects.create(user=agent, display_name="Nora Lind")
     start = conversation.turns.get().created_at
     for index in range(5):
         _turn(
@@ -129,11 +130,11 @@ def test_the_transcript_interleaves_by_time_in_three_queries(
         "answer 1",
     ]
     assert texts[6:9] == [
-        "Bot → Agent, by the agent Nora Lind",
+        "Bot → Agent, by the agent Nora Lind (nora)",
         "Nora here",
         "question 2",
     ]
-    assert entries[7].kind == "agent" and entries[7].author == "Nora Lind"
+    assert entries[7].kind == "agent" and entries[7].author == "Nora Lind (nora)"
     assert [entry.at for entry in entries] == sorted(entry.at for entry in entries)
 
 

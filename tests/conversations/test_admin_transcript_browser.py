@@ -19,7 +19,7 @@ from bots.models import Bot
 from conversations.models import Conversation, Turn
 from core.models import Membership
 from core.permissions import workspace_admins_group_ensure
-from handoff.models import Handoff, Message, OwnerEvent
+from handoff.models import AgentProfile, Handoff, Message, OwnerEvent
 from handoff.services import (
     agent_message_post,
     handoff_claim,
@@ -97,7 +97,8 @@ def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited
     document = document_ingested(
         workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md"
     )
-    alice = UserFactory(username="alice-transcript", first_name="Alice", last_name="Martin")
+    alice = UserFactory(username="alice-transcript")
+    AgentProfile.objects.create(user=alice, display_name="Alice Martin")
     MembershipFactory(user=alice, workspace=bot.workspace, role=Membership.Role.OWNER)
     conversation = _conversation_played(bot, alice)
     database = _database_lines(conversation)
@@ -135,7 +136,7 @@ def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited
         ("bot", "3 to 4"),
         ("visitor", HUMAN),
         ("owner", "Bot → Waiting for an agent"),
-        ("owner", "Waiting for an agent → Agent, by the agent Alice Martin"),
+        ("owner", "Waiting for an agent → Agent, by the agent Alice Martin (alice-transcript)"),
         ("agent", AGENT_REPLY),
         ("visitor", WHILE_AGENT),
         ("owner", "Agent → Bot"),
@@ -151,7 +152,9 @@ def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited
         at += 1
 
     agent_entry = entries.filter(has_text=AGENT_REPLY)
-    expect(agent_entry.locator(".transcript-who")).to_have_text("Agent Alice Martin")
+    expect(agent_entry.locator(".transcript-who")).to_have_text(
+        "Agent Alice Martin (alice-transcript)"
+    )
 
     # The first answer: its status, sources (the document's title) and confidence, as recorded.
     first = Turn.objects.filter(conversation=conversation).order_by("created_at").first()
