@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,6 +67,24 @@ def classifier_model() -> ClassifierModel | None:
         )
 
 
+def classifier_features(*, folded: Sequence[str], embeddings: NDArray[np.float32]) -> Any:
+    """The sparse training matrix: one row [embedding ‖ n-grams] per text, as `probabilities` reads it."""
+    from scipy.sparse import csr_matrix, hstack  # type: ignore[import-untyped]
+
+    return hstack([csr_matrix(embeddings), _ngrams().transform(list(folded))]).tocsr()
+
+
+def classifier_fit(
+    *, features: Any, labels: NDArray[np.int_], regularisation: float
+) -> tuple[NDArray[np.float32], float]:
+    """Fit the regression: (weights, bias). Classes are balanced (the sets hold fewer attacks)."""
+    fitted = LogisticRegression(
+        C=regularisation, class_weight="balanced", max_iter=2000, solver="liblinear"
+    )
+    fitted.fit(features, labels)
+    return fitted.coef_[0].astype(np.float32), float(fitted.intercept_[0])
+
+
 def classifier_train(
     *,
     folded: Sequence[str],
@@ -74,17 +93,13 @@ def classifier_train(
     meta: dict[str, object],
     regularisation: float = 4.0,
 ) -> ClassifierModel:
-    """Fit the regression; classes are balanced (the sets hold fewer attacks than benign texts)."""
-    from scipy.sparse import csr_matrix, hstack  # type: ignore[import-untyped]
-
-    features = hstack([csr_matrix(embeddings), _ngrams().transform(list(folded))]).tocsr()
-    fitted = LogisticRegression(
-        C=regularisation, class_weight="balanced", max_iter=2000, solver="liblinear"
+    """Fit on every example (no calibration: rag.guard.training adds it)."""
+    weights, bias = classifier_fit(
+        features=classifier_features(folded=folded, embeddings=embeddings),
+        labels=np.asarray(labels),
+        regularisation=regularisation,
     )
-    fitted.fit(features, np.asarray(labels))
-    return ClassifierModel(
-        weights=fitted.coef_[0].astype(np.float32), bias=float(fitted.intercept_[0]), meta=meta
-    )
+    return ClassifierModel(weights=weights, bias=bias, meta=meta)
 
 
 def classifier_save(*, model: ClassifierModel, path: Path = MODEL_PATH) -> None:
