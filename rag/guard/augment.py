@@ -19,7 +19,7 @@ _SLOT = re.compile(r"\{(\w+)\}")
 _SPACES = re.compile(r"[ \t]+")
 _BEFORE_PUNCTUATION = re.compile(r" +([.,](?:\s|$))")
 # Fillings drawn per template: attacks have fewer templates than look-alikes, so more draws each.
-DRAWS = {"attack": 9, "benign": 5}
+DRAWS = {"attack": 9, "benign": 6}
 
 
 @dataclass

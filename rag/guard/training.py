@@ -27,6 +27,8 @@ from rag.guard.validation import FOLDS, bias_shift, classifier_calibrate
 DATA_DIR = Path(__file__).with_name("data")
 # Below this many examples of either class a k-fold split says nothing: the model is saved as fitted.
 CALIBRATION_MIN_PER_CLASS = 10 * FOLDS
+# The benign examples written as look-alikes (the calibration's false-positive target is on them).
+LOOKALIKE_SOURCES = ("parley-", "templates-")
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,12 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
     regularisation, shift = 4.0, 0.0
     if min(int(labels.sum()), int((labels == 0).sum())) >= CALIBRATION_MIN_PER_CLASS:
         calibration = classifier_calibrate(
-            features=features, labels=labels, groups=[example.group for example in examples]
+            features=features,
+            labels=labels,
+            groups=[example.group for example in examples],
+            lookalike=np.asarray(
+                [example.source.startswith(LOOKALIKE_SOURCES) for example in examples]
+            ),
         )
         regularisation = calibration.regularisation
         # The cut reads as the default threshold when the classifier decides alone.
@@ -199,7 +206,8 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
             "regularisation": calibration.regularisation,
             "cut": round(calibration.cut, 4),
             "out_of_fold_detection": round(calibration.detection, 4),
-            "out_of_fold_false_positives": round(calibration.false_positives, 4),
+            "out_of_fold_false_positives_lookalikes": round(calibration.false_positives, 4),
+            "out_of_fold_false_positives_all_benign": round(calibration.false_positives_all, 4),
         }
     weights, bias = classifier_fit(features=features, labels=labels, regularisation=regularisation)
     model = ClassifierModel(weights=weights, bias=bias + shift, meta=meta)

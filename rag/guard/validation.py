@@ -19,9 +19,10 @@ from numpy.typing import NDArray
 from rag.guard.classifier import classifier_fit
 
 FOLDS = 5
-REGULARISATIONS = (1.0, 4.0, 16.0)
-# Benign training examples the cut may flag: the look-alikes written to be hard, the background text
-# and deepset's benign rows together.
+REGULARISATIONS = (4.0, 16.0, 64.0)
+# Share of the benign look-alikes (Parley's written and templated ones, the hardest benign texts:
+# product questions full of trigger words) the cut may flag. Measured on all benign examples together
+# (with the background text and deepset's easy rows) the target would sit too low for real traffic.
 FALSE_POSITIVE_TARGET = 0.01
 
 
@@ -30,7 +31,8 @@ class Calibration:
     regularisation: float
     cut: float  # the out-of-fold probability that should read as the default threshold
     detection: float  # out-of-fold detection of the training attacks at the cut
-    false_positives: float  # out-of-fold false-positive rate of the benign examples at the cut
+    false_positives: float  # out-of-fold false-positive rate of the benign look-alikes at the cut
+    false_positives_all: float  # ... and of every benign example
 
 
 def folds_assign(*, groups: Sequence[str], folds: int = FOLDS) -> NDArray[np.int_]:
@@ -56,31 +58,45 @@ def out_of_fold(
 
 
 def cut_pick(
-    *, scores: NDArray[np.float64], labels: NDArray[np.int_], target: float = FALSE_POSITIVE_TARGET
+    *,
+    scores: NDArray[np.float64],
+    labels: NDArray[np.int_],
+    lookalike: NDArray[np.bool_],
+    target: float = FALSE_POSITIVE_TARGET,
 ) -> tuple[float, float, float]:
-    """(cut, detection, false positives): the lowest cut flagging at most `target` of the benign."""
-    benign = np.sort(scores[labels == 0])[::-1]
+    """(cut, detection, false positives): the lowest cut flagging at most `target` of the benign
+    look-alikes."""
+    chosen = (labels == 0) & lookalike
+    benign = np.sort(scores[chosen if chosen.any() else labels == 0])[::-1]
     allowed = math.floor(target * len(benign))
     # Just above the (allowed + 1)-th highest benign score: that one and all below it pass.
     cut = float(np.nextafter(benign[allowed], 1.0)) if allowed < len(benign) else 0.5
     detection = float(np.mean(scores[labels == 1] >= cut))
-    false_positives = float(np.mean(scores[labels == 0] >= cut))
+    false_positives = float(np.mean(benign >= cut))
     return cut, detection, false_positives
 
 
 def classifier_calibrate(
-    *, features: Any, labels: NDArray[np.int_], groups: Sequence[str]
+    *,
+    features: Any,
+    labels: NDArray[np.int_],
+    groups: Sequence[str],
+    lookalike: NDArray[np.bool_],
 ) -> Calibration:
-    """The regularisation with the best out-of-fold detection at the target, and its cut."""
+    """The regularisation with the best out-of-fold detection at the target, and its cut.
+    `lookalike` marks the benign examples the target is measured on."""
     fold = folds_assign(groups=groups)
     best: Calibration | None = None
     for regularisation in REGULARISATIONS:
         scores = out_of_fold(
             features=features, labels=labels, fold=fold, regularisation=regularisation
         )
-        cut, detection, false_positives = cut_pick(scores=scores, labels=labels)
+        cut, detection, false_positives = cut_pick(
+            scores=scores, labels=labels, lookalike=lookalike
+        )
         if best is None or detection > best.detection:
-            best = Calibration(regularisation, cut, detection, false_positives)
+            everything = float(np.mean(scores[labels == 0] >= cut))
+            best = Calibration(regularisation, cut, detection, false_positives, everything)
     assert best is not None
     return best
 

@@ -7,13 +7,16 @@ from rag.guard.lexicon.slots import Lexicon
 LEXICON: Lexicon = {
     "override_verbs": r"ignorier\w*|vergiss|vergessen sie|vergesst"
     r"|missacht\w*|ubergeh\w*|verwirf"
-    r"|verwerfen sie|umgeh\w*|beachte (nicht|keine)|befolge nicht mehr|nicht mehr befolgen|lass\w* weg",
+    r"|verwerfen sie|umgeh\w*|beachte (nicht|keine)|befolge nicht mehr|nicht mehr befolgen"
+    r"|lass\w* weg|lass\w* (\w+ )?beiseite|setz\w* dich (\w+ )?uber|hinwegsetz\w*",
     "override_objects": r"(deine|ihre) (rolle|aufgabe|identitat|persona)|(alle |deine |ihre |die "
     r"|samtliche )?(bisherigen|vorherigen|vorigen|obigen"
     r"|vorangegangenen|vorangehenden|ursprunglichen|ersten|fruheren|gegebenen) (anweisungen?"
-    r"|instruktionen|regeln|vorgaben|befehle|richtlinien|auftrage|aufgaben|prompts?|informationen"
+    r"|instruktionen|regeln|vorgaben|befehle|richtlinien|hinweise|leitlinien|einstellungen"
+    r"|konfiguration|beschrankungen|auftrage|aufgaben|prompts?|informationen"
     r"|texte?)"
-    r"|(deine|ihre|alle) (\w+ )?(anweisungen|instruktionen|regeln|vorgaben|richtlinien|befehle"
+    r"|(deine|ihre|alle) (\w+ )?(anweisungen|instruktionen|regeln|vorgaben|richtlinien|hinweise"
+    r"|leitlinien|einstellungen|konfiguration|beschrankungen|befehle"
     r"|einschrankungen|aufgaben)"
     r"|alles,? (was )?(bisher|zuvor|vorher|davor|oben|obige|bisherige|gesagte|andere|vorherige)"
     r"|das (obige|vorherige|bisherige|gesagte)",
@@ -27,7 +30,8 @@ LEXICON: Lexicon = {
     "ask_prompt": r"(kontextfenster|(du|sie) (konfiguriert|programmiert|eingerichtet) (wurdest"
     r"|wurden)|deine konfiguration)|(was|wie) (sind|waren|lauten|lautet|ist) (deine|ihre|dein"
     r"|ihr) (systemprompt"
-    r"|prompt|anweisungen|instruktionen|vorgaben|ursprunglichen anweisungen|versteckten anweisungen)",
+    r"|prompt|anweisungen|instruktionen|vorgaben|ursprunglichen anweisungen"
+    r"|versteckten anweisungen)",
     "override_weak": r"anweisungen|regeln|vorgaben|richtlinien|einschrankungen",
     "extract_verbs": r"gib\w*|wiederhol\w*|ubersetz\w*|zeig\w*|druck\w*|fasse|verrat\w*|schreib\w*"
     r"|nenn\w*|kopier\w*|sag\w* mir|gebt|ausgeben|liste\w*",
@@ -52,7 +56,8 @@ LEXICON: Lexicon = {
     r"|zensur)|du hast keine (regeln|einschrankungen|grenzen|filter)"
     r"|(uneingeschrankte|ungefilterte|unzensierte|bose) (ki|assistent|version|modell)"
     r"|spiel\w* (die|eine) rolle",
-    "persona_weak": r"handle als|agiere als|entwicklermodus|ohne (jegliche )?(regeln|einschrankungen"
+    "persona_weak": r"handle als|agiere als|entwicklermodus|ohne (jegliche )?(regeln"
+    r"|einschrankungen"
     r"|filter|grenzen"
     r"|zensur)|rollenspiel|als ob du",
     "policy_nouns": r"richtlinien?|regeln|einschrankungen|filter|schutzmassnahmen|sicherheit\w*"
@@ -65,4 +70,14 @@ LEXICON: Lexicon = {
     "new_orders": r"neue (regeln?|anweisungen?|vorgaben?) fur (diesen|den) (chat|gesprach|sitzung)"
     r"|(neue|echte|wahre|aktualisierte|eigentliche) (anweisungen?|aufgabe|regeln|befehle"
     r"|instruktionen) ?:",
+    "context_objects": r"(die|deine|ihre|den|das) (wissensdatenbank|wissensbasis|dokumente?"
+    r"|quellen|abgerufenen (passagen|texte)|kontext|faq|suchergebnisse)",
+    "own_knowledge": r"(antworte|antworten sie|antwortest du)\w* (nur "
+    r"|einfach )?(aus dem gedachtnis|aus (deinem|ihrem) (eigenen )?wissen|mit (deinem"
+    r"|ihrem) (eigenen )?wissen)|(erfinde|erfinden sie|denk dir) (eine|die) (\w+ )?antwort",
+    "persona_more": r"(du wirst|sie werden) (so tun|spielen|dich verhalten|die rolle)|(leg"
+    r"|legen sie|gib|vergiss) (deine|ihre) (aktuelle |bisherige )?(rolle|persona|figur) ab",
+    "extract_more": r"(den |die |das )?(absatz|text|nachricht|inhalt|zeilen|worter) (direkt "
+    r"|unmittelbar )?(vor|oberhalb) (der|meiner|deiner|ihrer) (allerersten|ersten)|(den )?(rohen"
+    r"|ungefilterten|exakten|vollstandigen) (prompt|anweisungen)",
 }

@@ -7,15 +7,19 @@ from rag.guard.lexicon.slots import Lexicon
 LEXICON: Lexicon = {
     "override_verbs": r"pay no attention to|take no notice of|don'?t pay attention to|ignore"
     r"|disregard|forget|override|bypass|skip|discard|abandon|neglect|set aside"
-    r"|throw away|stop following|do not follow|don'?t follow|no longer follow|drop",
+    r"|throw away|stop following|do not follow|don'?t follow|no longer follow|drop|put aside"
+    r"|leave aside|overlook|look past|pass over|move past",
     "override_objects": r"(your|the) (current )?(role|persona|job|character|identity|purpose)|(all"
     r"|any|your|previous|prior|above|earlier|preceding|initial|original|system"
-    r"|these|those|the above|the previous|the preceding|the prior|the earlier|the initial|the original"
-    r"|the system|my previous|all the|all of the|all your|all previous|all prior) (\w+ )?(instructions?"
+    r"|these|those|the above|the previous|the preceding|the prior|the earlier|the initial"
+    r"|the original"
+    r"|the system|my previous|all the|all of the|all your|all previous"
+    r"|all prior) (\w+ )?(instructions?"
     r"|rules|prompts?|guidelines|directives|polic(y|ies)|constraints|restrictions|programming"
-    r"|guardrails"
+    r"|guardrails|guidance|directions|briefing|setup|configuration|limits"
     r"|context|messages?|commands|orders|text|conversation|tasks?|information)"
-    r"|everything (above|before|else|so far|prior|previous|you (were|have been|'ve been) (told|given))"
+    r"|everything (above|before|else|so far|prior|previous|you (were|have been|'ve been) (told"
+    r"|given))"
     r"|(all|everything) (that )?(came|comes|was said|was written|i said) (before|above|earlier)"
     r"|(the|all) above|what (was|i|you were|has been) (said|told|written|given)( to you)?( before"
     r"| above)?",
@@ -31,10 +35,12 @@ LEXICON: Lexicon = {
     "override_weak": r"instructions?|rules|guidelines|directives|polic(y|ies)|restrictions|prompt",
     "extract_verbs": r"print|repeat|recite|output|echo|display|show|reveal|write( out| down)?|copy"
     r"|paste"
-    r"|list|tell me|give me|translate|summari[sz]e|paraphrase|spell out|dump|leak|share|type out|quote",
+    r"|list|tell me|give me|translate|summari[sz]e|paraphrase|spell out|dump|leak|share|type out"
+    r"|quote",
     "extract_objects": r"(text|words|lines|content|messages?|instructions?|everything|all|sentences"
     r"|prompt"
-    r"|conversation|what(ever)? (is|was|comes|came|you (see|read|were given)))( [^.?!\n]{0,20})? (above"
+    r"|conversation|what(ever)? (is|was|comes|came|you (see|read"
+    r"|were given)))( [^.?!\n]{0,20})? (above"
     r"|before (this|my|the|that)|preceding|that precedes|precedes|previously|prior|so far"
     r"|up to (here|now|this point)|at the (top|beginning|start))"
     r"|(system|initial|original|hidden|secret|developer|first|full|entire|complete) (prompt"
@@ -47,13 +53,16 @@ LEXICON: Lexicon = {
     r"|impersonate)|pretend (to be|you are|you'?re|that you)|you are (now|no longer)|you'?re now"
     r"|from now on,? (you|your|act|answer|respond|reply|speak|behave)|do anything now"
     r"|(god|jailbreak|unrestricted|unfiltered|dan) mode"
-    r"|(unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|unethical|unlimited) (ai|assistant"
+    r"|(unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|unethical|unlimited) (ai"
+    r"|assistant"
     r"|model|chatbot|bot|version|persona)|stay in character"
     r"|you have no (rules|restrictions|limits|filters|guidelines)"
     r"|(free|freed|liberated) from (all |your )?(rules|restrictions|constraints|limitations)",
-    "persona_weak": r"(act|behave|respond|answer) as (if|an?|my|though)|role[- ]?play|\bdan\b|jailbreak"
+    "persona_weak": r"(act|behave|respond|answer) as (if|an?|my|though)|role[- ]?play|\bdan\b"
+    r"|jailbreak"
     r"|(developer|debug|admin|maintenance) mode"
-    r"|(without|with no|no) (any )?(content |safety )?(rules|restrictions|filters|limits|limitations"
+    r"|(without|with no|no) (any )?(content |safety )?(rules|restrictions|filters|limits"
+    r"|limitations"
     r"|censorship|morals|ethics|polic(y|ies))",
     "policy_nouns": r"polic(y|ies)|rules|restrictions|filters?|guardrails|guidelines|safeguards"
     r"|moderation|safety|censorship|limitations",
@@ -64,4 +73,17 @@ LEXICON: Lexicon = {
     r"|conversation|session)|(new|updated|real|actual|true|revised|override) (instructions?"
     r"|rules|task|orders"
     r"|directives?|system (prompt|message)) ?:",
+    "context_objects": r"(the|your|my|all (the|your)) (knowledge base|kb|documents?|docs|sources"
+    r"|retrieved (passages|chunks|context|text)|context( you (were|are) given)?|faq"
+    r"|search results)",
+    "own_knowledge": r"(answer|respond|reply|speak)\w* (only |just )?(from|with|using"
+    r"|out of) (your own|your general|your|general|pure) (knowledge|memory|training|opinion)"
+    r"|(answer|respond|reply)\w* (only |just )?from memory|make (up|something up) (an|the) answer"
+    r"|invent (an|the|a) (convincing |plausible )?answer",
+    "persona_more": r"you('re| are) going to (pretend|act|play|be|behave|roleplay)"
+    r"|you will (now )?(pretend|act as|play the (role|part)|be playing)|(drop|abandon|leave"
+    r"|shed) (your|the) (current |usual |previous )?(persona|character|role)",
+    "extract_more": r"(the )?(paragraph|text|lines?|words|message|content|sentences?)( that comes"
+    r"| right| just)? (before|preceding|prior to|above) (the|my|your|this) (first|initial|opening"
+    r"|very first)|(raw|unfiltered|exact|literal) (prompt|instructions|input you (got|received))",
 }

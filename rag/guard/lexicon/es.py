@@ -8,10 +8,11 @@ LEXICON: Lexicon = {
     "override_verbs": r"no (prestes|preste) atencion a|ignora[rd]?|ignore[ns]?|olvida[rd]?"
     r"|olvide[ns]?|omite|omita[ns]?|omitir"
     r"|haz caso omiso|hagan? caso omiso|no (hagas|haga) caso|descarta[rd]?|deja de (seguir|lado)"
-    r"|pasa por alto|no sigas|desobedece",
+    r"|pasa por alto|no sigas|desobedece|deja a un lado|saltate|pasa de|no (tengas|tenga) en cuenta",
     "override_objects": r"(tu|su) (papel|rol|personaje|mision|identidad)|(todas? |tus |sus |las "
     r"|los |estas |mis )?(\w+ )?(instrucciones|instruccion"
-    r"|reglas|normas|directrices|indicaciones|ordenes|restricciones|limitaciones|prompts?) (anteriores"
+    r"|reglas|normas|directrices|indicaciones|ordenes|restricciones|limitaciones|pautas"
+    r"|orientaciones|configuracion|limites|prompts?) (anteriores"
     r"|previas|de arriba|iniciales|originales|del sistema|recibidas|que te (dieron|di))"
     r"|(tus|sus|todas las|todas tus) (\w+ )?(instrucciones|reglas|normas|directrices|indicaciones"
     r"|restricciones)"
@@ -41,7 +42,8 @@ LEXICON: Lexicon = {
     r"|(a partir de ahora|desde ahora|de ahora en adelante),? (eres|seras|tu|actua|responde"
     r"|te comportaras|vas a)|ahora eres |ya no eres|(juega|interpreta|asume) el (papel|rol)"
     r"|modo (dios|sin (filtros?|restricciones|limites))"
-    r"|(ia|asistente|modelo|chatbot|bot|version) sin (reglas|filtros?|restricciones|limites|censura)"
+    r"|(ia|asistente|modelo|chatbot|bot|version) sin (reglas|filtros?|restricciones|limites"
+    r"|censura)"
     r"|no tienes (reglas|restricciones|limites|filtros)|libre de (todas? )?(tus )?(reglas"
     r"|restricciones)",
     "persona_weak": r"actua como|comportate como|modo desarrollador|sin (ninguna )?(regla"
@@ -50,9 +52,20 @@ LEXICON: Lexicon = {
     "policy_nouns": r"politicas?|reglas|restricciones|filtros?|normas|seguridad|moderacion|censura"
     r"|limites|protecciones",
     "policy_off": r"(esta|estan|ha sido|han sido|queda|quedan) (ahora )?(desactivad|suspendid"
-    r"|levantad|eliminad|anulad|deshabilitad)[oa]s?|ya no (aplica|aplican|esta activ|estan activ|rige"
+    r"|levantad|eliminad|anulad|deshabilitad)[oa]s?|ya no (aplica|aplican|esta activ|estan activ"
+    r"|rige"
     r"|rigen)",
     "new_orders": r"(nuevas?|otras?) (reglas?|normas?|instrucciones?) para (este|esta|la|el) (chat"
     r"|conversacion|sesion)|(nuevas?|verdaderas?|reales?) (instrucciones|instruccion|reglas"
     r"|tareas?|ordenes) ?:",
+    "context_objects": r"(la|tu|su|los|tus|sus) (base de (conocimientos?|datos documental)"
+    r"|documentos?|fuentes|pasajes recuperados|contexto( recibido)?|faq|resultados de busqueda)",
+    "own_knowledge": r"(responde|responda|contesta|conteste)\w* (solo |solamente "
+    r"|unicamente )?(de memoria|con (tu|su|tus|sus) (propios? )?conocimientos?|con lo que (sabes"
+    r"|sepas))|inventa(te)? (una|la) (respuesta|historia)",
+    "persona_more": r"vas a (fingir|hacer de|actuar como|comportarte|ser ahora|interpretar)"
+    r"|(abandona|deja|olvida) (tu|su) (personaje|papel|rol|persona)( actual)?",
+    "extract_more": r"(el )?(parrafo|texto|mensaje|contenido|lineas?|palabras) (que (va|viene|esta"
+    r"|aparece) )?(antes del|previo al|que precede al) (primer|mensaje inicial)"
+    r"|(el )?prompt (en bruto|exacto|completo|que recibiste|recibido)",
 }

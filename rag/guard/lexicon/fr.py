@@ -7,15 +7,20 @@ from rag.guard.lexicon.slots import Lexicon
 LEXICON: Lexicon = {
     "override_verbs": r"ne (prete|pretez) (aucune|pas|plus) attention a|ignore[rsz]?|oublie[rsz]?"
     r"|ne (tiens|tenez|tient) (pas|plus) compte"
-    r"|(fais|faites) abstraction|contourne[rsz]?|passe[rz]? outre|outrepasse[rsz]?|laisse[rsz]? tomber"
-    r"|ne (suis|suivez) plus|abandonne[rsz]?|efface[rsz]?",
-    "override_objects": r"(ton|votre|ta) (role|personnage|mission|identite)|(toutes? |tes |vos |les "
+    r"|(fais|faites) abstraction|contourne[rsz]?|passe[rz]? outre|outrepasse[rsz]?"
+    r"|laisse[rsz]? tomber"
+    r"|ne (suis|suivez) plus|abandonne[rsz]?|efface[rsz]?|mets? de cote|mettez de cote|ecarte[sz]?"
+    r"|neglige[sz]?",
+    "override_objects": r"(ton|votre|ta) (role|personnage|mission|identite)|(toutes? |tes |vos "
+    r"|les "
     r"|ces |mes )?(\w+ )?(instructions?|consignes?|regles"
-    r"|directives|prompts?|restrictions|limites|contraintes|ordres) (precedentes?|anterieures?"
+    r"|directives|prompts?|restrictions|limites|contraintes|indications|orientations|parametres"
+    r"|reglages|ordres) (precedentes?|anterieures?"
     r"|initiales?"
     r"|ci-dessus|d'origine|originales?|systeme|donnees|recues)"
-    r"|(tes|vos|toutes? les|toutes? tes|toutes? vos) (\w+ )?(instructions?|consignes?|regles|directives"
-    r"|restrictions|limites|contraintes)"
+    r"|(tes|vos|toutes? les|toutes? tes|toutes? vos) (\w+ )?(instructions?|consignes?|regles"
+    r"|directives"
+    r"|restrictions|limites|contraintes|indications|orientations|parametres|reglages)"
     r"|(tout )?ce qui (precede|a ete dit|est au-dessus|est ecrit au-dessus)"
     r"|(tout )?ce (que|qu'on) (je t'ai|t'a|on t'a|vous a|l'on t'a) (dit|ecrit|donne)"
     r"|(le texte |tout )?ci-dessus|tout le reste|tout ce qui est avant",
@@ -28,7 +33,8 @@ LEXICON: Lexicon = {
     r"|vos) (prompt|instructions"
     r"|consignes)( (initiales?|systeme|cachees|secretes))?",
     "override_weak": r"instructions?|consignes?|regles|directives|restrictions",
-    "extract_verbs": r"affiche[rsz]?|repete[rsz]?|tradui[rstz]e?|traduisez|resume[rsz]?|recopie[rsz]?"
+    "extract_verbs": r"affiche[rsz]?|repete[rsz]?|tradui[rstz]e?|traduisez|resume[rsz]?"
+    r"|recopie[rsz]?"
     r"|revele[rsz]?|donne[rsz]?(-moi)?|montre[rsz]?(-moi)?|ecris|ecrivez|imprime[rsz]?|cite[rsz]?"
     r"|dis(-moi)?|dites(-moi)?|liste[rsz]?|reproduis(ez)?|partage[rsz]?",
     "extract_objects": r"(tout )?ce qui (precede|est (ecrit )?(au-dessus|plus haut|avant)"
@@ -48,20 +54,35 @@ LEXICON: Lexicon = {
     r"|tu es (desormais|maintenant|a present) |tu n'es plus|joue[sz]? le role|incarne[sz]? (un|une"
     r"|le|la) "
     r"|mode (dieu|sans (filtre|restriction|limite)s?)"
-    r"|(ia|assistant|modele|chatbot|bot|version) (sans (regles|filtres?|restrictions|limites|censure)"
+    r"|(ia|assistant|modele|chatbot|bot|version) (sans (regles|filtres?|restrictions|limites"
+    r"|censure)"
     r"|non (filtre|censure|bride)e?|debride)"
     r"|tu n'as (plus )?(aucune|pas de) (regle|restriction|limite|filtre)s?"
     r"|libere de (toutes? )?(tes )?(regles|restrictions|contraintes)",
     "persona_weak": r"agis comme|comporte-toi comme|mode (developpeur|debug)|sans (aucune )?(regle"
     r"|restriction|limite|filtre"
     r"|censure)s?|jeu de role",
-    "policy_nouns": r"politique|regles|restrictions|filtres?|garde-fous|consignes|securite|moderation"
+    "policy_nouns": r"politique|regles|restrictions|filtres?|garde-fous|consignes|securite"
+    r"|moderation"
     r"|censure|limites|protections",
-    "policy_off": r"(est|sont|a ete|ont ete) (maintenant |desormais )?(desactive|suspendu|leve|supprime"
+    "policy_off": r"(est|sont|a ete|ont ete) (maintenant |desormais )?(desactive|suspendu|leve"
+    r"|supprime"
     r"|annule|coupe)(e|es|s)?|ne s'applique(nt)? plus|n'(est|sont) plus (actif|active|en vigueur"
     r"|valable)s?",
     "new_orders": r"(nouvelles?|autres?) (regles?|consignes?|instructions?) pour (cette"
     r"|la) (conversation|discussion|session)|(nouvelles?|vraies?|veritables?"
     r"|nouveaux) (instructions?|consignes?|regles|directives"
     r"|taches?|ordres) ?:",
+    "context_objects": r"(la|ta|votre|les|tes|vos) (base (de connaissances|documentaire)"
+    r"|documents?|sources|passages (recuperes|fournis)|contexte( fourni)?|faq"
+    r"|resultats de recherche)",
+    "own_knowledge": r"(reponds?|repondez|reponse) (uniquement |seulement )?(de memoire|avec (tes"
+    r"|vos) (propres )?connaissances|selon (tes|vos) connaissances)|invente[sz]? (une|la) (reponse"
+    r"|histoire)",
+    "persona_more": r"(tu vas|vous allez) (faire semblant|jouer|te comporter|vous comporter"
+    r"|incarner|etre desormais)|(abandonne[sz]?|quitte[sz]?|laisse[sz]? tomber) (ton"
+    r"|votre) (personnage|role|persona)",
+    "extract_more": r"(le )?(paragraphe|texte|message|contenu|lignes?|mots) (juste |qui (se trouve"
+    r"|vient) )?(precede|avant|qui precede(nt)?) (le|mon|ton|votre) (tout )?premier"
+    r"|(le )?prompt (brut|exact|complet|recu)",
 }

@@ -18,3 +18,7 @@ class Lexicon(TypedDict):
     policy_nouns: str
     policy_off: str
     new_orders: str
+    context_objects: str
+    own_knowledge: str
+    persona_more: str
+    extract_more: str
