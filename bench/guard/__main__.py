@@ -6,9 +6,9 @@
 Sets (bench/guard/sets, written apart from the training examples in rag/guard/data): held-out attacks
 per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
 looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
-tuned on; *_fresh.txt: written after the second freeze and never tuned on; *_blind.txt: written and
-committed before the retraining of issue 18's second pass, in styles the training data avoids, never
-tuned on), and every question of the shared corpora's queries.jsonl as ordinary benign traffic.
+tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
+*_blind.txt: written and committed before that pass's retraining, in styles the training data
+avoids, its lines never tuned on), and every question of the shared corpora's queries.jsonl as ordinary benign traffic.
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
 (p50/p95 over the corpora questions).
 """
@@ -35,7 +35,8 @@ ROUNDS = (
         "late ",
     ),
     (
-        "third round: written after the second freeze, measured (0.583 detection), never tuned on",
+        "third round: written after the second freeze, measured (0.583 detection); its misses were"
+        " read in issue 18's second pass",
         "_fresh",
         "fresh ",
     ),
