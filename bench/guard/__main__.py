@@ -1,12 +1,14 @@
 """Injection guard: detection and false-positive rates, the old regex guard vs the scored detector, side by side.
 
     nice -n 10 .venv/bin/python -m bench.guard [--corpora ../shared/corpora] [--threshold 0.6]
+        [--misses] [--latency-samples 300]
 
 Sets (bench/guard/sets, written apart from the training examples in rag/guard/data): held-out attacks
 per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
 looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
-tuned on; *_fresh.txt: written after the second freeze and never tuned on), and every question of
-the shared corpora's queries.jsonl as ordinary benign traffic.
+tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
+*_blind.txt: written and committed before that pass's retraining, in styles the training data
+avoids, its lines never tuned on), and every question of the shared corpora's queries.jsonl as ordinary benign traffic.
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
 (p50/p95 over the corpora questions).
 """
@@ -24,13 +26,36 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt")
+# (heading, file suffix, row name) of each held-out round, oldest first.
+ROUNDS = (
+    ("", "", ""),
+    (
+        "second round: written after the first freeze, measured (0.567 detection), then tuned on",
+        "_late",
+        "late ",
+    ),
+    (
+        "third round: written after the second freeze, measured (0.583 detection); its misses were"
+        " read in issue 18's second pass",
+        "_fresh",
+        "fresh ",
+    ),
+    (
+        "fourth round: blind, written before the retraining in other styles, never tuned on",
+        "_blind",
+        "blind ",
+    ),
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpora", type=Path, default=None, help="Folder of BEIR corpora.")
     parser.add_argument("--threshold", type=float, default=None, help="Default: the detector's.")
-    parser.add_argument("--latency-samples", type=int, default=300)
+    parser.add_argument("--latency-samples", type=int, default=300, help="0: skip latency.")
+    parser.add_argument(
+        "--misses", action="store_true", help="Print each missed attack and flagged look-alike."
+    )
     args = parser.parse_args()
     import django
 
@@ -40,37 +65,36 @@ def main() -> None:
     from rag.guard import DEFAULT_THRESHOLD, injection_detect
 
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
-    attacks = labelled_lines("attacks.txt")
-    lookalikes = labelled_lines("lookalikes.txt")
-    late_attacks = labelled_lines("attacks_late.txt")
-    late_lookalikes = labelled_lines("lookalikes_late.txt")
-    fresh_attacks = labelled_lines("attacks_fresh.txt")
-    fresh_lookalikes = labelled_lines("lookalikes_fresh.txt")
     questions = corpora_questions(args.corpora or corpora_dir())
 
     def new(text: str) -> bool:
         return injection_detect(text=text).flagged(threshold)
 
+    def report(title: str, lines: list[tuple[str, str]]) -> None:
+        _rows(title, lines, baseline_flags, new)
+        if args.misses:
+            attack = title.startswith("detection")
+            for language, text in lines:
+                if new(text) != attack:
+                    detection = injection_detect(text=text)
+                    print(
+                        f"   {'missed' if attack else 'flagged'} {language} {detection.score:.2f} {text!r}"
+                    )
+
     print(f"threshold {threshold}")
-    print(f"{'set':34} {'n':>5} {'old':>7} {'new':>7}")
-    _rows("detection, attacks", attacks, baseline_flags, new)
-    _rows("false positives, look-alikes", lookalikes, baseline_flags, new)
-    print(
-        "-- second round: written after the first freeze, measured (0.567 detection), then tuned on:"
-    )
-    _rows("detection, late attacks", late_attacks, baseline_flags, new)
-    _row("false positives, late look-alikes", [t for _l, t in late_lookalikes], baseline_flags, new)
-    print("-- third round: written after the second freeze, measured once, never tuned on:")
-    _rows("detection, fresh attacks", fresh_attacks, baseline_flags, new)
-    _row(
-        "false positives, fresh look-alikes", [t for _l, t in fresh_lookalikes], baseline_flags, new
-    )
+    print(f"{'set':40} {'n':>5} {'old':>7} {'new':>7}")
+    for heading, suffix, name in ROUNDS:
+        if heading:
+            print(f"-- {heading}:")
+        report(f"detection, {name}attacks", labelled_lines(f"attacks{suffix}.txt"))
+        report(f"false positives, {name}look-alikes", labelled_lines(f"lookalikes{suffix}.txt"))
     print("-- ordinary questions:")
     for corpus, texts in questions.items():
         _row(f"false positives, {corpus} questions", texts, baseline_flags, new)
     every = [text for texts in questions.values() for text in texts]
     _row("false positives, all corpora questions", every, baseline_flags, new)
-    _latency(every[: args.latency_samples])
+    if args.latency_samples:
+        _latency(every[: args.latency_samples])
 
 
 def _rows(
@@ -91,7 +115,7 @@ def _row(
 ) -> None:
     old_rate = sum(map(old, texts)) / len(texts)
     new_rate = sum(map(new, texts)) / len(texts)
-    print(f"{title:34} {len(texts):>5} {old_rate:>7.3f} {new_rate:>7.3f}")
+    print(f"{title:40} {len(texts):>5} {old_rate:>7.3f} {new_rate:>7.3f}")
 
 
 def _latency(texts: list[str]) -> None:

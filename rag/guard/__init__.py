@@ -36,7 +36,8 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 class Detection:
     score: float
     # The strongest cue ("override", "prompt_extraction", "role_play", "fake_system", "policy_disabled",
-    # "format_hijack", "encoded_payload", "classifier"), "" when nothing looked like an injection.
+    # "format_hijack", "encoded_payload", "context_override", "classifier"), "" when nothing looked
+    # like an injection.
     label: str
     # The sentence that carried the cue, as written (or the start of the text for the classifier).
     excerpt: str

@@ -15,6 +15,7 @@ from rag.guard.lexicon import LEXICONS
 
 STRONG = 0.9
 MEDIUM = 0.7
+HALF = 0.5
 WEAK = 0.4
 FAINT = 0.25
 # Between a verb and its object: a few words, never across a sentence end.
@@ -53,6 +54,13 @@ def _language_patterns() -> list[_Pattern]:
                 rf"\b({words['override_verbs']})\b{_GAP}\b({words['override_weak']})\b",
             ),
             ("override", STRONG, rf"\b({words['disobey']})"),
+            # "Ignore the documents": a user may mean a product's documents, so only half a cue.
+            (
+                "override",
+                HALF,
+                rf"\b({words['override_verbs']})\b{_GAP}\b({words['context_objects']})\b",
+            ),
+            ("context_override", 0.45, rf"\b({words['own_knowledge']})\b"),
             ("prompt_extraction", 0.8, rf"\b({words['ask_prompt']})\b"),
             (
                 "prompt_extraction",
@@ -60,7 +68,13 @@ def _language_patterns() -> list[_Pattern]:
                 rf"\b({words['extract_verbs']})\b{_GAP}\b({words['extract_objects']})",
             ),
             ("role_play", 0.8, rf"\b({words['persona']})"),
+            (
+                "prompt_extraction",
+                MEDIUM,
+                rf"\b({words['extract_verbs']})\b{_GAP}\b({words['extract_more']})\b",
+            ),
             ("role_play", FAINT, rf"\b({words['persona_weak']})"),
+            ("role_play", MEDIUM, rf"\b({words['persona_more']})\b"),
             (
                 "policy_disabled",
                 MEDIUM,

@@ -1,5 +1,6 @@
 """Train the detector's classifier: the deepset set (or any JSON lines of text/label) plus Parley's own
-examples in six languages (rag/guard/data), embedded with MiniLM, written to model.npz.
+examples in six languages (rag/guard/data: written lines and the templates' expansion), embedded with
+MiniLM, calibrated on out-of-fold scores (rag.guard.validation), written to model.npz.
 
 Run by `manage.py guard_train`; bench/guard's held-out sets are never read here.
 """
@@ -13,10 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.guard.classifier import MODEL_PATH, ClassifierModel, classifier_save, classifier_train
+from rag.guard.classifier import (
+    MODEL_PATH,
+    ClassifierModel,
+    classifier_features,
+    classifier_fit,
+    classifier_save,
+)
 from rag.guard.normalise import text_fold
+from rag.guard.validation import FOLDS, bias_shift, classifier_calibrate
 
 DATA_DIR = Path(__file__).with_name("data")
+# Below this many examples of either class a k-fold split says nothing: the model is saved as fitted.
+CALIBRATION_MIN_PER_CLASS = 10 * FOLDS
+# The benign examples written as look-alikes (the calibration's false-positive target is on them).
+LOOKALIKE_SOURCES = ("parley-", "templates-")
 
 
 @dataclass(frozen=True)
@@ -24,6 +36,9 @@ class Example:
     text: str
     label: int  # 1 injection, 0 benign
     source: str
+    # Examples sharing a group (one template's fillings) stay in the same validation fold, so the
+    # calibration sees templates the fold's model never saw; "" is a group of its own.
+    group: str = ""
 
 
 def examples_own() -> list[Example]:
@@ -35,6 +50,18 @@ def examples_own() -> list[Example]:
                 continue
             language, _, text = line.partition("|")
             examples.append(Example(text.replace("\\n", "\n"), label, f"parley-{language}"))
+    return examples
+
+
+def examples_augmented() -> list[Example]:
+    """The templates' attacks and look-alikes in each language (rag.guard.augment), grouped by template."""
+    from rag.guard.augment import templates_expand, templates_load
+
+    examples = []
+    for language, templates in templates_load().items():
+        expanded = templates_expand(templates=templates)
+        for label, text, template in expanded:
+            examples.append(Example(text, label, f"templates-{language}", f"{language}-{template}"))
     return examples
 
 
@@ -135,15 +162,20 @@ def examples_jsonl(*, path: Path, limit: int | None = None) -> list[Example]:
 
 
 def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> ClassifierModel:
-    """Embed, fit and save; returns the model (its meta says what it was trained on)."""
+    """Embed, calibrate, fit and save; returns the model (its meta says what it was trained on and
+    how it did out of fold). Sets too small for a k-fold split (tiny runs) are saved uncalibrated."""
     from rag.embeddings import LOCAL_MODEL_ID, embed_texts
+    from rag.guard import CLASSIFIER_WEIGHT, DEFAULT_THRESHOLD
 
-    labels = [example.label for example in examples]
-    if len(set(labels)) < 2:
+    labels = np.asarray([example.label for example in examples])
+    if len(set(labels.tolist())) < 2:
         raise ValueError("Training needs both injections (label 1) and benign texts (label 0).")
     embeddings = np.asarray(
         embed_texts([example.text for example in examples], model_id=LOCAL_MODEL_ID),
         dtype=np.float32,
+    )
+    features = classifier_features(
+        folded=[text_fold(example.text) for example in examples], embeddings=embeddings
     )
     sources: dict[str, int] = {}
     for example in examples:
@@ -151,14 +183,33 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
     meta: dict[str, object] = {
         "embedding_model": LOCAL_MODEL_ID,
         "examples": len(examples),
-        "injections": sum(labels),
+        "injections": int(labels.sum()),
         "sources": sources,
+        "calibration": None,
     }
-    model = classifier_train(
-        folded=[text_fold(example.text) for example in examples],
-        embeddings=embeddings,
-        labels=labels,
-        meta=meta,
-    )
+    regularisation, shift = 4.0, 0.0
+    if min(int(labels.sum()), int((labels == 0).sum())) >= CALIBRATION_MIN_PER_CLASS:
+        calibration = classifier_calibrate(
+            features=features,
+            labels=labels,
+            groups=[example.group for example in examples],
+            lookalike=np.asarray(
+                [example.source.startswith(LOOKALIKE_SOURCES) for example in examples]
+            ),
+        )
+        regularisation = calibration.regularisation
+        # The cut reads as the default threshold when the classifier decides alone.
+        shift = bias_shift(
+            cut=calibration.cut, target_probability=DEFAULT_THRESHOLD / CLASSIFIER_WEIGHT
+        )
+        meta["calibration"] = {
+            "regularisation": calibration.regularisation,
+            "cut": round(calibration.cut, 4),
+            "out_of_fold_detection": round(calibration.detection, 4),
+            "out_of_fold_false_positives_lookalikes": round(calibration.false_positives, 4),
+            "out_of_fold_false_positives_all_benign": round(calibration.false_positives_all, 4),
+        }
+    weights, bias = classifier_fit(features=features, labels=labels, regularisation=regularisation)
+    model = ClassifierModel(weights=weights, bias=bias + shift, meta=meta)
     classifier_save(model=model, path=output)
     return model

@@ -8,7 +8,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from rag.guard.classifier import MODEL_PATH
-from rag.guard.training import examples_background, examples_jsonl, examples_own, guard_train
+from rag.guard.training import (
+    examples_augmented,
+    examples_background,
+    examples_jsonl,
+    examples_own,
+    guard_train,
+)
 
 
 class Command(BaseCommand):
@@ -30,7 +36,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        examples = [] if options["corpus_only"] else examples_own() + examples_background()
+        examples = (
+            []
+            if options["corpus_only"]
+            else examples_own() + examples_augmented() + examples_background()
+        )
         for path in options["corpus"]:
             files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
             for file in files:
@@ -40,3 +50,5 @@ class Command(BaseCommand):
             f"Trained on {model.meta['examples']} examples ({model.meta['injections']} injections): "
             f"{options['output']}"
         )
+        if calibration := model.meta.get("calibration"):
+            self.stdout.write(f"Calibration (out of fold, on the training data): {calibration}")

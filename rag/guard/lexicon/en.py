@@ -1,0 +1,89 @@
+"""The English words of an injection (folded: lower case, no accents); slots as in rag.guard.lexicon."""
+
+from __future__ import annotations
+
+from rag.guard.lexicon.slots import Lexicon
+
+LEXICON: Lexicon = {
+    "override_verbs": r"pay no attention to|take no notice of|don'?t pay attention to|ignore"
+    r"|disregard|forget|override|bypass|skip|discard|abandon|neglect|set aside"
+    r"|throw away|stop following|do not follow|don'?t follow|no longer follow|drop|put aside"
+    r"|leave aside|overlook|look past|pass over|move past",
+    "override_objects": r"(your|the) (current )?(role|persona|job|character|identity|purpose)|(all"
+    r"|any|your|previous|prior|above|earlier|preceding|initial|original|system"
+    r"|these|those|the above|the previous|the preceding|the prior|the earlier|the initial"
+    r"|the original"
+    r"|the system|my previous|all the|all of the|all your|all previous"
+    r"|all prior) (\w+ )?(instructions?"
+    r"|rules|prompts?|guidelines|directives|polic(y|ies)|constraints|restrictions|programming"
+    r"|guardrails|guidance|directions|briefing|setup|configuration|limits"
+    r"|context|messages?|commands|orders|text|conversation|tasks?|information)"
+    r"|everything (above|before|else|so far|prior|previous|you (were|have been|'ve been) (told"
+    r"|given))"
+    r"|(all|everything) (that )?(came|comes|was said|was written|i said) (before|above|earlier)"
+    r"|(the|all) above|what (was|i|you were|has been) (said|told|written|given)( to you)?( before"
+    r"| above)?",
+    "disobey": r"(do not|don'?t|stop|no longer|never) (follow|obey|respect)(ing)? (your|the|any"
+    r"|those|these) (\w+ )?(rules|instructions|guidelines|directives|policy)"
+    r"|(instructions|rules|guidelines|directives|prompt) (you|that you) (were given|received|got"
+    r"|have been given)",
+    "ask_prompt": r"(context window|you (were|are|have been) (configured|programmed|set up"
+    r"|initiali[sz]ed) (with|to)|your (configuration|programming))|what (is|are|was|were) (your"
+    r"|the) (system prompt|initial (prompt|instructions)"
+    r"|original (prompt|instructions)"
+    r"|hidden (prompt|instructions)|secret (prompt|instructions)|prompt)",
+    "override_weak": r"instructions?|rules|guidelines|directives|polic(y|ies)|restrictions|prompt",
+    "extract_verbs": r"print|repeat|recite|output|echo|display|show|reveal|write( out| down)?|copy"
+    r"|paste"
+    r"|list|tell me|give me|translate|summari[sz]e|paraphrase|spell out|dump|leak|share|type out"
+    r"|quote",
+    "extract_objects": r"(text|words|lines|content|messages?|instructions?|everything|all|sentences"
+    r"|prompt"
+    r"|conversation|what(ever)? (is|was|comes|came|you (see|read"
+    r"|were given)))( [^.?!\n]{0,20})? (above"
+    r"|before (this|my|the|that)|preceding|that precedes|precedes|previously|prior|so far"
+    r"|up to (here|now|this point)|at the (top|beginning|start))"
+    r"|(system|initial|original|hidden|secret|developer|first|full|entire|complete) (prompt"
+    r"|instructions?"
+    r"|system message|rules|configuration)"
+    r"|your (\w+ )?(instructions|prompt|rules|guidelines|directives|configuration|system message)",
+    "persona": r"imagine (you are|you'?re|being|that you are) (an?|the) (\w+ )?(ai|model|assistant"
+    r"|chatbot|bot|llm)|i want you to (act|behave|pretend|play|respond|answer|become|be|roleplay"
+    r"|simulate"
+    r"|impersonate)|pretend (to be|you are|you'?re|that you)|you are (now|no longer)|you'?re now"
+    r"|from now on,? (you|your|act|answer|respond|reply|speak|behave)|do anything now"
+    r"|(god|jailbreak|unrestricted|unfiltered|dan) mode"
+    r"|(unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|unethical|unlimited) (ai"
+    r"|assistant"
+    r"|model|chatbot|bot|version|persona)|stay in character"
+    r"|you have no (rules|restrictions|limits|filters|guidelines)"
+    r"|(free|freed|liberated) from (all |your )?(rules|restrictions|constraints|limitations)",
+    "persona_weak": r"(act|behave|respond|answer) as (if|an?|my|though)|role[- ]?play|\bdan\b"
+    r"|jailbreak"
+    r"|(developer|debug|admin|maintenance) mode"
+    r"|(without|with no|no) (any )?(content |safety )?(rules|restrictions|filters|limits"
+    r"|limitations"
+    r"|censorship|morals|ethics|polic(y|ies))",
+    "policy_nouns": r"polic(y|ies)|rules|restrictions|filters?|guardrails|guidelines|safeguards"
+    r"|moderation|safety|censorship|limitations",
+    "policy_off": r"(is|are|have been|has been|now|were|been) (now )?(disabled|deactivated|lifted"
+    r"|suspended|off|removed|turned off|switched off|no longer (active|valid|in (effect|force)))"
+    r"|no longer (apply|applies)|do(es)? not apply( anymore)?",
+    "new_orders": r"(new|different) (rules?|instructions?|policy) (for|in) (this|the) (chat"
+    r"|conversation|session)|(new|updated|real|actual|true|revised|override) (instructions?"
+    r"|rules|task|orders"
+    r"|directives?|system (prompt|message)) ?:",
+    "context_objects": r"(the|your|my|all (the|your)) (knowledge base|kb|documents?|docs|sources"
+    r"|retrieved (passages|chunks|context|text)|context( you (were|are) given)?|faq"
+    r"|search results)",
+    "own_knowledge": r"(answer|respond|reply|speak)\w* (only |just )?(from|with|using"
+    r"|out of) (your own|your general|your|general|pure) (knowledge|memory|training|opinion)"
+    r"|(answer|respond|reply)\w* (only |just )?from memory|make (up|something up) (an|the) answer"
+    r"|invent (an|the|a) (convincing |plausible )?answer",
+    "persona_more": r"you('re| are) going to (pretend|act|play|be|behave|roleplay)"
+    r"|you will (now )?(pretend|act as|play the (role|part)|be playing)|(drop|abandon|leave"
+    r"|shed) (your|the) (current |usual |previous )?(persona|character|role)",
+    "extract_more": r"(the )?(paragraph|text|lines?|words|message|content|sentences?)( that comes"
+    r"| right| just)? (before|preceding|prior to|above) (the|my|your|this) (first|initial|opening"
+    r"|very first)|(raw|unfiltered|exact|literal) (prompt|instructions|input you (got|received))",
+}

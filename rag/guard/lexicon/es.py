@@ -1,0 +1,71 @@
+"""The Spanish words of an injection (folded: lower case, no accents); slots as in rag.guard.lexicon."""
+
+from __future__ import annotations
+
+from rag.guard.lexicon.slots import Lexicon
+
+LEXICON: Lexicon = {
+    "override_verbs": r"no (prestes|preste) atencion a|ignora[rd]?|ignore[ns]?|olvida[rd]?"
+    r"|olvide[ns]?|omite|omita[ns]?|omitir"
+    r"|haz caso omiso|hagan? caso omiso|no (hagas|haga) caso|descarta[rd]?|deja de (seguir|lado)"
+    r"|pasa por alto|no sigas|desobedece|deja a un lado|saltate|pasa de|no (tengas|tenga) en cuenta",
+    "override_objects": r"(tu|su) (papel|rol|personaje|mision|identidad)|(todas? |tus |sus |las "
+    r"|los |estas |mis )?(\w+ )?(instrucciones|instruccion"
+    r"|reglas|normas|directrices|indicaciones|ordenes|restricciones|limitaciones|pautas"
+    r"|orientaciones|configuracion|limites|prompts?) (anteriores"
+    r"|previas|de arriba|iniciales|originales|del sistema|recibidas|que te (dieron|di))"
+    r"|(tus|sus|todas las|todas tus) (\w+ )?(instrucciones|reglas|normas|directrices|indicaciones"
+    r"|restricciones)"
+    r"|(todo )?lo (anterior|de arriba|que (te )?(dije|dijeron|precede|esta arriba|se dijo))"
+    r"|todo lo que (precede|esta (arriba|antes)|te (han|hayan) dicho)|todo lo demas",
+    "disobey": r"no (sigas|sigan|siga|obedezcas|respetes|respete) (mas )?(tus|sus"
+    r"|las) (\w+ )?(reglas|normas|instrucciones|directrices)"
+    r"|(instrucciones|reglas|normas|directrices) que (recibiste|te dieron|has recibido|ha recibido)",
+    "ask_prompt": r"(ventana de contexto|te (configuraron|programaron)|(fuiste"
+    r"|has sido) (configurado|programado)|tu configuracion)|(cual|cuales|que) (es|son|eran"
+    r"|era) (tu|tus|su|sus) (prompt|instrucciones"
+    r"|indicaciones)( (iniciales|del sistema|ocultas|secretas))?",
+    "override_weak": r"instrucciones|reglas|normas|directrices|restricciones",
+    "extract_verbs": r"imprim[ea]|repit[ea]|traduc[ea]|traduzca|muestr[ea](me)?|resum[ea]|revel[ea]"
+    r"|dime|digame|escrib[ea]|copi[ea]|lista|enumera|comparte|reproduce|cita",
+    "extract_objects": r"(todo )?lo (anterior|de arriba|que (precede|esta (arriba|antes)))"
+    r"|(el |los |las )?(texto|palabras|mensaje|contenido)( que (esta|aparece|hay))? (de arriba"
+    r"|arriba|anterior(es)?"
+    r"|que precede(n)?|previo|precedente)"
+    r"|(tus|sus) (instrucciones|reglas|directrices|indicaciones|normas)( (iniciales|del sistema"
+    r"|ocultas))?"
+    r"|(el |tu |su )?(prompt|mensaje) (del sistema|de sistema|inicial|original|oculto)"
+    r"|las instrucciones (iniciales|del sistema|ocultas|secretas|originales)",
+    "persona": r"imagina (que eres|ser) (un|una|el|la) (\w+ )?(ia|modelo|asistente|chatbot|bot)"
+    r"|quiero que (actues|seas|finjas|te comportes|hagas de|interpretes|respondas como"
+    r"|juegues)|finge (ser|que (eres|no tienes|estas))|haz como si (fueras|eres)"
+    r"|(a partir de ahora|desde ahora|de ahora en adelante),? (eres|seras|tu|actua|responde"
+    r"|te comportaras|vas a)|ahora eres |ya no eres|(juega|interpreta|asume) el (papel|rol)"
+    r"|modo (dios|sin (filtros?|restricciones|limites))"
+    r"|(ia|asistente|modelo|chatbot|bot|version) sin (reglas|filtros?|restricciones|limites"
+    r"|censura)"
+    r"|no tienes (reglas|restricciones|limites|filtros)|libre de (todas? )?(tus )?(reglas"
+    r"|restricciones)",
+    "persona_weak": r"actua como|comportate como|modo desarrollador|sin (ninguna )?(regla"
+    r"|restriccion|limite|filtro"
+    r"|censura)s?|juego de rol",
+    "policy_nouns": r"politicas?|reglas|restricciones|filtros?|normas|seguridad|moderacion|censura"
+    r"|limites|protecciones",
+    "policy_off": r"(esta|estan|ha sido|han sido|queda|quedan) (ahora )?(desactivad|suspendid"
+    r"|levantad|eliminad|anulad|deshabilitad)[oa]s?|ya no (aplica|aplican|esta activ|estan activ"
+    r"|rige"
+    r"|rigen)",
+    "new_orders": r"(nuevas?|otras?) (reglas?|normas?|instrucciones?) para (este|esta|la|el) (chat"
+    r"|conversacion|sesion)|(nuevas?|verdaderas?|reales?) (instrucciones|instruccion|reglas"
+    r"|tareas?|ordenes) ?:",
+    "context_objects": r"(la|tu|su|los|tus|sus) (base de (conocimientos?|datos documental)"
+    r"|documentos?|fuentes|pasajes recuperados|contexto( recibido)?|faq|resultados de busqueda)",
+    "own_knowledge": r"(responde|responda|contesta|conteste)\w* (solo |solamente "
+    r"|unicamente )?(de memoria|con (tu|su|tus|sus) (propios? )?conocimientos?|con lo que (sabes"
+    r"|sepas))|inventa(te)? (una|la) (respuesta|historia)",
+    "persona_more": r"vas a (fingir|hacer de|actuar como|comportarte|ser ahora|interpretar)"
+    r"|(abandona|deja|olvida) (tu|su) (personaje|papel|rol|persona)( actual)?",
+    "extract_more": r"(el )?(parrafo|texto|mensaje|contenido|lineas?|palabras) (que (va|viene|esta"
+    r"|aparece) )?(antes del|previo al|que precede al) (primer|mensaje inicial)"
+    r"|(el )?prompt (en bruto|exacto|completo|que recibiste|recibido)",
+}
