@@ -58,15 +58,6 @@ def _workers(base: str) -> int:
     return int(health(base)[1]["workers"])
 
 
-# Open (issue 18): on the merged tree the session worker does not answer again within the waits
-# after a Valkey restart, so the recovery check and the killed batch time out (the fault branch alone
-# passed both). The test runs; its outcome is not asserted until that is fixed.
-AFTER_VALKEY_RESTART = (
-    "the session worker does not come back within the wait after a Valkey restart"
-)
-
-
-@pytest.mark.xfail(reason=AFTER_VALKEY_RESTART, strict=False)
 def test_a_worker_killed_mid_batch_its_documents_end_ready_after_the_sweep(
     live_api: str, celery_worker: str, ingestion_queue: dict[str, str], settings: object
 ) -> None:
