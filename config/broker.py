@@ -33,10 +33,10 @@ class Channel(redis.Channel):
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         transport = self.connection
         if transport.client is not None:
-            return dict(super()._connparams(asynchronous=asynchronous))
+            return super()._connparams(asynchronous=asynchronous)
         transport.client = self._conninfo  # only for this read: the transport is being discarded
         try:
-            return dict(super()._connparams(asynchronous=asynchronous))
+            return super()._connparams(asynchronous=asynchronous)
         finally:
             transport.client = None
 
