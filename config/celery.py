@@ -1,5 +1,6 @@
-"""The Celery application: Redis (Valkey) broker, JSON only, tasks discovered from the apps; a worker's database
-connections outlive its tasks."""
+"""The Celery application: Redis (Valkey) broker (through config.broker's transport, which outlives a
+broker restart), JSON only, tasks discovered from the apps; a worker's database connections outlive its
+tasks."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import os
 from celery import Celery
 from celery.signals import task_postrun, task_prerun
 
+from config.broker import broker_transport_install
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+broker_transport_install()  # a worker must outlive a broker restart (see config.broker)
 app = Celery("parley")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

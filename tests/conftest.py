@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from config.celery import app as celery_app
 from tests.support.llm_server import ScriptedLLMServer
-from tests.support.processes import child_database_url, process_group_stop, wait_for
+from tests.support.processes import celery_worker_start, child_database_url, process_group_stop
 
 pytest_plugins = ["tests.support.browser", "tests.support.llm_fixtures"]
 
 TEST_QUEUE = "parley-test"
+WORKER_HOSTNAME = f"test-worker-{os.getpid()}@localhost"
+WORKER_LOG = Path(settings.VAR_DIR) / "logs" / "test-worker.log"
 
 # Streamed offline answers pause between partials only for a person to see them: never in tests (the
 # environment reaches the worker and server processes the tests start).
@@ -48,13 +50,14 @@ def llm_child_env(server: ScriptedLLMServer) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def celery_worker(
+def celery_worker_process(
     django_db_setup: None, django_db_blocker: pytest.FixtureRequest, llm_server: ScriptedLLMServer
-) -> Iterator[str]:
-    """A real Celery worker process, consuming the test queue against the test database."""
-    hostname = f"test-worker-{os.getpid()}@localhost"
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A real Celery worker process, consuming the test queue against the test database; its log (each
+    task, each broker reconnection) is WORKER_LOG, started afresh each session."""
+    WORKER_LOG.parent.mkdir(parents=True, exist_ok=True)
+    WORKER_LOG.write_bytes(b"")
     env = {
-        **os.environ,
         "DATABASE_URL": child_database_url(),
         # redis-py's spelling: the worker's settings derive the broker URL from it, and API code
         # in the worker (SSE producers) talks to Redis with it directly.
@@ -63,32 +66,29 @@ def celery_worker(
         **llm_child_env(llm_server),
         "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
-    argv = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "--pool=prefork",
-        "--concurrency=1",
-        "-Q",
-        TEST_QUEUE,
-        "-n",
-        hostname,
-        "--without-gossip",
-        "--without-mingle",
-        "--loglevel=WARNING",
-    ]
-    process = subprocess.Popen(argv, env=env, start_new_session=True)
-
-    def answered() -> bool:
-        assert process.poll() is None, f"test worker exited with {process.returncode}"
-        replies = celery_app.control.ping(destination=[hostname], timeout=0.5) or []
-        return bool(replies)
-
+    process = celery_worker_start(
+        hostname=WORKER_HOSTNAME, queue=TEST_QUEUE, env=env, log=WORKER_LOG, loglevel="INFO"
+    )
     try:
-        wait_for(answered, timeout=60, interval=0.2, what="the test Celery worker")
-        yield hostname
+        yield process
     finally:
         process_group_stop(process)
+
+
+@pytest.fixture(scope="session")
+def celery_worker(celery_worker_process: subprocess.Popen[bytes]) -> str:
+    """The session worker's hostname (its process is ``celery_worker_process``)."""
+    return WORKER_HOSTNAME
+
+
+@pytest.fixture(autouse=True)
+def _session_worker_survives(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that took the session worker down fails itself, pointing at the worker's log, rather than
+    leaving every later worker test to time out waiting for it."""
+    yield
+    if "celery_worker_process" not in request.fixturenames:
+        return
+    process: subprocess.Popen[bytes] = request.getfixturevalue("celery_worker_process")
+    assert process.poll() is None, (
+        f"the session's Celery worker exited with {process.returncode} during this test; see {WORKER_LOG}"
+    )

@@ -7,7 +7,10 @@ processing, no chunk twice, no turn left unanswered; and /healthz back to ok."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +25,8 @@ from tests.api.conftest import live_api
 from tests.api.factories import bot_make, server_key_make
 from tests.api.test_sse_live import _join_deltas
 from tests.support.knowledge import document_ingested
+from tests.support.llm_server import Reply, ScriptedLLMServer
+from tests.support.outages import held
 from tests.support.processes import wait_for
 from tests.support.sse_follow import Followed, sse_follow
 
@@ -121,6 +126,58 @@ def health(base: str) -> tuple[int, dict[str, Any]]:
     return response.status_code, response.json()
 
 
+@dataclass(frozen=True)
+class Probed:
+    """/healthz as read during an outage, and how long it took to answer."""
+
+    status: int
+    body: dict[str, Any]
+    seconds: float
+
+
+def health_probed(base: str) -> Probed:
+    started = time.monotonic()
+    status, body = health(base)
+    return Probed(status, body, time.monotonic() - started)
+
+
+@dataclass(frozen=True)
+class MidStream:
+    conversation: Conversation
+    followed: Followed
+    health: Probed  # read while the service was down
+
+
+def turn_through_outage(
+    shop: Shop,
+    llm: ScriptedLLMServer,
+    *,
+    outage: Callable[[], AbstractContextManager[None]],
+    client_message_id: str,
+) -> MidStream:
+    """A streamed turn whose model pauses after its first tokens; at the first partial update the outage
+    starts, /healthz is read, the model is let go (its answer completes while the service is down), and
+    the outage lasts 1.5 s more before the service comes back."""
+    resume = threading.Event()
+    llm.enqueue(Reply(content=shop.answer_json, pause_after=30, resume=resume, token_delay=0.01))
+    conversation = Conversation.objects.create(bot=shop.bot)
+    probed: list[Probed] = []
+
+    def outage_once(event: Any) -> None:
+        if event.event != "tool_partial_update" or probed:
+            return
+        with outage():
+            resume.set()
+            probed.append(health_probed(shop.base))
+            held(1.5)
+
+    followed = turn_streamed(
+        shop, conversation=conversation, client_message_id=client_message_id, on_event=outage_once
+    )
+    assert probed, "no partial update arrived: the outage never happened"
+    return MidStream(conversation=conversation, followed=followed, health=probed[0])
+
+
 def health_recovers(base: str, *, timeout: float = 45) -> dict[str, Any]:
     seen: dict[str, Any] = {}
 
@@ -145,3 +202,25 @@ def invariants_check() -> None:
         assert ordinals == list(range(document.chunk_count)), document.filename
     unanswered = Turn.objects.filter(completed_at__isnull=True)
     assert not unanswered.exists(), list(unanswered.values_list("client_message_id", flat=True))
+
+
+def manual_text(n: int, *, paragraphs: int) -> str:
+    """A long document (many chunks, so ingestion is still embedding when a fault strikes)."""
+    sentence = "The rear hub motor of model {n} needs a torque check every {k} hundred kilometres. "
+    return "\n\n".join(sentence.format(n=n, k=k) * 6 for k in range(paragraphs))
+
+
+def documents_finish(ids: list[Any], *, timeout: float, what: str) -> None:
+    """Wait until none of the documents is pending or processing, then check each ended ready and whole
+    (each chunk once, more than a few of them)."""
+
+    def finished() -> bool:
+        return not Document.objects.filter(
+            pk__in=ids, status__in=["pending", "processing"]
+        ).exists()
+
+    wait_for(finished, timeout=timeout, interval=0.5, what=what)
+    for document in Document.objects.filter(pk__in=ids):
+        assert (document.status, document.error) == ("ready", ""), document.error
+        ordinals = sorted(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
+        assert ordinals == list(range(document.chunk_count)) and document.chunk_count > 5

@@ -7,24 +7,24 @@ ready, each chunk once."""
 
 from __future__ import annotations
 
-import threading
-import time
-from typing import Any
-
 import pytest
 from django.core.files.base import ContentFile
 
 from conversations.models import Conversation, Turn
-from rag.models import Chunk, Document
+from rag.models import Document
 from rag.services import document_create
 from tests.faults.conftest import (
     SENTENCE,
+    Probed,
     Shop,
-    health,
+    documents_finish,
+    health_probed,
     health_recovers,
     invariants_check,
+    manual_text,
     stream_outcome,
     turn_streamed,
+    turn_through_outage,
 )
 from tests.support.llm_server import Reply, ScriptedLLMServer
 from tests.support.outages import held, postgres_down
@@ -33,49 +33,26 @@ from tests.support.processes import wait_for
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker, pytest.mark.timeout(150)]
 
 
-def _database_down_reported(base: str) -> dict[str, Any]:
-    started = time.monotonic()
-    status, body = health(base)
-    assert status == 503 and body["database_ok"] is False, body
-    assert time.monotonic() - started < 10  # a load balancer's probe does not wait out the outage
-    return body
+def _database_down_reported(probed: Probed) -> None:
+    assert probed.status == 503 and probed.body["database_ok"] is False, probed.body
+    assert probed.seconds < 10  # a load balancer's probe does not wait out the outage
 
 
 def test_postgres_restarted_mid_stream_the_turn_is_answered(
     shop: Shop, llm: ScriptedLLMServer
 ) -> None:
-    resume = threading.Event()
-    llm.enqueue(Reply(content=shop.answer_json, pause_after=30, resume=resume, token_delay=0.01))
-    conversation = Conversation.objects.create(bot=shop.bot)
-    seen: dict[str, Any] = {}
-
-    def restart_once(event: Any) -> None:
-        if event.event != "tool_partial_update" or seen:
-            return
-        with postgres_down():
-            resume.set()  # the answer completes while the database is down
-            seen["health"] = _database_down_reported(shop.base)
-            held(1.5)
-
-    followed = turn_streamed(
-        shop, conversation=conversation, client_message_id="m-pg", on_event=restart_once
-    )
-    assert seen["health"]["database_ok"] is False
-    name, body = stream_outcome(followed)
+    mid = turn_through_outage(shop, llm, outage=postgres_down, client_message_id="m-pg")
+    _database_down_reported(mid.health)
+    name, body = stream_outcome(mid.followed)
     if name == "error":  # the outage cost this delivery its answer: the client sends it again
         llm.enqueue(Reply(content=shop.answer_json))
-        again = turn_streamed(shop, conversation=conversation, client_message_id="m-pg")
+        again = turn_streamed(shop, conversation=mid.conversation, client_message_id="m-pg")
         name, body = stream_outcome(again)
     assert name == "tool_end" and body["answer"] == SENTENCE
-    turn = Turn.objects.get(conversation=conversation, client_message_id="m-pg")
+    turn = Turn.objects.get(conversation=mid.conversation, client_message_id="m-pg")
     assert turn.completed_at is not None and turn.answer == SENTENCE
     assert health_recovers(shop.base)["database_ok"] is True
     invariants_check()
-
-
-def _long_text(n: int) -> str:
-    sentence = "The rear hub motor of model {n} needs a torque check every {k} hundred kilometres. "
-    return "\n\n".join(sentence.format(n=n, k=k) * 6 for k in range(24))
 
 
 def test_postgres_restarted_during_ingestion_every_document_ends_ready(shop: Shop) -> None:
@@ -83,7 +60,7 @@ def test_postgres_restarted_during_ingestion_every_document_ends_ready(shop: Sho
     documents = [
         document_create(
             workspace=workspace,
-            file=ContentFile(_long_text(n).encode(), name=f"motor-{n}.txt"),
+            file=ContentFile(manual_text(n, paragraphs=24).encode(), name=f"motor-{n}.txt"),
             bots=[shop.bot],
         )
         for n in range(3)
@@ -95,19 +72,10 @@ def test_postgres_restarted_during_ingestion_every_document_ends_ready(shop: Sho
 
     wait_for(processing, timeout=60, interval=0.05, what="ingestion to start")
     with postgres_down():
-        _database_down_reported(shop.base)
+        _database_down_reported(health_probed(shop.base))
         held(1.5)
 
-    def finished() -> bool:
-        return not Document.objects.filter(
-            pk__in=ids, status__in=["pending", "processing"]
-        ).exists()
-
-    wait_for(finished, timeout=90, interval=0.5, what="every document to finish after the restart")
-    for document in Document.objects.filter(pk__in=ids):
-        assert (document.status, document.error) == ("ready", ""), document.error
-        ordinals = sorted(Chunk.objects.filter(document=document).values_list("ordinal", flat=True))
-        assert ordinals == list(range(document.chunk_count)) and document.chunk_count > 5
+    documents_finish(ids, timeout=90, what="every document to finish after the restart")
     assert health_recovers(shop.base)["database_ok"] is True
     invariants_check()
 

@@ -16,10 +16,17 @@ from django.db import transaction
 
 from config.celery import app as celery_app
 from core.models import Workspace
-from rag.models import Chunk, Document
+from rag.models import Document
 from rag.services import document_create, documents_reclaim_stuck
 from tests.conftest import TEST_QUEUE
-from tests.faults.conftest import health, health_recovers, invariants_check
+from tests.faults.conftest import (
+    documents_finish,
+    health,
+    health_recovers,
+    invariants_check,
+    manual_text,
+)
+from tests.support.knowledge import batch_embedding_wait
 from tests.support.processes import (
     celery_worker_start,
     child_database_url,
@@ -49,24 +56,10 @@ def ingestion_queue() -> Iterator[dict[str, str]]:
         celery_app.conf.task_default_queue = previous
 
 
-def _long_text(n: int) -> str:
-    sentence = "The rear hub motor of model {n} needs a torque check every {k} hundred kilometres. "
-    return "\n\n".join(sentence.format(n=n, k=k) * 6 for k in range(20))
-
-
 def _workers(base: str) -> int:
     return int(health(base)[1]["workers"])
 
 
-# Open (issue 18): on the merged tree the session worker does not answer again within the waits
-# after a Valkey restart, so the recovery check and the killed batch time out (the fault branch alone
-# passed both). The test runs; its outcome is not asserted until that is fixed.
-AFTER_VALKEY_RESTART = (
-    "the session worker does not come back within the wait after a Valkey restart"
-)
-
-
-@pytest.mark.xfail(reason=AFTER_VALKEY_RESTART, strict=False)
 def test_a_worker_killed_mid_batch_its_documents_end_ready_after_the_sweep(
     live_api: str, celery_worker: str, ingestion_queue: dict[str, str], settings: object
 ) -> None:
@@ -79,22 +72,14 @@ def test_a_worker_killed_mid_batch_its_documents_end_ready_after_the_sweep(
         ):  # every message leaves at commit: the first finds the others waiting
             documents = [
                 document_create(
-                    workspace=workspace, file=ContentFile(_long_text(n).encode(), name=f"m{n}.txt")
+                    workspace=workspace,
+                    file=ContentFile(manual_text(n, paragraphs=20).encode(), name=f"m{n}.txt"),
                 )
                 for n in range(4)
             ]
         ids = [document.pk for document in documents]
 
-        def batch_embedding() -> bool:
-            rows = list(
-                Document.objects.filter(pk__in=ids, status="processing").values_list(
-                    "claim_id", "progress"
-                )
-            )
-            claims = [claim for claim, _ in rows]
-            return any(progress > 15 and claims.count(claim) >= 2 for claim, progress in rows)
-
-        wait_for(batch_embedding, timeout=90, interval=0.05, what="a batch to start embedding")
+        batch_embedding_wait(ids)
         os.killpg(first.pid, signal.SIGKILL)  # the main process and its pool process, at once
         first.wait(timeout=10)
 
@@ -120,18 +105,7 @@ def test_a_worker_killed_mid_batch_its_documents_end_ready_after_the_sweep(
 
         wait_for(swept, timeout=10, interval=0.5, what="the sweep to hand the batch back")
 
-        def finished() -> bool:
-            return not Document.objects.filter(
-                pk__in=ids, status__in=["pending", "processing"]
-            ).exists()
-
-        wait_for(finished, timeout=120, interval=0.5, what="every document of the killed batch")
-        for document in Document.objects.filter(pk__in=ids):
-            assert (document.status, document.error) == ("ready", ""), document.error
-            ordinals = sorted(
-                Chunk.objects.filter(document=document).values_list("ordinal", flat=True)
-            )
-            assert ordinals == list(range(document.chunk_count)) and document.chunk_count > 5
+        documents_finish(ids, timeout=120, what="every document of the killed batch")
         assert health_recovers(live_api)["workers"] == workers_before - 1
         invariants_check()
     finally:

@@ -6,7 +6,6 @@ import io
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,13 @@ from django.core.management import call_command
 from config.celery import app as celery_app
 from core.models import Workspace
 from rag.models import Chunk, Document
-from tests.support.processes import child_database_url, wait_for
+from tests.support.knowledge import batch_embedding_wait
+from tests.support.processes import (
+    celery_worker_start,
+    child_database_url,
+    process_group_stop,
+    wait_for,
+)
 
 
 @pytest.mark.worker
@@ -84,48 +89,22 @@ def dedicated_worker(django_db_setup: None) -> Iterator[subprocess.Popen]:
     """A worker of our own, on its own queue, embedding in batches of 4 so progress moves often; we may kill it."""
     hostname = f"kill-worker-{os.getpid()}@localhost"
     env = {
-        **os.environ,
         "DATABASE_URL": child_database_url(),
         "REDIS_URL": settings.CELERY_BROKER_URL,
         "CELERY_TASK_DEFAULT_QUEUE": KILL_QUEUE,
         "PARLEY_EMBEDDING_BATCH_SIZE": "4",
         "PARLEY_INGEST_MAX_ATTEMPTS": "2",
     }
-    argv = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "--pool=prefork",
-        "--concurrency=1",
-        "-Q",
-        KILL_QUEUE,
-        "-n",
-        hostname,
-        "--without-gossip",
-        "--without-mingle",
-        "--loglevel=WARNING",
-    ]
-    process = subprocess.Popen(argv, env=env, start_new_session=True)
     previous_queue = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = KILL_QUEUE
     try:
-        wait_for(
-            lambda: bool(celery_app.control.ping(destination=[hostname], timeout=0.5)),
-            timeout=60,
-            what="worker",
-        )
-        yield process
+        process = celery_worker_start(hostname=hostname, queue=KILL_QUEUE, env=env)
+        try:
+            yield process
+        finally:
+            process_group_stop(process)
     finally:
         celery_app.conf.task_default_queue = previous_queue
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 def _long_text() -> str:
@@ -211,18 +190,7 @@ def test_a_worker_killed_mid_batch_leaves_every_document_to_end_ready(
         ]
     ids = [document.pk for document in documents]
 
-    def batch_embedding() -> bool:
-        rows = list(
-            Document.objects.filter(pk__in=ids, status="processing").values_list(
-                "claim_id", "progress"
-            )
-        )
-        claims = [claim for claim, _ in rows]
-        return any(progress > 15 and claims.count(claim) >= 2 for claim, progress in rows)
-
-    wait_for(
-        batch_embedding, timeout=90, interval=0.05, what="a batch of documents to start embedding"
-    )
+    batch_embedding_wait(ids)
     children = psutil.Process(dedicated_worker.pid).children()
     assert len(children) == 1
     children[0].send_signal(signal.SIGKILL)

@@ -44,3 +44,20 @@ def document_ingested(
         assert outcome == "ready", outcome
     document.refresh_from_db()
     return document
+
+
+def batch_embedding_wait(ids: Iterable[uuid.UUID | str], *, timeout: float = 90) -> None:
+    """Wait until a worker's batch is embedding: two or more of the documents under one claim, one of
+    them past parsing (the moment a fault test kills the worker)."""
+    pks = list(ids)
+
+    def embedding() -> bool:
+        rows = list(
+            Document.objects.filter(pk__in=pks, status="processing").values_list(
+                "claim_id", "progress"
+            )
+        )
+        claims = [claim for claim, _ in rows]
+        return any(progress > 15 and claims.count(claim) >= 2 for claim, progress in rows)
+
+    wait_for(embedding, timeout=timeout, interval=0.05, what="a batch of documents to embed")

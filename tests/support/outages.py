@@ -5,7 +5,7 @@ reconnect, as after a restart in production. The services are always running aga
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,26 +24,36 @@ def _valkey_dir() -> Path:
 
 
 @contextmanager
-def postgres_down() -> Iterator[None]:
-    """PostgreSQL stopped (fast shutdown: sessions are cut, as in a restart) for the body of the block."""
-    embedded._postgres_stop(_postgres_dir())
+def _outage(stop: Callable[[], object], start: Callable[[], object]) -> Iterator[None]:
+    stop()
     try:
         yield
     finally:
-        embedded._postgres_ensure(_postgres_dir())
-        # This process's own connections died with the server; a request would drop them (Django's
-        # health check at request start), a test has to.
-        connections.close_all()
+        start()
+
+
+@contextmanager
+def postgres_down() -> Iterator[None]:
+    """PostgreSQL stopped (fast shutdown: sessions are cut, as in a restart) for the body of the block."""
+    with _outage(lambda: embedded._postgres_stop(_postgres_dir()), _postgres_start):
+        yield
+
+
+def _postgres_start() -> None:
+    embedded._postgres_ensure(_postgres_dir())
+    # This process's own connections died with the server; a request would drop them (Django's
+    # health check at request start), a test has to.
+    connections.close_all()
 
 
 @contextmanager
 def valkey_down() -> Iterator[None]:
     """Valkey stopped (SIGTERM: it writes its append-only file, as in a restart) for the body of the block."""
-    embedded._valkey_stop(_valkey_dir())
-    try:
+    with _outage(
+        lambda: embedded._valkey_stop(_valkey_dir()),
+        lambda: embedded._valkey_ensure(_valkey_dir()),
+    ):
         yield
-    finally:
-        embedded._valkey_ensure(_valkey_dir())
 
 
 def held(seconds: float) -> None:

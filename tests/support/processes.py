@@ -7,8 +7,11 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from django.db import connection
@@ -57,15 +60,30 @@ def process_group_stop(process: subprocess.Popen[bytes], *, grace: float = 20.0)
         process.wait()
 
 
+@contextlib.contextmanager
+def broker_connection() -> Iterator[Any]:
+    """A broker connection of its own for a control call (ping, inspect): one from this process's pool
+    may be one a Valkey restart broke."""
+    from config.celery import app
+
+    with app.connection_for_write() as connection:
+        yield connection
+
+
 def celery_worker_start(
-    *, hostname: str, queue: str, env: dict[str, str], timeout: float = 60
+    *,
+    hostname: str,
+    queue: str,
+    env: dict[str, str],
+    timeout: float = 60,
+    log: Path | None = None,
+    loglevel: str = "WARNING",
 ) -> subprocess.Popen[bytes]:
     """A real prefork Celery worker (one pool process) on ``queue``, answering pings when this returns.
 
-    It runs in a session of its own, so ``os.killpg`` reaches it and its pool process together.
+    It runs in a session of its own, so ``os.killpg`` reaches it and its pool process together. With
+    ``log`` its output goes to that file (else to this process's, which pytest captures per test).
     """
-    import sys
-
     from config.celery import app
 
     argv = [
@@ -83,14 +101,20 @@ def celery_worker_start(
         hostname,
         "--without-gossip",
         "--without-mingle",
-        "--loglevel=WARNING",
+        f"--loglevel={loglevel}",
     ]
-    process = subprocess.Popen(argv, env={**os.environ, **env}, start_new_session=True)
+    output = log.open("ab") if log is not None else None
+    try:
+        process = subprocess.Popen(
+            argv, env={**os.environ, **env}, start_new_session=True, stdout=output, stderr=output
+        )
+    finally:
+        if output is not None:
+            output.close()  # the child holds its own copy
 
     def answering() -> bool:
         assert process.poll() is None, f"worker {hostname} exited with {process.returncode}"
-        # A connection of its own: one from this process's pool may be one a Valkey restart broke.
-        with app.connection_for_write() as connection:
+        with broker_connection() as connection:
             replies = app.control.ping(destination=[hostname], timeout=0.5, connection=connection)
         return bool(replies)
 
