@@ -14,7 +14,7 @@ from django.db import models
 from django.db.models import Q
 
 from bots.models import Bot
-from conversations.models import Turn
+from conversations.models import CuratedAnswer, Turn
 
 
 class AnalyzedTurn(Turn):
@@ -73,8 +73,20 @@ class GapCluster(models.Model):
     # The mean of the members' normalised embeddings, for matching later questions to the cluster.
     centroid = models.JSONField(default=list)
     turns = models.ManyToManyField(Turn, related_name="+")
-    # When a later turn close to the centroid was answered (found_in_context); null while uncovered.
+    # The curated answer an admin attached to the cluster (one may answer several clusters).
+    curated_answer = models.ForeignKey(
+        CuratedAnswer, on_delete=models.SET_NULL, null=True, blank=True, related_name="clusters"
+    )
+
+    class CoveredBy(models.TextChoices):
+        TURN = "turn", "a later turn"
+        EVALUATION_RUN = "evaluation_run", "a later evaluation run"
+        CURATED_ANSWER = "curated_answer", "a curated answer"
+
+    # When (and by what) the gap got an answer: a later turn or evaluation run whose question is close
+    # to the centroid found one, or a curated answer was attached; null while uncovered.
     covered_at = models.DateTimeField(null=True, blank=True)
+    covered_by = models.CharField(max_length=20, choices=CoveredBy.choices, blank=True)
 
     class Meta:
         ordering = ["-size", "id"]

@@ -32,7 +32,7 @@ WHERE r.bot_id = %(bot)s::uuid AND r.day >= %(first_day)s AND r.day < %(end_day)
 """
 _TOTALS_SQL = """
 SELECT r.dimension, r.key, sum(r.n)::int AS n {scope}
-  AND r.dimension IN ('turns', 'deflected', 'confidence', 'feedback', 'feedback_reason')
+  AND r.dimension IN ('turns', 'deflected', 'curated', 'confidence', 'feedback', 'feedback_reason')
 GROUP BY r.dimension, r.key
 """.replace("{scope}", _ROLLUP_SCOPE)
 _SERIES_SQL = """
@@ -144,10 +144,13 @@ def _figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 def _summary(figures: dict[str, dict[str, int]]) -> dict[str, Any]:
     turns = figures.get("turns", {}).get("", 0)
     deflected = figures.get("deflected", {}).get("yes", 0)
+    curated = figures.get("curated", {}).get("yes", 0)
     return {
         "turns": turns,
         "deflected": deflected,
         "deflection_rate": deflected / turns if turns else None,
+        "curated": curated,
+        "curated_rate": curated / turns if turns else None,
     }
 
 

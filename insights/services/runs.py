@@ -22,6 +22,7 @@ from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import PipelineRun, answer_run
 from insights.models import EvaluationCase, EvaluationResult, EvaluationRun, EvaluationSet
+from insights.services.gaps import gap_clusters_coverage_refresh
 from insights.services.metrics import NO_ANSWER_STATUSES, ResultFacts, run_metrics
 from prompts.engine import BotSettings, HistoryTurn, TemplateSource
 from prompts.selectors import bot_settings_get
@@ -307,6 +308,8 @@ def _complete(run: EvaluationRun, settings: BotSettings) -> str:
             done=len(facts),
             completed_at=timezone.now(),
         )
+    # A gap cluster that this run's found answers reach is covered from now on.
+    gap_clusters_coverage_refresh(bot_id=run.bot_id)
     return EvaluationRun.Status.COMPLETED
 
 

@@ -1,5 +1,5 @@
 """The knowledge-gap loop: FAQ candidates from resolved handoffs, reviewed in the admin and approved
-into a document the bot then answers from; curated answers matched by embedding similarity."""
+into a document the bot then answers from (curated answers: test_curated.py)."""
 
 from __future__ import annotations
 
@@ -16,22 +16,13 @@ from conversations.pipeline.run import answer_run
 from core.models import Membership, Workspace
 from core.permissions import workspace_admins_group_ensure
 from handoff.models import Handoff, HandoffReason, Message
-from insights.models import (
-    CuratedAnswer,
-    CuratedAnswerPolicy,
-    FaqCandidate,
-    GapCluster,
-    GapClustering,
-)
+from insights.models import FaqCandidate
 from insights.services.knowledge import (
     ReviewRefused,
-    curated_answer_embed,
-    curated_answer_match,
     faq_candidate_approve,
     faq_candidates_collect,
 )
 from prompts.selectors import bot_settings_get
-from rag.embeddings import embed_query
 from rag.ingestion import document_ingest
 from tests.support.factories import BotFactory, MembershipFactory
 from tests.support.knowledge import document_ingested
@@ -112,34 +103,3 @@ def test_a_resolved_handoff_becomes_a_candidate_approved_into_a_document_the_bot
     assert run.chunks and run.chunks[0].document_id == str(document.pk)
     assert run.generated.outcome.enforced.answer.status.value == "found_in_context"
     assert "40 euros" in run.route.text
-
-
-def test_a_curated_answer_takes_over_a_close_question_only() -> None:
-    bot = BotFactory()
-    now = timezone.now()
-    clustering = GapClustering.objects.create(
-        bot=bot, period_start=now - timedelta(days=1), period_end=now, status="completed"
-    )
-    cluster = GapCluster.objects.create(clustering=clustering, label="tandem?", size=3)
-    curated = CuratedAnswer.objects.create(
-        bot=bot, cluster=cluster, question=QUESTION, answer=ANSWER
-    )
-    curated_answer_embed(curated_id=curated.pk)
-    cluster.refresh_from_db()
-    assert cluster.covered_at is not None  # the gap now has an answer
-
-    def embed(text: str, model: str) -> list[float]:
-        return embed_query(text, model_id=model)
-
-    match = curated_answer_match(
-        bot_id=bot.pk, question="Can I rent a tandem for two?", embed=embed
-    )
-    assert match is not None and match.answer == ANSWER and match.similarity >= 0.85
-    assert curated_answer_match(bot_id=bot.pk, question="Where is my order?", embed=embed) is None
-    CuratedAnswerPolicy.objects.create(bot=bot, similarity_threshold=0.999)
-    assert (
-        curated_answer_match(bot_id=bot.pk, question="Can I rent a tandem for two?", embed=embed)
-        is None
-    )
-    CuratedAnswer.objects.filter(pk=curated.pk).update(is_active=False)
-    assert curated_answer_match(bot_id=bot.pk, question=QUESTION, embed=embed) is None
