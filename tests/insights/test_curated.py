@@ -149,3 +149,47 @@ def test_an_evaluation_run_answers_curated_questions_and_records_no_turn(shop: A
     assert curated.answer == ANSWER and curated.model == CURATED_MODEL and curated.passed
     assert results["How much is a day rental?"].source_recall == 1.0
     assert not Turn.objects.exists()
+
+
+class _Recorder:
+    """A PipelineEmitter that keeps what the pipeline reports (what streams.sse would send)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+
+    def search_preparation_started(self) -> None:
+        self.events.append(("search_preparation", None))
+
+    def retrieval_completed(self, *, retrieved_count: int) -> None:
+        self.events.append(("retrieval", retrieved_count))
+
+    def reranking_completed(
+        self, *, initial_count: int, reranked_count: int, kept_count: int
+    ) -> None:
+        self.events.append(("reranking", kept_count))
+
+    def compiling_results_started(self) -> None:
+        self.events.append(("compiling", None))
+
+    def partial(self, *, content: str, output_key: str = "response") -> None:
+        self.events.append(("partial", content))
+
+
+def test_a_streamed_turn_emits_the_curated_answer_like_any_answer(shop: Any) -> None:
+    from conversations.pipeline import turn_answer
+
+    bot, _, _ = shop
+    conversation = Conversation.objects.create(bot=bot)
+    recorder = _Recorder()
+    result = turn_answer(
+        conversation_id=conversation.pk,
+        client_message_id="m-1",
+        message=PARAPHRASE,
+        emitter=recorder,
+    )
+    assert result.payload["answer"] == ANSWER
+    names = [name for name, _ in recorder.events]
+    assert names[:3] == ["search_preparation", "retrieval", "compiling"]
+    assert recorder.events[1] == ("retrieval", 1)
+    partials = [content for name, content in recorder.events if name == "partial"]
+    assert len(partials) > 1 and "".join(partials) == ANSWER
