@@ -12,13 +12,13 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from conversations.models import Conversation, CuratedAnswer, Turn
+from conversations.models import Conversation, CuratedAnswer
 from conversations.pipeline.curated import CURATED_MODEL
 from insights.models import GapCluster
 from insights.services.gaps import gap_clustering_compute, gap_clustering_request
 from insights.services.rollups import turn_rollups_refresh
 from tests.api.factories import bot_make, server_key_make
-from tests.insights.helpers import browser_login
+from tests.insights.helpers import browser_login, turn_answered
 from tests.support.browser import artifact_path
 from tests.support.knowledge import document_ingested
 
@@ -41,15 +41,7 @@ def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
     document_ingested(workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md")
     conversation = Conversation.objects.create(bot=bot, channel="widget")
     for n, question in enumerate(MISSED):
-        Turn.objects.create(
-            conversation=conversation,
-            client_message_id=f"missed-{n}",
-            user_text=question,
-            status="not_found_in_context",
-            confidence=0.1,
-            route_action="show_answer",
-            completed_at=timezone.now(),
-        )
+        turn_answered(conversation, n, question, "not_found_in_context", 0.1)
     now = timezone.now()
     clustering = gap_clustering_request(
         bot_id=bot.pk, start=now - timedelta(days=1), end=now + timedelta(minutes=1)

@@ -21,6 +21,7 @@ from insights.services.gaps import (
 )
 from insights.services.runs import evaluation_run_create, evaluation_run_execute
 from insights.services.sets import evaluation_cases_add
+from tests.insights.helpers import turn_answered
 from tests.support.factories import BotFactory, MembershipFactory
 from tests.support.knowledge import document_ingested
 
@@ -39,25 +40,18 @@ PASSWORD = [
 ]
 
 
-def _turn(conversation: Conversation, n: int, text: str, status: str, confidence: float) -> Turn:
-    return Turn.objects.create(
-        conversation=conversation,
-        client_message_id=f"m{n}",
-        user_text=text,
-        status=status,
-        confidence=confidence,
-        completed_at=timezone.now(),
-    )
-
-
 def test_failed_questions_are_clustered_by_meaning_and_listed_with_their_turns() -> None:
     bot = BotFactory()
     conversation = Conversation.objects.create(bot=bot, channel="widget")
     for n, text in enumerate(SHIPPING):
-        _turn(conversation, n, text, "not_found_in_context", 0.1)
+        turn_answered(conversation, n, text, "not_found_in_context", 0.1)
     for n, text in enumerate(PASSWORD, start=10):
-        _turn(conversation, n, text, "found_in_context", 0.2)  # found, but below the threshold
-    _turn(conversation, 20, "What are your opening hours?", "found_in_context", 0.95)  # no gap
+        turn_answered(
+            conversation, n, text, "found_in_context", 0.2
+        )  # found, but below the threshold
+    turn_answered(
+        conversation, 20, "What are your opening hours?", "found_in_context", 0.95
+    )  # no gap
     now = timezone.now()
     clustering = gap_clustering_request(
         bot_id=bot.pk, start=now - timedelta(days=1), end=now + timedelta(days=1)
@@ -85,7 +79,9 @@ def test_failed_questions_are_clustered_by_meaning_and_listed_with_their_turns()
 
     # Later, the bot answers a shipping question from a new document: that gap is covered, the
     # password one is not.
-    later = _turn(conversation, 30, "Can I get my bike shipped to Canada?", "found_in_context", 0.9)
+    later = turn_answered(
+        conversation, 30, "Can I get my bike shipped to Canada?", "found_in_context", 0.9
+    )
     Turn.objects.filter(pk=later.pk).update(created_at=now + timedelta(days=2))
     assert gap_clusters_coverage_refresh(bot_id=bot.pk) == 1
     covered = {c.label: (c.covered_at, c.covered_by) for c in clustering.clusters.all()}
@@ -102,7 +98,7 @@ def test_a_later_evaluation_run_that_finds_an_answer_covers_a_gap() -> None:
     )
     conversation = Conversation.objects.create(bot=bot, channel="widget")
     for n, text in enumerate(PASSWORD):
-        _turn(conversation, n, text, "not_found_in_context", 0.1)
+        turn_answered(conversation, n, text, "not_found_in_context", 0.1)
     now = timezone.now()  # the clustered period ends before the run
     clustering = gap_clustering_request(bot_id=bot.pk, start=now - timedelta(days=1), end=now)
     assert gap_clustering_compute(clustering_id=clustering.pk)

@@ -3,19 +3,12 @@ into a document the bot then answers from (curated answers: test_curated.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
-from conversations.models import Conversation, Turn
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import answer_run
-from core.models import Membership, Workspace
-from core.permissions import workspace_admins_group_ensure
-from handoff.models import Handoff, HandoffReason, Message
+from core.models import Workspace
 from insights.models import FaqCandidate
 from insights.services.knowledge import (
     ReviewRefused,
@@ -24,37 +17,14 @@ from insights.services.knowledge import (
 )
 from prompts.selectors import bot_settings_get
 from rag.ingestion import document_ingest
-from tests.support.factories import BotFactory, MembershipFactory
+from tests.insights.helpers import member_client, resolved_handoff
+from tests.support.factories import BotFactory
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
 
 QUESTION = "Can I rent a tandem bike for two people?"
 ANSWER = "Yes: tandems are rented at the Lyon shop only, for 40 euros a day, helmets included."
-
-
-def _resolved_handoff(bot: object) -> Handoff:
-    conversation = Conversation.objects.create(bot=bot, channel="widget")  # type: ignore[misc]
-    turn = Turn.objects.create(
-        conversation=conversation,
-        client_message_id="m1",
-        user_text=QUESTION,
-        status="not_found_in_context",
-        completed_at=timezone.now(),
-    )
-    opened = timezone.now() - timedelta(minutes=10)
-    handoff = Handoff.objects.create(
-        conversation=conversation,
-        reason=HandoffReason.VISITOR_REQUEST,
-        turn=turn,
-        closed_at=timezone.now(),
-        outcome=Handoff.Outcome.RESOLVED,
-    )
-    Handoff.objects.filter(pk=handoff.pk).update(opened_at=opened)
-    agent = MembershipFactory(workspace=bot.workspace).user  # type: ignore[attr-defined]
-    Message.objects.create(conversation=conversation, role="agent", text=ANSWER, author=agent)
-    Handoff.objects.filter(pk=handoff.pk).update(closed_at=timezone.now())  # after the reply
-    return handoff
 
 
 def test_a_resolved_handoff_becomes_a_candidate_approved_into_a_document_the_bot_answers_from() -> (
@@ -65,16 +35,14 @@ def test_a_resolved_handoff_becomes_a_candidate_approved_into_a_document_the_bot
     document_ingested(
         workspace=workspace, text="# Repairs\n\nFlat tyres are fixed while you wait.", bots=[bot]
     )
-    handoff = _resolved_handoff(bot)
+    handoff = resolved_handoff(bot=bot, question=QUESTION, answer=ANSWER)
     assert faq_candidates_collect() == 1
     assert faq_candidates_collect() == 0  # once per handoff
     candidate = FaqCandidate.objects.get(handoff=handoff)
     assert (candidate.question, candidate.answer, candidate.status) == (QUESTION, ANSWER, "pending")
 
     # The admin edits the answer, then approves it.
-    workspace_admins_group_ensure()
-    client = Client()
-    client.force_login(MembershipFactory(workspace=workspace, role=Membership.Role.OWNER).user)
+    client = member_client(bot)
     url = reverse("admin:insights_faqcandidate_change", args=[candidate.pk])
     edited = ANSWER + " Book a day ahead."
     response = client.post(url, {"question": QUESTION, "answer": edited, "_approve": "1"})
