@@ -129,7 +129,7 @@ def _refusal_check(*, bot: Bot, cases: int) -> None:
 def evaluation_run_execute(*, run_id: uuid.UUID | str) -> str:
     """Answer every case not answered yet, then compute the metrics; returns the run's status.
 
-    Raises DocumentsPending while the bot has documents but none is ready yet.
+    Raises DocumentsPending while any of the bot's documents is still being ingested.
     """
     run = EvaluationRun.objects.select_related("bot").get(pk=run_id)
     if run.status in (EvaluationRun.Status.COMPLETED, EvaluationRun.Status.FAILED):
@@ -140,8 +140,12 @@ def evaluation_run_execute(*, run_id: uuid.UUID | str) -> str:
     except RunRefused as refused:
         _fail(run, refused.code, str(refused))
         return EvaluationRun.Status.FAILED
-    documents = Document.objects.filter(bots=run.bot)
-    if not documents.filter(status=Document.Status.READY).exists():
+    # Every document still being ingested is waited for: a run answered from some of the documents
+    # only (the demo's first run, queued with them) would measure a bot nobody will talk to.
+    ingesting = Document.objects.filter(
+        bots=run.bot, status__in=[Document.Status.PENDING, Document.Status.PROCESSING]
+    )
+    if ingesting.exists():
         raise DocumentsPending(f"the documents of {run.bot.name} are still being ingested")
     EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.QUEUED).update(
         status=EvaluationRun.Status.RUNNING, started_at=timezone.now(), total=len(cases)
