@@ -15,6 +15,7 @@ from django.db.models import Q
 
 from bots.models import Bot
 from conversations.models import CuratedAnswer, Turn
+from insights.models.evaluation import JobStatus
 
 
 class AnalyzedTurn(Turn):
@@ -27,11 +28,7 @@ class AnalyzedTurn(Turn):
 class GapClustering(models.Model):
     """One clustering of a bot's failed questions over a period and channel."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        COMPLETED = "completed", "Completed"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="gap_clusterings")

@@ -40,20 +40,17 @@ SELECT date_trunc(%(bucket)s, r.day)::date AS bucket, r.key AS status, sum(r.n):
   AND r.dimension = 'status'
 GROUP BY 1, 2 ORDER BY 1, 2
 """.replace("{scope}", _ROLLUP_SCOPE)
-_TOPICS_SQL = """
+# The most frequent topics of one dimension ('topic' or 'suggested'), each saying whether the bot
+# already has it (covered or excluded).
+_RANKED_TOPICS_SQL = """
 SELECT r.key AS topic, sum(r.n)::int AS n,
        EXISTS (SELECT 1 FROM prompt_context_topic AS p
                WHERE p.bot_id = %(bot)s::uuid AND lower(p.name) = lower(r.key)) AS known
-{scope} AND r.dimension = 'topic'
+{scope} AND r.dimension = '{dimension}'
 GROUP BY r.key ORDER BY n DESC, r.key LIMIT %(top)s
 """.replace("{scope}", _ROLLUP_SCOPE)
-_SUGGESTED_SQL = """
-SELECT r.key AS topic, sum(r.n)::int AS n,
-       EXISTS (SELECT 1 FROM prompt_context_topic AS p
-               WHERE p.bot_id = %(bot)s::uuid AND lower(p.name) = lower(r.key)) AS known
-{scope} AND r.dimension = 'suggested'
-GROUP BY r.key ORDER BY n DESC, r.key LIMIT %(top)s
-""".replace("{scope}", _ROLLUP_SCOPE)
+_TOPICS_SQL = _RANKED_TOPICS_SQL.replace("{dimension}", "topic")
+_SUGGESTED_SQL = _RANKED_TOPICS_SQL.replace("{dimension}", "suggested")
 _ESCALATIONS_SQL = """
 SELECT e.kind, count(*)::int AS n, count(e.claimed_at)::int AS claimed,
        count(e.timed_out_at)::int AS timeouts,

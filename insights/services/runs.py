@@ -289,21 +289,9 @@ def _result_store(
 
 
 def _complete(run: EvaluationRun, settings: BotSettings) -> str:
-    facts = [
-        ResultFacts(
-            expected_status=r.expected_status,
-            expect_no_answer=r.expect_no_answer,
-            status=r.status,
-            source_recall=r.source_recall,
-            citation_precision=r.citation_precision,
-            repairs=r.repairs,
-            latency_ms=r.latency_ms,
-            prompt_tokens=r.prompt_tokens,
-            completion_tokens=r.completion_tokens,
-            passed=r.passed,
-        )
-        for r in run.results.all()
-    ]
+    # ResultFacts names the result's columns the metrics read.
+    names = [facts_field.name for facts_field in dataclasses.fields(ResultFacts)]
+    facts = [ResultFacts(**{name: getattr(r, name) for name in names}) for r in run.results.all()]
     metrics = run_metrics(results=facts, top_k=settings.retrieval.top_k)
     with transaction.atomic():
         EvaluationRun.objects.filter(pk=run.pk).exclude(status=EvaluationRun.Status.FAILED).update(

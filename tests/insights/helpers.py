@@ -93,7 +93,7 @@ def resolved_handoff(*, bot: Bot, question: str, answer: str) -> Handoff:
         outcome=Handoff.Outcome.RESOLVED,
     )
     Handoff.objects.filter(pk=handoff.pk).update(opened_at=timezone.now() - timedelta(minutes=10))
-    agent = MembershipFactory(workspace=bot.workspace).user
+    agent = owner_of(bot.workspace)
     Message.objects.create(conversation=conversation, role="agent", text=answer, author=agent)
     Handoff.objects.filter(pk=handoff.pk).update(closed_at=timezone.now())  # after the reply
     return handoff

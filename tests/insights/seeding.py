@@ -95,7 +95,7 @@ def _count(condition: str) -> str:
 
 def recount(*, bot: Bot, start: datetime, end: datetime, channel: str = "") -> dict[str, Any]:
     """The page's figures recounted straight from the tables."""
-    params = [bot.pk, start, end, channel, channel]
+    params: list[Any] = [bot.pk, start, end, channel, channel]
     with connection.cursor() as cursor:
 
         def one(sql: str) -> Any:
@@ -159,7 +159,7 @@ def _escalations(*, bot: Bot, start: datetime, end: datetime, channel: str) -> d
             Turn.objects.filter(
                 conversation=handoff.conversation, created_at__lte=handoff.opened_at
             )
-            .exclude(pk=handoff.turn_id)
+            .exclude(pk__in=[handoff.turn_id] if handoff.turn_id else [])
             .order_by("-created_at")
             .values_list("status", flat=True)[:2]
         )
