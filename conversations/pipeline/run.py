@@ -72,7 +72,10 @@ def answer_run(
     endpoint: LLMEndpoint | None,
     emitter: PipelineEmitter | None = None,
     previous_misses: int = 0,
+    curated_answers: bool = True,
 ) -> PipelineRun:
+    """`curated_answers` False: retrieval answers even a question a curated answer would (rag_search,
+    whose contexts are the documents' chunks, within the caller's document_ids)."""
     started = time.monotonic()
     if emitter is not None:
         emitter.search_preparation_started()
@@ -103,8 +106,10 @@ def answer_run(
             endpoint=endpoint,
             document_languages=foreign,
         )
-        vector, curated, curated_ms = _curated_lookup(
-            bot=bot, scope=scope, question=condensed.question
+        vector, curated, curated_ms = (
+            _curated_lookup(bot=bot, scope=scope, question=condensed.question)
+            if curated_answers
+            else (None, None, {})
         )
         if curated is not None:
             chunks = [curated_chunk(match=curated)]

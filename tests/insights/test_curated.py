@@ -193,3 +193,16 @@ def test_a_streamed_turn_emits_the_curated_answer_like_any_answer(shop: Any) -> 
     assert recorder.events[1] == ("retrieval", 1)
     partials = [content for name, content in recorder.events if name == "partial"]
     assert len(partials) > 1 and "".join(partials) == ANSWER
+
+
+def test_rag_search_keeps_to_the_documents_chunks(shop: Any) -> None:
+    """A search tool's contexts are chunks of the documents in scope (fetchable by id), so a curated
+    answer does not take over a rag_search, even one made for the bot."""
+    from conversations.pipeline import rag_search_answer
+
+    bot, _, _ = shop
+    result = rag_search_answer(workspace_id=bot.workspace_id, bot_id=bot.pk, query=PARAPHRASE)
+    assert result["model"] != CURATED_MODEL
+    assert result["contexts"] and all(
+        not c["chunk_id"].startswith("curated:") for c in result["contexts"]
+    )
