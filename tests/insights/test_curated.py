@@ -206,3 +206,16 @@ def test_rag_search_keeps_to_the_documents_chunks(shop: Any) -> None:
     assert result["contexts"] and all(
         not c["chunk_id"].startswith("curated:") for c in result["contexts"]
     )
+
+
+def test_try_it_and_the_turn_page_show_a_curated_answer(shop: Any) -> None:
+    bot, raw, curated = shop
+    client = member_client(bot)
+    page = client.post(
+        reverse("admin:conversations_turn_try", args=[bot.pk]),
+        {"question": PARAPHRASE, "history": "", "provider": "offline"},
+    ).content.decode()
+    assert ANSWER in page and f"curated:{curated.pk}" in page
+    turn = Turn.objects.get(pk=_ask(raw, bot, PARAPHRASE, "m-1")["turn_id"])
+    change = client.get(reverse("admin:conversations_turn_change", args=[turn.pk]))
+    assert change.status_code == 200 and ANSWER in change.content.decode()
