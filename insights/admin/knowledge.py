@@ -104,6 +104,10 @@ class CuratedAnswerAdmin(WorkspaceScopedAdmin):
             user=request.user,
             lookup="clustering__bot__workspace",
         )
+        if obj is not None:  # the form class is made per request: its initial is this answer's
+            cluster_field.initial = (
+                obj.clusters.order_by("-pk").values_list("pk", flat=True).first()
+            )
         return form
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:

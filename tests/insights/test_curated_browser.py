@@ -70,6 +70,8 @@ def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
     row = page.locator(f"#gap-cluster-{cluster.pk}")
     expect(row.locator(".gap-covered")).to_contain_text("by a curated answer")
     expect(row.locator("a.gap-curated")).to_have_text(curated.question)
+    row.locator("a.gap-curated").click()  # the curated answer's page names its cluster
+    expect(page.locator("#id_cluster")).to_have_value(str(cluster.pk))
 
     # A visitor's paraphrase, through the chat API: the curated answer, cited.
     asked = Conversation.objects.create(bot=bot, channel="api")
