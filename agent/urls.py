@@ -8,6 +8,7 @@ app_name = "agent"
 
 urlpatterns = [
     path("", views.console, name="console"),
+    path("api/me", views.me, name="me"),
     path("api/queue", views.queue, name="queue"),
     path("api/queue/events", views.queue_events, name="queue-events"),
     path("api/conversations/<uuid:conversation_id>", views.conversation, name="conversation"),
@@ -21,4 +22,5 @@ urlpatterns = [
     path("api/conversations/<uuid:conversation_id>/typing", views.typing, name="typing"),
     path("api/conversations/<uuid:conversation_id>/return", views.return_to_bot, name="return"),
     path("api/conversations/<uuid:conversation_id>/resolve", views.resolve, name="resolve"),
+    path("api/conversations/<uuid:conversation_id>/close", views.close, name="close"),
 ]

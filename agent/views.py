@@ -20,23 +20,21 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 from core.errors import ParleyError
+from handoff.console import agent_queue, context_pack
 from handoff.live import conversation_channel, queue_channel
-from handoff.selectors import (
-    agent_conversation_get,
-    agent_display_name,
-    agent_queue,
-    agent_workspace_ids,
-    context_pack,
-    user_is_agent,
-)
+from handoff.names import agent_chosen_name, agent_console_name, agent_display_name
+from handoff.selectors import agent_conversation_get, agent_workspace_ids, user_is_agent
 from handoff.services import (
     agent_message_post,
+    agent_profile_update,
     handoff_claim,
+    handoff_console_close,
     handoff_resolve,
     handoff_return_to_bot,
     message_data,
     typing_signal,
 )
+from handoff.services.agents import DISPLAY_NAME_MAX
 from streams.live import live_stream_ensure
 from streams.sse import sse_response
 from streams.sse.merged import sse_merged_response
@@ -86,7 +84,36 @@ def console(request: HttpRequest) -> HttpResponseBase:
     return render(
         request,
         "agent/console.html",
-        {"agent_name": agent_display_name(request.user)},
+        {
+            "agent_name": agent_console_name(request.user),
+            "display_name": agent_chosen_name(request.user),
+            "display_name_max": DISPLAY_NAME_MAX,
+        },
+    )
+
+
+def _json_body(request: HttpRequest) -> dict[str, Any] | None:
+    try:
+        body = json.loads(request.body or b"{}")
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+@require_POST
+@agent_view
+def me(request: HttpRequest) -> HttpResponseBase:
+    """The agent's display name, as visitors will see it (an empty one clears it)."""
+    body = _json_body(request)
+    if body is None or not isinstance(body.get("display_name", ""), str):
+        return JsonResponse({"code": "malformed_json"}, status=400)
+    profile = agent_profile_update(user=request.user, display_name=body.get("display_name", ""))
+    return JsonResponse(
+        {
+            "display_name": profile.display_name,
+            "shown_as": agent_display_name(request.user),
+            "console_name": agent_console_name(request.user),
+        }
     )
 
 
@@ -116,7 +143,9 @@ def queue_events(request: HttpRequest) -> HttpResponseBase:
 @agent_view
 def conversation(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     found = _conversation_or_404(request, conversation_id)
-    return JsonResponse(context_pack(conversation=found)) if found else _not_found()
+    if found is None:
+        return _not_found()
+    return JsonResponse(context_pack(conversation=found, viewer=request.user))
 
 
 @require_GET
@@ -145,12 +174,11 @@ def claim(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
 def message(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     if _conversation_or_404(request, conversation_id) is None:
         return _not_found()
-    try:
-        body = json.loads(request.body or b"{}")
-        text = str(body.get("text", "")).strip()[:MAX_MESSAGE]
-        client_message_id = str(body.get("client_message_id", ""))[:100]
-    except (ValueError, AttributeError):
+    body = _json_body(request)
+    if body is None:
         return JsonResponse({"code": "malformed_json"}, status=400)
+    text = str(body.get("text", "")).strip()[:MAX_MESSAGE]
+    client_message_id = str(body.get("client_message_id", ""))[:100]
     if not text:
         return JsonResponse({"code": "invalid_request", "message": "text is required"}, status=400)
     posted = agent_message_post(
@@ -192,3 +220,13 @@ def return_to_bot(request: HttpRequest, conversation_id: uuid.UUID) -> HttpRespo
 @agent_view
 def resolve(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
     return _close(request, conversation_id, handoff_resolve)
+
+
+@require_POST
+@agent_view
+def close(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponseBase:
+    """Out of the agent's list: a conversation the agent returned to the bot and watched since."""
+    if _conversation_or_404(request, conversation_id) is None:
+        return _not_found()
+    handoff_console_close(conversation_id=conversation_id, agent=request.user)
+    return JsonResponse({"closed": True})

@@ -252,7 +252,11 @@ PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, m
 # queue, served by a thread-pool worker, so ingestion's prefork worker never delays them (and
 # they never wait for one another). Set it to CELERY_TASK_DEFAULT_QUEUE to run them with the rest.
 CELERY_STREAM_QUEUE = env_str("CELERY_STREAM_QUEUE", "streams")
-CELERY_TASK_ROUTES = {"api.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE}}
+CELERY_TASK_ROUTES = {
+    "api.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE},
+    # The bot's answer to messages an agent left unanswered: a chat turn too, waiting on the LLM.
+    "handoff.pending_answer": {"queue": CELERY_STREAM_QUEUE},
+}
 # Threads of ./parley run's streams worker: the concurrent streamed answers it runs.
 PARLEY_STREAM_WORKER_THREADS = env_int("PARLEY_STREAM_WORKER_THREADS", 32, minimum=1, maximum=512)
 PARLEY_LOAD_DEMO = env_bool("PARLEY_LOAD_DEMO", True)

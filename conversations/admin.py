@@ -1,6 +1,7 @@
 """Read-only admin for the answer audit: turns (filterable by status, topic, confidence band and
-repairs), security events and rag_search executions (workspace-scoped; filterable by model, status
-and date). Nothing here can be added, changed or deleted: it is a record."""
+repairs; the repairs in words on the turn's page), security events and rag_search executions
+(workspace-scoped; filterable by model, status and date). Nothing here can be added, changed or
+deleted: it is a record."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.urls import URLPattern, path
 from django.utils.html import format_html, format_html_join
 
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
+from conversations.repairs_explained import CONTRACT_MET, repairs_explain
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from prompts.admin.bot import bot_admin_link_register
 
@@ -123,6 +125,7 @@ class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
                 "fields": [
                     "retrieved_chunks",
                     "context_usage",
+                    "repairs_in_words",
                     "repairs",
                     "prompt_version",
                     "prompt_hash",
@@ -156,6 +159,25 @@ class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     @admin.display(description="repairs")
     def repair_count(self, turn: Turn) -> int:
         return len(turn.repairs)
+
+    @admin.display(description="repairs in words")
+    def repairs_in_words(self, turn: Turn) -> str:
+        labels = {
+            str(chunk.get("chunk_id")): f"[{chunk.get('rank')}]"
+            + (f" ({chunk['title']})" if chunk.get("title") else "")
+            for chunk in turn.retrieved_chunks
+        }
+        explained = repairs_explain(repairs=turn.repairs, chunk_labels=labels)
+        if not explained:
+            return CONTRACT_MET[0].upper() + CONTRACT_MET[1:] + "."
+        return format_html(
+            '<ul class="turn-repairs">{}</ul>',
+            format_html_join(
+                "",
+                "<li><strong>{}</strong> {} <code>{}</code></li>",
+                ((r.rule or r.code, r.change, r.code) for r in explained),
+            ),
+        )
 
 
 # The console is served here (above prompts), so the bot admin learns of it by registration.

@@ -1,6 +1,7 @@
 """The admin's "Try it" console for one bot: ask a question and see every stage of the answer pipeline —
 condensed question and keywords, retrieved chunks with their vector/text/fused scores, the rendered prompt,
-the raw LLM output and attempts, the repairs, and the routed answer with its citations. Nothing is stored.
+the raw LLM output and attempts, the repairs in words, and the routed answer with its citations as [n]
+markers over a numbered list of the sources (n is the chunk's rank, as in the chunks table). Nothing is stored.
 
 Reached from the turn admin (`admin:conversations_turn_try`); the bot comes through the bot admin's
 workspace-scoped queryset, so a stranger gets a 404.
@@ -8,6 +9,8 @@ workspace-scoped queryset, so a stranger gets a 404.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -19,10 +22,12 @@ from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline import answer_run
 from conversations.pipeline.results import cited_response
 from conversations.pipeline.retrieve import scope_for
+from conversations.repairs_explained import CONTRACT_MET, repairs_explain
 from conversations.types import AnswerStatus
 from prompts.admin.views import BotAdminView
 from prompts.engine import HistoryTurn
 from prompts.selectors import bot_settings_get
+from rag.retrieval import RetrievedChunk
 
 PROVIDERS = [("bot", "The bot's LLM settings"), ("offline", "The offline provider")]
 
@@ -82,13 +87,55 @@ def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
         scope=scope,
         endpoint=endpoint,
     )
-    answer = run.generated.outcome.enforced.answer
-    cited = run.route.text
+    outcome = run.generated.outcome
+    answer = outcome.enforced.answer
+    cited: str = run.route.text
+    ranks: list[int] = []  # the ranks of the chunks the answer cites
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
-        cited, _ = cited_response(
+        cited, ranks = cited_response(
             answer=run.route.text, chunks=run.chunks, usage=answer.context_usage
         )
-    return {"run": run, "answer": answer, "cited_answer": cited, "outcome": run.generated.outcome}
+    by_rank = {chunk.rank: chunk for chunk in run.chunks}
+    labels = {chunk.id: _chunk_label(chunk) for chunk in run.chunks}
+    return {
+        "run": run,
+        "answer": answer,
+        "answer_parts": answer_parts(cited=cited),
+        "sources": [by_rank[rank] for rank in sorted(ranks)],
+        "repairs": repairs_explain(repairs=outcome.enforced.repairs, chunk_labels=labels),
+        "contract_met": CONTRACT_MET,
+        "outcome": outcome,
+    }
+
+
+@dataclass(frozen=True)
+class AnswerPart:
+    """A run of the answer's text, or (`marker` set) the [n] marker of the source ranked n."""
+
+    text: str = ""
+    marker: int | None = None
+
+
+# The citation tags `cited_response` writes (the rag_search spec's form): shown as [n] markers here.
+_CITATION = re.compile(r'<citation id="[^"]*">\[(\d+)\]</citation>')
+
+
+def answer_parts(*, cited: str) -> list[AnswerPart]:
+    """The cited answer as text runs and markers, for the template to escape and link."""
+    parts: list[AnswerPart] = []
+    at = 0
+    for match in _CITATION.finditer(cited):
+        if match.start() > at:
+            parts.append(AnswerPart(text=cited[at : match.start()]))
+        parts.append(AnswerPart(marker=int(match.group(1))))
+        at = match.end()
+    if at < len(cited):
+        parts.append(AnswerPart(text=cited[at:]))
+    return parts
+
+
+def _chunk_label(chunk: RetrievedChunk) -> str:
+    return f"[{chunk.rank}]" + (f" ({chunk.title})" if chunk.title else "")
 
 
 def try_it_view(model_admin: admin.ModelAdmin) -> Any:

@@ -1,14 +1,21 @@
-"""Admin for handoffs: conversations with their owner history, agents' replies and feedback; policies; feedback."""
+"""Admin for handoffs: conversations with their whole transcript (turns, messages and owner changes, by time)
+and their handoffs; handoff policies; answer feedback with its question and answer."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
 
-from conversations.models import Conversation
+from conversations.models import Conversation, Turn
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
-from handoff.models import Handoff, HandoffPolicy, Message, OwnerEvent, TurnFeedback
+from handoff.models import FeedbackReason, Handoff, HandoffPolicy, TurnFeedback
+from handoff.transcript import conversation_transcript
 
 
 class _ReadOnlyInline(admin.TabularInline):
@@ -20,16 +27,6 @@ class _ReadOnlyInline(admin.TabularInline):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
-
-
-class OwnerEventInline(_ReadOnlyInline):
-    model = OwnerEvent
-    fields = readonly_fields = ("created_at", "from_owner", "to_owner", "actor", "agent", "reason")
-
-
-class MessageInline(_ReadOnlyInline):
-    model = Message
-    fields = readonly_fields = ("created_at", "role", "author", "text")
 
 
 class HandoffInline(_ReadOnlyInline):
@@ -74,25 +71,127 @@ class ConversationAdmin(WorkspaceScopedAdmin):
         "created_at",
         "updated_at",
     ]
-    inlines = [HandoffInline, OwnerEventInline, MessageInline]
+    # The messages and owner changes are in the transcript (templates/admin/conversations/conversation/).
+    inlines = [HandoffInline]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
         return super().get_queryset(request).distinct()
 
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        # The scoped queryset decides first: a conversation of another workspace reads nothing.
+        conversation = self.get_object(request, object_id)
+        transcript = (
+            conversation_transcript(conversation_id=conversation.pk) if conversation else []
+        )
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "transcript": transcript}
+        )
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+FEEDBACK_LIST_CHARS = 90
+# In words: the model's emoji labels render as empty boxes without an emoji font.
+FEEDBACK_RATING_WORDS = {
+    str(TurnFeedback.Rating.UP): "Helpful",
+    str(TurnFeedback.Rating.DOWN): "Not helpful",
+}
+
+
+class FeedbackRatingFilter(admin.SimpleListFilter):
+    title = "rating"
+    parameter_name = "rating"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(FEEDBACK_RATING_WORDS.items())
+
+    def queryset(
+        self, request: HttpRequest, queryset: QuerySet[TurnFeedback]
+    ) -> QuerySet[TurnFeedback]:
+        return queryset.filter(rating=self.value()) if self.value() else queryset
 
 
 @admin.register(TurnFeedback)
 class TurnFeedbackAdmin(WorkspaceScopedAdmin):
+    """A feedback row reads on its own: the visitor's question, what the bot answered and the reasons,
+    with links to the turn's audit and its conversation."""
+
     workspace_lookup = "turn__conversation__bot__workspace"
-    list_display = ["created_at", "rating", "reasons", "comment", "turn"]
-    list_filter = ["rating"]
-    list_select_related = ["turn"]
-    readonly_fields = ["turn", "rating", "reasons", "comment", "created_at", "updated_at"]
+    list_display = [
+        "created_at",
+        "rating_words",
+        "question_short",
+        "answer_short",
+        "reason_words",
+        "comment",
+        "turn_link",
+    ]
+    list_filter = [FeedbackRatingFilter]
+    list_select_related = ["turn__conversation__bot"]
+    search_fields = ["turn__user_text", "turn__reply_text", "comment"]
+    readonly_fields = [
+        "rating_words",
+        "reason_words",
+        "comment",
+        "question",
+        "answer",
+        "turn_link",
+        "conversation_link",
+        "created_at",
+        "updated_at",
+    ]
+    fields = list(readonly_fields)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="rating", ordering="rating")
+    def rating_words(self, feedback: TurnFeedback) -> str:
+        return FEEDBACK_RATING_WORDS.get(feedback.rating, feedback.rating)
+
+    @admin.display(description="reasons")
+    def reason_words(self, feedback: TurnFeedback) -> str:
+        labels = dict(FeedbackReason.choices)
+        return ", ".join(str(labels.get(reason, reason)) for reason in feedback.reasons) or "–"
+
+    @admin.display(description="question")
+    def question(self, feedback: TurnFeedback) -> str:
+        return feedback.turn.user_text
+
+    @admin.display(description="answer")
+    def answer(self, feedback: TurnFeedback) -> str:
+        return feedback_answer_text(feedback.turn)
+
+    @admin.display(description="question", ordering="turn__user_text")
+    def question_short(self, feedback: TurnFeedback) -> str:
+        return Truncator(feedback.turn.user_text).chars(FEEDBACK_LIST_CHARS)
+
+    @admin.display(description="answer")
+    def answer_short(self, feedback: TurnFeedback) -> str:
+        return Truncator(feedback_answer_text(feedback.turn)).chars(FEEDBACK_LIST_CHARS)
+
+    @admin.display(description="turn")
+    def turn_link(self, feedback: TurnFeedback) -> str:
+        url = reverse("admin:conversations_turn_change", args=[feedback.turn_id])
+        return format_html('<a class="feedback-turn" href="{}">audit of the turn</a>', url)
+
+    @admin.display(description="conversation")
+    def conversation_link(self, feedback: TurnFeedback) -> str:
+        conversation = feedback.turn.conversation
+        url = reverse("admin:conversations_conversation_change", args=[conversation.pk])
+        return format_html('<a class="feedback-conversation" href="{}">{}</a>', url, conversation)
+
+
+def feedback_answer_text(turn: Turn) -> str:
+    """What the visitor rated: the text they were shown (the answer itself when nothing was shown)."""
+    return turn.reply_text or turn.answer
 
 
 @admin.register(HandoffPolicy)

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Trim
 
 from bots.models import Bot
 from conversations.models import Conversation, Turn
@@ -78,6 +79,9 @@ class Handoff(models.Model):
     timed_out_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=20, choices=Outcome.choices, blank=True)
+    # When the claiming agent closed it in the console: a conversation returned to the bot stays in
+    # their list, with its later turns, until then.
+    agent_closed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["opened_at"]
@@ -150,6 +154,11 @@ class Message(models.Model):
     )
     client_message_id = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # A visitor's message the agent left unanswered, answered by the bot after the return to it: that
+    # turn carries the message from then on (its question), so the bot's history holds it once.
+    answered_by = models.ForeignKey(
+        Turn, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["created_at"]
@@ -169,6 +178,34 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.text[:40]}"
+
+
+class AgentProfile(models.Model):
+    """What visitors see of an agent: a display name of the agent's choosing (never the login)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="agent_profile",
+    )
+    display_name = models.CharField(
+        max_length=80,
+        blank=True,
+        help_text="Shown to visitors instead of the login. Empty: a neutral label such as “Agent”.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(display_name=Trim("display_name")),
+                name="agent_display_name_trimmed",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name or f"agent {self.user_id}"
 
 
 class FeedbackReason(models.TextChoices):

@@ -1,23 +1,24 @@
-"""Reads of the handoff: a conversation's history (turns and messages merged), the agents' queue, the context pack."""
+"""Reads of the handoff: a conversation's history (turns and messages merged), who is an agent, the bot's
+history of a handed-off conversation. The console's queue and context pack are in ``handoff.console``."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
-from django.utils import timezone
 
 from conversations.models import Conversation, Turn
 from conversations.services import HistoryMessage
 from core.models import Membership
-from handoff.models import Handoff, Message, OwnerEvent
+from handoff.models import Message, OwnerEvent
+from handoff.names import agent_display_name
 
 AGENTS_GROUP = "Agents"
-
-
-def agent_display_name(user: Any) -> str:
-    return (user.get_full_name() or user.get_username()) if user else ""
+# The client message id of the bot's turn answering what a visitor asked an agent in vain
+# (handoff.services.pending): its question is those messages, already in the history.
+PENDING_ANSWER_PREFIX = "handoff/"
 
 
 def user_is_agent(*, user: Any) -> bool:
@@ -62,7 +63,10 @@ def conversation_history(*, conversation: Conversation) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     turns = Turn.objects.filter(conversation=conversation).order_by("created_at")
     for turn in turns:
-        items.append(_item(f"{turn.pk}:q", "visitor", turn.user_text, turn.created_at, turn.pk, []))
+        if not turn.client_message_id.startswith(PENDING_ANSWER_PREFIX):
+            items.append(
+                _item(f"{turn.pk}:q", "visitor", turn.user_text, turn.created_at, turn.pk, [])
+            )
         if turn.completed_at and turn.display_answer and turn.answer:
             items.append(
                 _item(
@@ -76,12 +80,12 @@ def conversation_history(*, conversation: Conversation) -> list[dict[str, Any]]:
             )
     messages = (
         Message.objects.filter(conversation=conversation)
-        .select_related("author")
+        .select_related("author__agent_profile")
         .order_by("created_at")
     )
     for message in messages:
         item = _item(str(message.pk), message.role, message.text, message.created_at, None, [])
-        item["author"] = agent_display_name(message.author) if message.author_id else ""
+        item["author"] = agent_display_name(message.author, locale=conversation.bot.locale)
         items.append(item)
     items.sort(key=lambda item: item["created_at"])
     return items
@@ -100,78 +104,6 @@ def _item(
     }
 
 
-def agent_queue(*, user: Any) -> list[dict[str, Any]]:
-    """Waiting conversations of the agent's workspaces, oldest first, plus the ones this agent holds."""
-    now = timezone.now()
-    open_handoffs: QuerySet[Handoff] = (
-        Handoff.objects.filter(
-            closed_at__isnull=True,
-            conversation__bot__workspace_id__in=agent_workspace_ids(user=user),
-        )
-        .select_related("conversation__bot", "claimed_by")
-        .order_by("opened_at")
-    )
-    rows = []
-    for handoff in open_handoffs:
-        conversation = handoff.conversation
-        if conversation.owner == Conversation.Owner.AGENT and handoff.claimed_by_id != user.pk:
-            continue
-        rows.append(
-            {
-                "conversation_id": str(conversation.pk),
-                "bot": conversation.bot.name,
-                "owner": conversation.owner,
-                "reason": handoff.reason,
-                "opened_at": handoff.opened_at.isoformat(),
-                "wait_seconds": int((now - handoff.opened_at).total_seconds()),
-                "timed_out": handoff.timed_out_at is not None,
-                "mine": handoff.claimed_by_id == user.pk,
-            }
-        )
-    return rows
-
-
-def context_pack(*, conversation: Conversation) -> dict[str, Any]:
-    """What an agent needs to take over: history, the bot's last understanding, topic, confidence, reason, sources."""
-    last_turn = (
-        Turn.objects.filter(conversation=conversation, completed_at__isnull=False)
-        .order_by("-created_at")
-        .first()
-    )
-    handoff = (
-        Handoff.objects.filter(conversation=conversation)
-        .select_related("claimed_by")
-        .order_by("-opened_at")
-        .first()
-    )
-    events = OwnerEvent.objects.filter(conversation=conversation).select_related("agent")
-    return {
-        "conversation_id": str(conversation.pk),
-        "bot": conversation.bot.name,
-        "owner": conversation.owner,
-        "history": conversation_history(conversation=conversation),
-        "understanding": last_turn.understanding if last_turn else "",
-        "topic": last_turn.topic if last_turn else "",
-        "confidence": last_turn.confidence if last_turn else None,
-        "sources": (last_turn.retrieved_chunks if last_turn else []) or [],
-        "reason": handoff.get_reason_display() if handoff else "",
-        "reason_detail": handoff.detail if handoff else "",
-        "claimed_by": agent_display_name(handoff.claimed_by)
-        if handoff and handoff.claimed_by_id
-        else "",
-        "owner_events": [
-            {
-                "from": event.from_owner,
-                "to": event.to_owner,
-                "actor": event.actor,
-                "agent": agent_display_name(event.agent) if event.agent_id else "",
-                "at": event.created_at.isoformat(),
-            }
-            for event in events
-        ],
-    }
-
-
 def conversations_with_history() -> QuerySet[Conversation]:
     """For the admin: conversations with their owner events prefetched."""
     return Conversation.objects.prefetch_related(
@@ -179,11 +111,18 @@ def conversations_with_history() -> QuerySet[Conversation]:
     )
 
 
-def handoff_history_messages(conversation_id: uuid.UUID) -> list[HistoryMessage]:
-    """The agent's and the visitor's messages, for the bot's history once the conversation is returned to it."""
+def handoff_history_messages(
+    conversation_id: uuid.UUID, *, exclude: Sequence[uuid.UUID] = ()
+) -> list[HistoryMessage]:
+    """The agent's and the visitor's messages, for the bot's history once the conversation is returned to it.
+
+    Without the visitor's messages a bot turn answered (the turn's question holds them) and those in
+    ``exclude`` (the question being answered now)."""
     rows = Message.objects.filter(
-        conversation_id=conversation_id, role__in=[Message.Role.AGENT, Message.Role.VISITOR]
-    )
+        conversation_id=conversation_id,
+        role__in=[Message.Role.AGENT, Message.Role.VISITOR],
+        answered_by__isnull=True,
+    ).exclude(pk__in=exclude)
     return [
         HistoryMessage(
             created_at=created_at,

@@ -37,13 +37,6 @@ from rag.services import (
     workspace_embedding_model_set,
 )
 
-STATUS_COLOURS = {
-    "pending": "#777",
-    "processing": "#b7791f",
-    "ready": "#2f855a",
-    "failed": "#c53030",
-}
-
 
 def _workspaces_for(request: HttpRequest) -> QuerySet[Workspace]:
     return workspace_scope(Workspace.objects.all(), user=request.user, lookup="pk")
@@ -94,15 +87,17 @@ class DocumentAdmin(WorkspaceScopedAdmin):
 
     @admin.display(description="status", ordering="status")
     def status_column(self, document: Document) -> str:
-        colour = STATUS_COLOURS.get(document.status, "#777")
+        # Coloured by class (templates admin/rag/document/change_list.html and change_form.html): the
+        # Content-Security-Policy refuses inline style attributes.
         label = document.get_status_display()
         if document.status == Document.Status.PROCESSING:
             label = f"{label} {document.progress}%"
+        status = format_html(
+            '<b class="document-status document-status-{}">{}</b>', document.status, label
+        )
         if document.error:
-            return format_html(
-                '<b style="color:{}">{}</b><br><small>{}</small>', colour, label, document.error
-            )
-        return format_html('<b style="color:{}">{}</b>', colour, label)
+            return format_html("{}<br><small>{}</small>", status, document.error)
+        return status
 
     @admin.display(description="quarantined chunks (injection detector)")
     def quarantined_chunks(self, document: Document) -> str:
@@ -198,7 +193,7 @@ class DocumentAdmin(WorkspaceScopedAdmin):
             queued = len(documents) - len(refused)
             self.message_user(
                 request,
-                f"{queued} document(s) uploaded and queued for ingestion.",
+                f"{queued} document(s) uploaded {_known_to(form)} and queued for ingestion.",
                 messages.SUCCESS,
             )
             for document in refused:  # too large, or a recording with no transcription model
@@ -212,6 +207,16 @@ class DocumentAdmin(WorkspaceScopedAdmin):
             "has_view_permission": self.has_view_permission(request),
         }
         return TemplateResponse(request, "admin/rag/document/upload.html", context)
+
+
+def _known_to(form: DocumentUploadForm) -> str:
+    """Which bots got the upload, said back to the uploader."""
+    bots = ", ".join(bot.name for bot in form.cleaned_data["bots"])
+    if not bots:
+        return "for no bot (as asked)"
+    if form.bots_defaulted:
+        return f"for every bot of {form.cleaned_data['workspace']} ({bots}), as none was chosen"
+    return f"for {bots}"
 
 
 @admin.register(WorkspaceEmbedding)
@@ -342,8 +347,8 @@ class ChunkAdmin(WorkspaceScopedAdmin):
             return "—"
         url = reverse("admin:rag_chunk_preview", args=[chunk.pk])
         return format_html(
-            '<img src="{}" alt="Page {} of the source, the passage highlighted"'
-            ' style="max-width:640px;border:1px solid #ccc">',
+            '<img class="chunk-preview" src="{}"'
+            ' alt="Page {} of the source, the passage highlighted">',
             url,
             chunk.page_number or "",
         )

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from api.access import bot_get_for_principal, conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
+from api.handoff.history import visitor_handoff_state_get
 from api.models import Scope
 from api.principal import request_principal
 from bots.models import Bot
@@ -35,6 +36,7 @@ class WidgetConfigView(APIView):
                 principal=principal, conversation_id=principal.visitor.conversation_id
             )
             body["owner"] = conversation.owner
+            body["handoff"] = visitor_handoff_state_get(conversation=conversation)
         return Response(body)
 
 

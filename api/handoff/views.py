@@ -19,13 +19,13 @@ from rest_framework.views import APIView
 
 from api.access import conversation_get_for_principal
 from api.errors import ApiError, ErrorCode
+from api.handoff.history import visitor_history_get
 from api.models import Scope
 from api.principal import request_principal
 from conversations.models import Turn
 from handoff.feedback import turn_feedback_record
 from handoff.live import conversation_channel
 from handoff.models import FeedbackReason, HandoffReason, TurnFeedback
-from handoff.selectors import conversation_history
 from handoff.services import handoff_open, typing_signal
 from streams.live import live_stream_ensure
 from streams.sse import EventStreamRenderer, sse_response
@@ -38,6 +38,15 @@ class HistoryItemSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     turn_id = serializers.UUIDField(allow_null=True)
     citations = serializers.ListField(child=serializers.DictField())
+    author = serializers.CharField(
+        required=False,
+        help_text="An agent's message: the name visitors see (the agent's display name, or a "
+        "neutral label such as “Agent” in the bot's language), never the login.",
+    )
+    feedback = serializers.DictField(required=False, allow_null=True)
+    understanding = serializers.CharField(required=False)
+    confidence = serializers.FloatField(required=False, allow_null=True)
+    context_usage = serializers.ListField(child=serializers.DictField(), required=False)
 
 
 class HandoffRequestSerializer(serializers.Serializer):
@@ -68,7 +77,7 @@ class ConversationMessagesView(APIView):
         conversation = conversation_get_for_principal(
             principal=request_principal(request), conversation_id=conversation_id
         )
-        return Response(conversation_history(conversation=conversation))
+        return Response(visitor_history_get(conversation=conversation))
 
 
 class ConversationEventsView(APIView):
@@ -76,7 +85,10 @@ class ConversationEventsView(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
 
     @extend_schema(
-        summary="Live events of a conversation (agent_message, owner_changed, agent_typing, system_message) as SSE",
+        summary=(
+            "Live events of a conversation (agent_message, owner_changed, agent_typing,"
+            " system_message, handoff_timed_out) as SSE"
+        ),
         parameters=[
             OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False)
         ],

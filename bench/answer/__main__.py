@@ -22,6 +22,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.beir import beir_load
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -43,22 +45,6 @@ def token_f1(answer: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def load(folder: Path) -> tuple[dict[str, dict], dict[str, str], dict[str, set[str]]]:
-    docs = {
-        d["_id"]: d for d in map(json.loads, (folder / "corpus.jsonl").read_text().splitlines())
-    }
-    queries = {
-        q["_id"]: q["text"]
-        for q in map(json.loads, (folder / "queries.jsonl").read_text().splitlines())
-    }
-    qrels: dict[str, set[str]] = {}
-    for line in (folder / "qrels.tsv").read_text().splitlines()[1:]:
-        qid, did, score = line.split("\t")
-        if float(score) > 0 and did in docs:
-            qrels.setdefault(qid, set()).add(did)
-    return docs, {q: queries[q] for q in sorted(queries) if q in qrels}, qrels
-
-
 def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
     """This checkout's offline answers to every question (only APIs that exist before and after issue 16)."""
     import django
@@ -77,7 +63,7 @@ def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
     from rag.parsing import document_parse
     from rag.retrieval import RetrievedChunk
 
-    docs, queries, qrels = load(folder)
+    docs, queries, qrels = beir_load(folder)
     if max_queries:
         queries = dict(list(queries.items())[:max_queries])
     model = SentenceTransformer(str(get_model_path()), device="cpu")

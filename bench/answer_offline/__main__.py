@@ -10,13 +10,14 @@ first sentence of the top document whenever its score passes the threshold.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
 import time
 from collections import Counter
 from pathlib import Path
+
+from bench.beir import beir_load
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -25,20 +26,9 @@ TOP_K = 5
 
 
 def load(folder: Path, max_queries: int, max_docs: int, seed: int) -> tuple[dict, dict, dict]:
-    docs = {
-        d["_id"]: d for d in map(json.loads, (folder / "corpus.jsonl").read_text().splitlines())
-    }
-    queries = {
-        q["_id"]: q["text"]
-        for q in map(json.loads, (folder / "queries.jsonl").read_text().splitlines())
-    }
-    qrels: dict[str, set[str]] = {}
-    for line in (folder / "qrels.tsv").read_text().splitlines()[1:]:
-        qid, did, score = line.split("\t")
-        if float(score) > 0 and did in docs:
-            qrels.setdefault(qid, set()).add(did)
+    docs, queries, qrels = beir_load(folder)
     rng = random.Random(seed)
-    picked = sorted(q for q in queries if q in qrels)
+    picked = list(queries)
     rng.shuffle(picked)
     picked = picked[:max_queries]
     # Keep every gold document of the picked queries, then fill with distractors up to max_docs.
@@ -70,7 +60,8 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     from conversations.contract.enforce import output_enforce
-    from conversations.llm.offline import offline_generate, sentences_split
+    from conversations.llm.offline import offline_generate
+    from conversations.llm.passages import passages_split
     from conversations.types import BotRules
     from rag.retrieval import RetrievedChunk
 
@@ -136,7 +127,7 @@ def main() -> None:
         base: Counter[str] = Counter()
         for qid in queries:
             top = retrieved[qid][0]
-            if top.score >= threshold and sentences_split(top.text):
+            if top.score >= threshold and passages_split(top.text):
                 base["answered"] += 1
                 base["cites"] += 1
                 base["gold"] += top.id in qrels[qid]

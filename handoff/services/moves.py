@@ -18,7 +18,7 @@ from conversations.models import Conversation, Turn
 from core.errors import ErrorKind, ParleyError
 from handoff.live import conversation_channel, queue_channel
 from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
-from handoff.selectors import agent_display_name
+from handoff.names import agent_console_name, agent_display_name
 from streams.live import live_publish, live_publish_on_commit
 
 Owner = Conversation.Owner
@@ -38,16 +38,17 @@ class HandoffError(ParleyError):
 class ClaimResult:
     won: bool
     handoff: Handoff
-    claimed_by_name: str
+    claimed_by_name: str  # for agents: the display name and the login (names.agent_console_name)
 
 
 def message_data(message: Message) -> dict[str, Any]:
+    """A message as visitors and agents read it; an agent's ``author`` is the display name."""
     return {
         "id": str(message.id),
         "role": message.role,
         "text": message.text,
         "created_at": message.created_at.isoformat(),
-        "author": agent_display_name(message.author) if message.author_id else "",
+        "author": agent_display_name(message.author, locale=message.conversation.bot.locale),
     }
 
 
@@ -92,7 +93,7 @@ def _move(
             "owner": to_owner,
             "previous": previous,
             "reason": reason,
-            "agent": agent_display_name(agent),
+            "agent": agent_display_name(agent, locale=conversation.bot.locale),
         },
     )
     return previous
@@ -201,14 +202,20 @@ def handoff_claim(*, conversation_id: uuid.UUID, agent: Any) -> ClaimResult:
             raise HandoffError("no_handoff", "this conversation was never handed off")
         if moved is None:
             return ClaimResult(
-                won=False, handoff=current, claimed_by_name=agent_display_name(current.claimed_by)
+                won=False,
+                handoff=current,
+                claimed_by_name=agent_console_name(current.claimed_by),
             )
         Handoff.objects.filter(pk=current.pk, claimed_by__isnull=True).update(
             claimed_by=agent, claimed_at=timezone.now()
         )
         current.refresh_from_db()
         _queue_changed(conversation, "claimed")
-    return ClaimResult(won=True, handoff=current, claimed_by_name=agent_display_name(agent))
+    return ClaimResult(
+        won=True,
+        handoff=current,
+        claimed_by_name=agent_console_name(agent),
+    )
 
 
 def _agent_owned_handoff(conversation: Conversation, agent: Any) -> Handoff:
@@ -234,15 +241,29 @@ def _close(*, conversation_id: uuid.UUID, agent: Any, to_owner: str, outcome: st
         )
         if moved is None:
             raise HandoffError("not_your_conversation", "the conversation changed owner meanwhile")
+        now = timezone.now()
+        # Resolving closes it in the agent's console too; a return keeps it there until closed.
+        agent_closed_at = now if outcome == Handoff.Outcome.RESOLVED else None
         Handoff.objects.filter(pk=handoff.pk, closed_at__isnull=True).update(
-            closed_at=timezone.now(), outcome=outcome
+            closed_at=now, outcome=outcome, agent_closed_at=agent_closed_at
         )
         _queue_changed(conversation, outcome)
+        if outcome == Handoff.Outcome.RETURNED:
+            _pending_answer_enqueue(handoff_id=handoff.pk)
     return conversation
 
 
+def _pending_answer_enqueue(*, handoff_id: uuid.UUID) -> None:
+    from handoff.tasks import handoff_pending_answer_task  # tasks import services
+
+    key = str(handoff_id)
+    transaction.on_commit(lambda: handoff_pending_answer_task.delay(key))
+
+
 def handoff_return_to_bot(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
-    """agent → bot: the bot answers the next visitor message (its history includes the agent's messages)."""
+    """agent → bot: the bot answers the next visitor message (its history includes the agent's
+    messages), and, from a worker after the commit, the visitor's messages the agent left unanswered
+    (``handoff.services.pending.handoff_pending_answer``)."""
     return _close(
         conversation_id=conversation_id,
         agent=agent,
@@ -258,6 +279,23 @@ def handoff_resolve(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
         to_owner=Owner.RESOLVED,
         outcome=Handoff.Outcome.RESOLVED,
     )
+
+
+def handoff_console_close(*, conversation_id: uuid.UUID, agent: Any) -> int:
+    """The agent closes, in the console, a conversation they returned to the bot: it leaves their list.
+    HandoffError when there is none of theirs to close (still theirs, someone else's, closed already)."""
+    conversation = _conversation(conversation_id)
+    closed = Handoff.objects.filter(
+        conversation=conversation,
+        claimed_by=agent,
+        outcome=Handoff.Outcome.RETURNED,
+        agent_closed_at__isnull=True,
+    ).update(agent_closed_at=timezone.now())
+    if not closed:
+        raise HandoffError(
+            "nothing_to_close", "this conversation is not one you returned to the bot"
+        )
+    return closed
 
 
 def _message_create(
@@ -280,7 +318,11 @@ def _message_create(
     except IntegrityError:
         if not client_message_id:
             raise
-        return Message.objects.get(conversation=conversation, client_message_id=client_message_id)
+        existing = Message.objects.select_related("author__agent_profile").get(
+            conversation=conversation, client_message_id=client_message_id
+        )
+        existing.conversation = conversation
+        return existing
     live_publish_on_commit(
         channel=conversation_channel(conversation=conversation),
         event=f"{role}_message",
@@ -332,6 +374,12 @@ def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
         )
         _message_create(
             conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text
+        )
+        # The widget leaves its "waiting" state on this event (the text is also its history's).
+        live_publish_on_commit(
+            channel=conversation_channel(conversation=conversation),
+            event="handoff_timed_out",
+            data={"text": policy.timeout_text},
         )
         _queue_changed(conversation, "timed_out")
     return True

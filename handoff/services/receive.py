@@ -7,6 +7,7 @@ routed to a human opens the handoff (`moves._escalation_open`: one transaction).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import muted_result_json
 from conversations.pipeline.turns import BOT_ENDPOINT, TurnResult, turn_answer
 from core.llm.types import LLMEndpoint
+from handoff.live import conversation_channel
 from handoff.models import Handoff, Message
 from handoff.selectors import handoff_history_messages
 from handoff.services.moves import (
@@ -29,6 +31,7 @@ from handoff.services.moves import (
     _message_create,
     message_data,
 )
+from streams.live import live_publish_on_commit
 
 
 def visitor_message_post(
@@ -109,7 +112,9 @@ def visitor_message_receive(
     )
     forwarded = getattr(conversation, "forwarded_message_id", None)
     if forwarded is not None:
-        message = Message.objects.select_related("author").get(pk=forwarded)
+        message = Message.objects.select_related("author__agent_profile", "conversation__bot").get(
+            pk=forwarded
+        )
         return _forwarded(owner=conversation.owner, message=message_data(message))
     if conversation.owner in MUTED_OWNERS and not getattr(conversation, "answered", False):
         try:
@@ -122,6 +127,34 @@ def visitor_message_receive(
             return _forwarded(owner=posted["owner"], message=posted["message"])
     if answer_elsewhere:
         return VisitorMessageResult(payload={}, answer_deferred=True)
+    return bot_answer(
+        conversation=conversation,
+        client_message_id=client_message_id,
+        text=text,
+        external_user_id=external_user_id,
+        emitter=emitter,
+        endpoint=endpoint,
+        # Only a conversation once handed off has messages besides the bot's turns.
+        handed_off=getattr(conversation, "handed_off", True),
+    )
+
+
+def bot_answer(
+    *,
+    conversation: Conversation,
+    client_message_id: str,
+    text: str,
+    external_user_id: str | None = None,
+    emitter: PipelineEmitter | None = None,
+    endpoint: LLMEndpoint | None = BOT_ENDPOINT,
+    handed_off: bool = True,
+    history_exclude: Sequence[uuid.UUID] = (),
+    pending_answer: bool = False,
+) -> VisitorMessageResult:
+    """The bot's branch of `visitor_message_receive` (and of the answer to messages an agent left
+    unanswered, ``pending_answer``, whose own messages are the question: ``history_exclude``): the
+    turn, the handoff an answer routed to a human opens, and, in a conversation once handed off, the
+    turn announced live to the agents watching it."""
     result = turn_answer(
         conversation_id=conversation.pk,
         client_message_id=client_message_id,
@@ -129,9 +162,8 @@ def visitor_message_receive(
         external_user_id=external_user_id,
         emitter=emitter,
         endpoint=endpoint,
-        # Only a conversation once handed off has messages besides the bot's turns.
-        history_extra=handoff_history_messages(conversation.pk)
-        if getattr(conversation, "handed_off", True)
+        history_extra=handoff_history_messages(conversation.pk, exclude=history_exclude)
+        if handed_off
         else (),
     )
     escalate = result.escalation_requested or _escalation_interrupted(
@@ -139,7 +171,29 @@ def visitor_message_receive(
     )
     escalated = escalate and _escalation_open(conversation=conversation, turn=result.turn)
     payload = {**result.payload, "owner": Owner.WAITING_AGENT} if escalated else result.payload
+    if handed_off and result.created:
+        live_publish_on_commit(
+            channel=conversation_channel(conversation=conversation),
+            event="turn_answered",
+            data=_turn_announced(result.turn, payload=payload, pending_answer=pending_answer),
+        )
     return VisitorMessageResult(payload, result.turn, result.created, escalated=escalated)
+
+
+def _turn_announced(turn: Turn, *, payload: dict[str, Any], pending_answer: bool) -> dict[str, Any]:
+    """A bot turn as the console shows it (its ids those of ``conversation_history``'s items);
+    ``pending_answer``: it answers messages the visitor sent the agent, not a message of its own."""
+    return {
+        "turn_id": str(turn.pk),
+        "question": turn.user_text,
+        "answer": payload.get("answer", "") if turn.display_answer else "",
+        "status": turn.status,
+        "citations": payload.get("citations", []),
+        "owner": payload.get("owner", ""),
+        "created_at": turn.created_at.isoformat(),
+        "completed_at": turn.completed_at.isoformat() if turn.completed_at else None,
+        "pending_answer": pending_answer,
+    }
 
 
 def visitor_message_body(received: VisitorMessageResult) -> dict[str, Any]:

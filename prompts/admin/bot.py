@@ -70,7 +70,8 @@ class LexiconGroupInline(admin.TabularInline):
     verbose_name_plural = "Business lexicon — groups of synonyms"
 
 
-class BotLocaleTextInline(admin.TabularInline):
+class BotLocaleTextInline(admin.StackedInline):
+    # Stacked: six long texts side by side in a table ran far past the page's right edge.
     model = BotLocaleText
     form = LocaleTextForm
     extra = 0

@@ -15,13 +15,16 @@ from tests.support.browser import artifact_path
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
 
 
-def _offline(page: Page) -> tuple[list[str], list[str]]:
-    """Abort every non-local request; return the lists the aborted and the failed (4xx/5xx) URLs fill."""
+def _offline(page: Page) -> tuple[list[str], list[str], list[str]]:
+    """Abort every non-local request; return the lists the aborted, the failed (4xx/5xx) and the served
+    URLs fill."""
     blocked: list[str] = []
     failed: list[str] = []
+    served: list[str] = []
 
     def route(route: Route, request: Request) -> None:
         if urlsplit(request.url).hostname in LOCAL_HOSTS:
+            served.append(request.url)
             route.continue_()
         else:
             blocked.append(request.url)
@@ -33,7 +36,7 @@ def _offline(page: Page) -> tuple[list[str], list[str]]:
 
     page.route("**/*", route)
     page.on("response", response)
-    return blocked, failed
+    return blocked, failed, served
 
 
 @pytest.mark.browser
@@ -41,7 +44,7 @@ def _offline(page: Page) -> tuple[list[str], list[str]]:
 @pytest.mark.timeout(120)
 def test_the_api_docs_render_without_internet(page: Page, live_server: object) -> None:
     base = live_server.url  # type: ignore[attr-defined]
-    blocked, failed = _offline(page)
+    blocked, failed, served = _offline(page)
 
     page.goto(f"{base}/api/docs/")
 
@@ -53,6 +56,11 @@ def test_the_api_docs_render_without_internet(page: Page, live_server: object) -
     page.screenshot(path=str(artifact_path("api-docs-offline.png")), full_page=False)
     assert blocked == [], f"the docs asked for other hosts: {blocked}"
     assert failed == [], failed
+    # Swagger UI itself came from the installed package, a pinned version, through Parley's static files.
+    sidecar = [url for url in served if "/static/drf_spectacular_sidecar/swagger-ui-dist/" in url]
+    assert any(url.endswith(".js") for url in sidecar) and any(
+        url.endswith(".css") for url in sidecar
+    )
     html = page.content()
     assert "cdn.jsdelivr" not in html and "@latest" not in html
 

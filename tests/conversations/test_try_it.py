@@ -51,7 +51,7 @@ def test_demo_bot_answers_in_the_console_with_the_offline_provider(demo) -> None
     assert "found_in_context" in page and "model offline" in page
     assert "0 degrees" in page  # the battery document's storage advice, in the answer or the chunks
     assert 'id="try-chunks"' in page and "battery-and-charging" in page.lower()
-    assert 'id="try-prompt"' in page and "<citation id=" in page.replace("&lt;", "<")
+    assert 'id="try-prompt"' in page and 'class="try-marker"' in _answer_html(page)
 
 
 def test_demo_bot_answers_in_the_console_with_the_scripted_server(
@@ -79,13 +79,49 @@ def test_demo_bot_answers_in_the_console_with_the_scripted_server(
     llm.enqueue(Reply.json(reply))
     page = _ask(client, bot, "bot")
     assert "model scripted-model" in page and "do not charge it below 0 °C." in page
-    assert f'<citation id="{chunk.pk}">' in page.replace("&lt;", "<").replace("&gt;", ">").replace(
-        "&quot;", '"'
+    rank = _chunk_rank(page, str(chunk.pk))
+    answer = _answer_html(page)
+    # The citation is an [n] marker linked to the numbered source, not the raw tag.
+    assert "citation" not in html.unescape(answer)
+    assert f'<a class="try-marker" href="#try-source-{rank}"' in answer and f"[{rank}]" in answer
+    source = re.search(rf'<li id="try-source-{rank}" value="{rank}">(.*?)</li>', page, re.S)
+    assert source and "Battery and charging" in html.unescape(source.group(1))
+    # The LLM listed one chunk of the retrieved ones: each other one was added, said in words.
+    repairs = re.findall(r'<li class="try-repair">(.*?)</li>', page, re.S)
+    assert repairs and all(
+        "Every retrieved chunk appears in context_usage." in html.unescape(r) for r in repairs
     )
+    assert not any(str(chunk.pk) in r for r in repairs) and "was missing; added as unused" in page
+    assert "the output met the contract" not in page
     assert json.dumps(reply)[:40].replace('"', "&quot;") in page  # the raw output is shown
     assert str(chunk.pk) in json.dumps(
         llm.chat_requests()[0].messages
     )  # the chunk went into the prompt
+
+
+def _answer_html(page: str) -> str:
+    match = re.search(r'<div class="parley-answer" id="try-answer">(.*?)</div>', page, re.S)
+    assert match, "no answer on the page"
+    return match.group(1)
+
+
+def _chunk_rank(page: str, chunk_id: str) -> int:
+    """The chunk's rank in the console's chunks table."""
+    match = re.search(rf"<tr><td>(\d+)</td><td><code>{chunk_id}</code>", page)
+    assert match, f"chunk {chunk_id} is not in the chunks table"
+    return int(match.group(1))
+
+
+def test_an_answer_that_met_the_contract_says_so_and_numbers_its_sources(demo) -> None:
+    bot, client = demo
+    page = _ask(client, bot, "offline")
+
+    answer = _answer_html(page)
+    markers = [int(n) for n in re.findall(r'href="#try-source-(\d+)"', answer)]
+    assert markers and "citation" not in html.unescape(answer)
+    for rank in markers:  # every marker has its numbered source
+        assert f'<li id="try-source-{rank}" value="{rank}">' in page
+    assert '<li class="try-repair-none">None: the output met the contract.</li>' in page
 
 
 def _href(page: str, anchor_id: str) -> str:

@@ -1,5 +1,6 @@
 """In headless Chromium, an admin opens the demo bot's page, presses its visible "Try it" button and asks the demo
-bot a question about a demo document: the console shows the routed answer with its citation and the chunks."""
+bot a question about a demo document: the console shows the routed answer with [n] markers (never the raw
+citation tags) linked to a numbered list of its sources, says that no repair was needed, and lists the chunks."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from core.models import Membership
 from core.permissions import workspace_admins_group_ensure
 from prompts.services.demo import demo_bot_ensure
 from rag.demo_content import DEMO_DIR
-from tests.support.browser import admin_login
+from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, MembershipFactory
 from tests.support.knowledge import document_ingested
 
@@ -45,6 +46,15 @@ def test_an_admin_reaches_the_console_from_the_bot_page_and_asks_the_demo_bot(
     answer = page.locator("#try-answer")
     expect(answer).to_contain_text("3 to 4")
     expect(answer).to_contain_text("[1]")  # the inline citation of the first chunk
+    expect(answer).not_to_contain_text("citation")
+    marker = answer.locator("a.try-marker").first
+    source = page.locator(f"#try-source-{(marker.get_attribute('href') or '').split('-')[-1]}")
+    expect(source).to_contain_text(re.compile("orders and delivery", re.IGNORECASE))
+    marker.click()
+    expect(page).to_have_url(re.compile(r"#try-source-\d+$"))
+    expect(source).to_be_in_viewport()
+    expect(page.locator("#try-repairs")).to_have_text("None: the output met the contract.")
+    page.screenshot(path=str(artifact_path("admin-try-it-citations.png")), full_page=True)
     expect(page.locator("#try-chunks")).to_contain_text(
         re.compile("orders and delivery", re.IGNORECASE)
     )

@@ -52,6 +52,7 @@ def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(
         retrieved_chunks=[
             {"chunk_id": "c1", "document_id": "d1", "title": "Battery guide", "page": 3}
         ],
+        context_usage=[{"chunk": "c1", "sentences": [], "used_in_response": True}],
     )
     page.reload()
     widget = widget_of(page)
@@ -73,6 +74,8 @@ def test_widget_resists_host_css_renders_markdown_safely_and_works_by_keyboard(
     bot_answer.locator("button.cite").first.click()
     expect(widget.locator(".preview")).to_contain_text("Battery guide")
     expect(widget.locator(".preview")).to_contain_text("page 3")
+    page.keyboard.press("Escape")  # the preview first, then the panel
+    expect(widget.locator(".preview")).to_be_hidden()
     page.keyboard.press("Escape")
     expect(widget.locator("#parley-panel")).to_be_hidden()
     expect(widget.locator("button.launcher")).to_be_focused()

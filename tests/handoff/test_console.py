@@ -55,7 +55,7 @@ def test_console_claim_reply_and_scoping() -> None:
 
     bob_client, bob_token = _csrf_client(bob)
     lost = bob_client.post(f"{base}/claim", headers={"X-CSRFToken": bob_token})
-    assert lost.status_code == 409 and lost.json()["claimed_by"] == "alice"
+    assert lost.status_code == 409 and lost.json()["claimed_by"] == "alice"  # agents read logins
     assert (
         bob_client.post(
             f"{base}/messages",

@@ -10,26 +10,45 @@
   const API = new URL(script.src, location.href).origin + "/api/v1";
   const STORE = "parley:" + KEY;
   const STRINGS = {
-    en: { open: "Open chat", close: "Close chat", send: "Send", placeholder: "Type your question…",
+    en: { open: "Open chat", hide: "Hide chat", close: "Close chat", send: "Send", placeholder: "Type your question…",
       human: "Talk to a human", searching: "Searching…", writing: "Writing…", thinking: "Thinking…",
       waiting: "Waiting for an agent…", agentJoined: "An agent joined the chat.", backToBot: "You are chatting with the assistant again.",
-      resolved: "This conversation is closed.", typing: "typing…", sources: "Sources", why: "Why this answer",
-      understanding: "Understanding", confidence: "Confidence", used: "Passages used", helpful: "Helpful",
+      resolved: "This conversation is closed.", typing: "typing…", sources: "Sources", source: "Source", why: "Why this answer",
+      understanding: "Understanding", confidence: "Confidence", used: "Documents used", quoted: "Quoted from it:", helpful: "Helpful",
       notHelpful: "Not helpful", reasonsTitle: "What was wrong?", wrong: "Wrong", incomplete: "Incomplete",
       not_what_i_asked: "Not what I asked", offensive: "Offensive", submit: "Send feedback", thanks: "Thanks for your feedback.",
-      error: "Something went wrong. Please try again.", page: "page", you: "You", agent: "Agent", log: "Conversation" },
-    fr: { open: "Ouvrir le chat", close: "Fermer le chat", send: "Envoyer", placeholder: "Posez votre question…",
+      error: "Something went wrong. Please try again.", page: "page", you: "You", agent: "Agent", log: "Conversation",
+      closePreview: "Close the source", noAgent: "No agent is available – leave a message", left: "Thank you, your message was sent. We will answer you here." },
+    fr: { open: "Ouvrir le chat", hide: "Masquer le chat", close: "Fermer le chat", send: "Envoyer", placeholder: "Posez votre question…",
       human: "Parler à un humain", searching: "Recherche…", writing: "Rédaction…", thinking: "Réflexion…",
       waiting: "En attente d'un conseiller…", agentJoined: "Un conseiller a rejoint la conversation.",
       backToBot: "Vous discutez de nouveau avec l'assistant.", resolved: "Cette conversation est terminée.",
-      typing: "écrit…", sources: "Sources", why: "Pourquoi cette réponse", understanding: "Compréhension",
-      confidence: "Confiance", used: "Passages utilisés", helpful: "Utile", notHelpful: "Pas utile",
+      typing: "écrit…", sources: "Sources", source: "Source", why: "Pourquoi cette réponse", understanding: "Compréhension",
+      confidence: "Confiance", used: "Documents utilisés", quoted: "Passages cités :", helpful: "Utile", notHelpful: "Pas utile",
       reasonsTitle: "Qu'est-ce qui n'allait pas ?", wrong: "Faux", incomplete: "Incomplet",
       not_what_i_asked: "Hors sujet", offensive: "Offensant", submit: "Envoyer l'avis", thanks: "Merci pour votre avis.",
-      error: "Une erreur est survenue. Réessayez.", page: "page", you: "Vous", agent: "Conseiller", log: "Conversation" },
+      error: "Une erreur est survenue. Réessayez.", page: "page", you: "Vous", agent: "Conseiller", log: "Conversation",
+      closePreview: "Fermer la source", noAgent: "Aucun conseiller disponible – laissez un message",
+      left: "Merci, votre message a été envoyé. Nous vous répondrons ici." },
   };
   const PHASES = { SEARCH_PREPARATION: "searching", RETRIEVAL: "searching", RERANKING: "searching", COMPILING_RESULTS: "thinking" };
   let cfg = null, t = STRINGS.en, session = load(), owner = "bot", eventsAbort = null;
+  // The open handoff as the visitor sees it: since when it waits, whether nobody came, whether a message was left.
+  let wait = null, ticker = null, opener = null;
+  // Inline SVG icons (24×24, stroked): no emoji, which render as empty boxes without an emoji font.
+  const ICONS = {
+    chat: "M4 5h16v11H9l-5 4z", down: "M6 9l6 6 6-6", close: "M6 6l12 12M18 6L6 18", send: "M4 12l16-8-6 16-2-7z",
+    up: "M7 11v9H4v-9zm0 0l4-7c1.5 0 2.5 1 2.5 2.5V9H19a1.5 1.5 0 0 1 1.5 1.8l-1.5 7.7a2 2 0 0 1-2 1.5H7",
+    clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zm0 4v5l3 2", check: "M5 12l5 5 9-10",
+  };
+  function icon(name, flip) {
+    const NS = "http://www.w3.org/2000/svg", svg = document.createElementNS(NS, "svg"), path = document.createElementNS(NS, "path");
+    for (const [k, v] of Object.entries({ viewBox: "0 0 24 24", width: "20", height: "20", fill: "none", stroke: "currentColor",
+      "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round", "aria-hidden": "true", focusable: "false" })) svg.setAttribute(k, v);
+    if (flip) svg.setAttribute("transform", "rotate(180)");
+    path.setAttribute("d", ICONS[name]); svg.append(path);
+    return svg;
+  }
 
   function load() { try { return JSON.parse(localStorage.getItem(STORE)) || null; } catch { return null; } }
   function save() { localStorage.setItem(STORE, JSON.stringify(session)); }
@@ -105,7 +124,14 @@
       else if (s.startsWith("*")) parent.append(el("em", {}, s.slice(1, -1)));
       else if (/^\[\d+\]$/.test(s)) {
         const n = Number(s.slice(1, -1)), c = cites && cites.find((x) => x.n === n);
-        parent.append(c ? el("button", { class: "cite", type: "button", "aria-label": t.sources + " " + n, onclick: () => showCitation(c) }, String(n)) : s);
+        const mark = c && el("button", { class: "cite mark", type: "button", "data-n": n, "aria-label": `${t.source} ${n}: ${c.title || ""}` }, String(n));
+        if (mark) {
+          mark.addEventListener("click", () => showCitation(c, mark));
+          // Focus (Tab) points at the source without moving focus into the preview: its chip lights up.
+          const light = (on) => mark.closest(".msg")?.querySelectorAll(`.tools .cite[data-n="${n}"]`).forEach((b) => b.classList.toggle("hint", on));
+          mark.addEventListener("focus", () => light(true)); mark.addEventListener("blur", () => light(false));
+        }
+        parent.append(mark || s);
       } else {
         const label = s.slice(1, s.indexOf("]("));
         parent.append(el("a", { href: m[2], target: "_blank", rel: "noopener noreferrer" }, label));
@@ -114,19 +140,44 @@
     }
     parent.append(text.slice(last));
   }
+  const cells = (line) => line.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((x) => x.trim());
   function markdown(src, cites) {
     const root = el("div", { class: "md" });
-    let list = null;
+    let list = null, table = null;
     for (const block of String(src || "").split(/\n/)) {
-      const item = block.match(/^\s*(?:[-*]|\d+\.)\s+(.*)$/);
+      const item = block.match(/^\s*(?:[-*]|\d+\.)\s+(.*)$/), head = block.match(/^\s*#{1,6}\s+(.*)$/);
+      if (/^\s*\|.*\|\s*$/.test(block)) {  // a Markdown table row; the |---| line makes the row above it a header
+        list = null;
+        if (/^[\s|:-]+$/.test(block)) { table?.querySelectorAll("td").forEach((td) => td.replaceWith(el("th", { scope: "col" }, ...td.childNodes))); continue; }
+        if (!table) { table = el("table"); root.append(el("div", { class: "table" }, table)); }
+        const tr = el("tr"); for (const cell of cells(block)) { const td = el("td"); inline(cell, td, cites); tr.append(td); }
+        table.append(tr); continue;
+      }
+      table = null;
       if (item) {
         if (!list) { list = el(/^\s*\d/.test(block) ? "ol" : "ul"); root.append(list); }
         const li = el("li"); inline(item[1], li, cites); list.append(li);
       } else if (block.trim()) {
-        list = null; const p = el("p"); inline(block, p, cites); root.append(p);
+        list = null; const p = el("p"); inline(head ? head[1] : block, head ? p.appendChild(el("strong")) : p, cites); root.append(p);
       } else list = null;
     }
     return root;
+  }
+  // [n] after the first sentence of the answer that source n is quoted for (not inside a table row, whose
+  // pipes it would break); a source none of whose quotes the answer shows verbatim gets only its chip.
+  function marked(answer, cites, usage) {
+    let text = String(answer || "");
+    if (/\[\d+\](?!\()/.test(text)) return text;  // the answer brings its own markers
+    for (const c of cites || []) {
+      const u = (usage || []).find((x) => x.chunk === c.chunk_id && x.used_in_response);
+      for (const quote of (u && u.sentences) || []) {
+        const at = quote ? text.indexOf(quote) : -1;
+        if (at < 0) continue;
+        const end = at + quote.length, line = text.slice(text.lastIndexOf("\n", at) + 1);
+        if (!/^\s*\|/.test(line)) { text = text.slice(0, end) + ` [${c.n}]` + text.slice(end); break; }
+      }
+    }
+    return text;
   }
 
   /* --- UI --- */
@@ -137,36 +188,45 @@
   if (script.nonce) style.nonce = script.nonce;
   const launcher = el("button", { class: "launcher", type: "button", "aria-expanded": "false", "aria-controls": "parley-panel" });
   const title = el("h2", { id: "parley-title" });
-  const closeBtn = el("button", { class: "close", type: "button" }, "×");
-  const status = el("p", { class: "status", role: "status", "aria-live": "polite" });
+  const closeBtn = el("button", { class: "close", type: "button" }, icon("close"));
+  // One live region: the handoff's state (banner) and what the bot is doing (activity).
+  const banner = el("span", { class: "banner" }), activity = el("span", { class: "activity" });
+  const status = el("p", { class: "status", role: "status", "aria-live": "polite" }, banner, activity);
   const log = el("div", { class: "log", role: "log", "aria-live": "polite", tabindex: "0" });
   const typing = el("p", { class: "typing", hidden: true });
   const input = el("textarea", { rows: "2", id: "parley-input" });
   const sendBtn = el("button", { class: "send", type: "submit" });
   const humanBtn = el("button", { class: "human", type: "button", hidden: true });
-  const preview = el("div", { class: "preview", role: "region", hidden: true, tabindex: "-1" });
+  const previewTitle = el("strong", { id: "parley-preview-title" }), previewClose = el("button", { class: "pclose", type: "button" }, icon("close"));
+  const previewBody = el("div", { class: "pbody" });
+  // A drawer over the lower part of the conversation: the log keeps its size behind it, the composer stays usable.
+  const preview = el("div", { class: "preview", role: "region", "aria-labelledby": "parley-preview-title", hidden: true, tabindex: "-1" },
+    el("div", { class: "phead" }, previewTitle, previewClose), previewBody);
   const form = el("form", { class: "composer" }, el("label", { for: "parley-input", class: "sr" }), input, sendBtn);
   const panel = el("div", { id: "parley-panel", class: "panel", role: "dialog", "aria-labelledby": "parley-title", hidden: true },
-    el("header", {}, title, closeBtn), status, log, preview, typing, humanBtn, form);
+    el("header", {}, title, closeBtn), status, el("div", { class: "main" }, log, preview), typing, humanBtn, form);
   root.append(style, launcher, panel);
 
   function css(c) {
     return `:host{all:initial}*{box-sizing:border-box;font-family:system-ui,sans-serif}
-.launcher{position:fixed;bottom:20px;${c.position}:20px;width:56px;height:56px;border-radius:50%;border:0;background:${c.primary_color};color:${c.text_color};font-size:24px;cursor:pointer;box-shadow:0 4px 14px #0003;z-index:2147483646}
+.launcher{position:fixed;bottom:20px;${c.position}:20px;width:56px;height:56px;border-radius:50%;border:0;background:${c.primary_color};color:${c.text_color};cursor:pointer;box-shadow:0 4px 14px #0003;z-index:2147483646;display:grid;place-items:center}.launcher svg{width:26px;height:26px}
+svg{display:block;flex:none}button{display:inline-flex;align-items:center;gap:4px}[hidden]{display:none!important}.tools svg{width:16px;height:16px}.rate{display:flex;gap:4px;margin-left:auto}
 .panel{position:fixed;bottom:88px;${c.position}:20px;width:min(380px,calc(100vw - 40px));height:min(560px,calc(100vh - 120px));display:flex;flex-direction:column;background:#fff;color:#1b1b1f;border-radius:12px;box-shadow:0 8px 30px #0004;z-index:2147483647;font-size:15px;line-height:1.4;transition:opacity .2s}
 .panel[hidden]{display:none}header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:${c.primary_color};color:${c.text_color};border-radius:12px 12px 0 0}
-header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size:16px}.close{background:none;border:0;color:inherit;font-size:22px;cursor:pointer}
-.status{margin:0;padding:4px 14px;font-size:13px;color:#555;min-height:1.4em}.log{flex:1;overflow-y:auto;padding:8px 14px}
+header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size:16px}.close,.pclose{background:none;border:0;color:inherit;cursor:pointer;padding:4px;border-radius:6px}
+.status{margin:0;padding:4px 14px;font-size:13px;color:#555;min-height:1.4em}.banner:not(:empty){display:flex;gap:6px;align-items:center;margin:2px 0;padding:6px 10px;border-radius:8px;background:#fff7e0;color:#5b4200;font-weight:600}.banner.left{background:#e6f4ea;color:#14532d}.log{flex:1;overflow-y:auto;padding:8px 14px}
 .msg{margin:8px 0;padding:8px 11px;border-radius:10px;max-width:88%;word-wrap:break-word}.visitor{margin-left:auto;background:${c.primary_color};color:${c.text_color}}
 .bot,.agent{background:#f0f1f4}.agent{border-left:3px solid ${c.primary_color}}.system{background:#fff7e0;font-size:13px;max-width:100%}
-.who{display:block;font-size:12px;opacity:.75}.md p{margin:0 0 6px}.md ul,.md ol{margin:0 0 6px;padding-left:20px}code{background:#0001;padding:0 3px;border-radius:3px}
+.who{display:block;font-size:12px;opacity:.75}.md p{margin:0 0 6px}.table{overflow-x:auto;margin:0 0 6px}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}th{background:#0000000d}.md ul,.md ol{margin:0 0 6px;padding-left:20px}code{background:#0001;padding:0 3px;border-radius:3px}
 .cite{border:1px solid ${c.primary_color};background:#fff;color:${c.primary_color};border-radius:10px;font-size:11px;padding:0 5px;margin:0 1px;cursor:pointer;vertical-align:super}
 .tools{display:flex;gap:6px;margin-top:6px;flex-wrap:wrap;font-size:13px}.tools button,.reasons button{background:#fff;border:1px solid #bbb;border-radius:6px;cursor:pointer;padding:2px 8px}
 .tools button[aria-pressed=true]{background:${c.primary_color};color:${c.text_color}}.reasons label{display:block;font-size:13px}
-details{font-size:13px;margin-top:6px}.preview{margin:0 14px;padding:8px;border:1px solid #ddd;border-radius:8px;font-size:13px;max-height:30%;overflow:auto;background:#fafafa}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}
+details{font-size:13px;margin-top:6px}details ol{padding-left:18px;margin:4px 0}.doc{font-weight:600}blockquote{margin:2px 0 4px;padding-left:8px;border-left:3px solid #ccc;color:#444}.cite.on{background:${c.primary_color};color:${c.text_color}}.cite.hint{outline:2px solid ${c.primary_color};outline-offset:1px}
+.main{position:relative;flex:1;min-height:0;display:flex;flex-direction:column}.preview{position:absolute;left:0;right:0;bottom:0;max-height:60%;display:flex;flex-direction:column;background:#fff;border-top:1px solid #ddd;border-radius:12px 12px 0 0;box-shadow:0 -6px 20px #0003;font-size:13px;z-index:1}.preview[hidden]{display:none}
+.phead{display:flex;align-items:center;gap:8px;padding:8px 10px 8px 14px;border-bottom:1px solid #eee}.phead strong{flex:1}.pbody{overflow:auto;padding:8px 14px 12px}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}.src .md{flex:1}
 .typing{margin:0 14px;font-size:12px;color:#666}.human{margin:4px 14px;background:#fff;border:1px solid ${c.primary_color};color:${c.primary_color};border-radius:8px;padding:6px;cursor:pointer}
 .composer{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #eee}textarea{flex:1;resize:none;border:1px solid #bbb;border-radius:8px;padding:6px;font-size:14px}
-.send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 14px;cursor:pointer}
+.send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 12px;cursor:pointer}
 button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.preview:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 @media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}`;
@@ -177,12 +237,12 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     const lang = cfg.locale === "page" ? (STRINGS[pageLang] ? pageLang : "en") : cfg.locale;
     t = { ...STRINGS[lang], ...((cfg.strings || {})[lang] || {}) };
     style.textContent = css(cfg);
-    launcher.textContent = "💬"; launcher.setAttribute("aria-label", t.open);
+    launcher.replaceChildren(icon("chat")); launcher.setAttribute("aria-label", t.open);
     title.textContent = cfg.title;
     if (cfg.avatar_url) title.before(el("img", { src: cfg.avatar_url, alt: "" }));
-    closeBtn.setAttribute("aria-label", t.close); log.setAttribute("aria-label", t.log);
+    closeBtn.setAttribute("aria-label", t.close); previewClose.setAttribute("aria-label", t.closePreview); log.setAttribute("aria-label", t.log);
     input.placeholder = t.placeholder; form.querySelector("label").textContent = t.placeholder;
-    sendBtn.textContent = t.send; humanBtn.textContent = t.human;
+    sendBtn.replaceChildren(icon("send")); sendBtn.setAttribute("aria-label", t.send); humanBtn.textContent = t.human;
     humanBtn.hidden = !cfg.handoff_enabled;
     if (cfg.greeting && !log.children.length) bubble("bot", cfg.greeting);
   }
@@ -190,18 +250,27 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   function bubble(role, text, extra) {
     const who = role === "agent" ? (extra && extra.author) || t.agent : role === "visitor" ? t.you : role === "bot" ? cfg.title : "";
     const node = el("div", { class: "msg " + role }, who ? el("span", { class: "who" }, who) : null);
-    node.append(role === "bot" ? markdown(text, extra && extra.citations) : el("div", { class: "md" }, text));
+    node.append(role === "bot" ? markdown(marked(text, extra?.citations, extra?.context_usage), extra?.citations) : el("div", { class: "md" }, text));
     log.append(node); log.scrollTop = log.scrollHeight;
     return node;
   }
   function toggle(open) {
     panel.hidden = !open; launcher.setAttribute("aria-expanded", String(open));
-    launcher.setAttribute("aria-label", open ? t.close : t.open);
+    // Distinct names: the launcher hides the panel, the × closes it (a screen reader lists both).
+    launcher.setAttribute("aria-label", open ? t.hide : t.open); launcher.replaceChildren(icon(open ? "down" : "chat"));
+    if (open) log.scrollTop = log.scrollHeight;  // a hidden log cannot scroll: open on the last message
     (open ? input : launcher).focus();
+  }
+  function closePreview() {
+    preview.hidden = true; root.querySelectorAll(".cite.on").forEach((b) => b.classList.remove("on"));
+    if (opener && opener.isConnected) opener.focus(); else input.focus();
+    opener = null;
   }
   launcher.addEventListener("click", () => toggle(panel.hidden));
   closeBtn.addEventListener("click", () => toggle(false));
-  panel.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.stopPropagation(); toggle(false); } });
+  previewClose.addEventListener("click", closePreview);
+  // Escape closes the innermost thing open: the source preview first, then the panel.
+  panel.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.stopPropagation(); if (!preview.hidden) closePreview(); else toggle(false); } });
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); } });
   let lastTyping = 0;
   input.addEventListener("input", () => {
@@ -213,21 +282,27 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   humanBtn.addEventListener("click", async () => {
     await ensureSession();
     try { await api(`/conversations/${session.conversation_id}/handoff`, { method: "POST", body: "{}" }); setOwner("waiting_agent"); }
-    catch { status.textContent = t.error; }
+    catch { activity.textContent = t.error; }
   });
 
-  async function showCitation(c) {
-    preview.hidden = false; preview.replaceChildren(el("strong", {}, `[${c.n}] ${c.title || ""}`));
+  async function showCitation(c, from) {
+    opener = from || null;
+    root.querySelectorAll(".cite.on").forEach((b) => b.classList.remove("on"));
+    // The marker and its chip light up together: the chip of the same message with the same number.
+    from?.closest(".msg")?.querySelectorAll(`.cite[data-n="${c.n}"]`).forEach((b) => b.classList.add("on"));
+    preview.hidden = false; previewTitle.textContent = `[${c.n}] ${c.title || ""}`;
     const where = c.page_number ? `${t.page} ${c.page_number}` : c.start_time != null ? fmtTime(c.start_time) : "";
-    if (where) preview.append(el("div", { class: "who" }, where));
+    const whereNode = where ? el("div", { class: "who" }, where) : null;
+    previewBody.replaceChildren(...(whereNode ? [whereNode] : []));
     let text = c.text_preview || "", chunk = null;
     try { chunk = await api(`/chunks/${c.chunk_id}`); text = chunk.text_preview || chunk.text || chunk.content || text; } catch { /* keep the preview we have */ }
-    const body = el("div", { class: "src" }, el("p", {}, text));
-    preview.append(body); preview.focus();
+    // A passage with a Markdown table shows the table; plain text stays one paragraph.
+    const body = el("div", { class: "src" }, /^\s*\|.*\|\s*$/m.test(text) ? markdown(text) : el("p", {}, text));
+    previewBody.append(body); preview.focus();
     if (!chunk) return;
     if (chunk.start_time != null) {  // audio and video: the time range, no picture
       const span = fmtTime(chunk.start_time) + (chunk.end_time != null ? " – " + fmtTime(chunk.end_time) : "");
-      preview.querySelector(".who")?.remove(); body.before(el("div", { class: "who" }, span));
+      whereNode?.remove(); body.before(el("div", { class: "who" }, span));
     } else if (chunk.page_number != null || chunk.metadata?.modality === "image") {
       // The page region with the passage highlighted; fetched with the key (an <img src> cannot send it).
       try {
@@ -243,9 +318,25 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   function setOwner(next, announce) {
     owner = next;
     humanBtn.hidden = !cfg.handoff_enabled || next !== "bot";
-    status.textContent = next === "waiting_agent" ? t.waiting : next === "resolved" ? t.resolved : "";
+    if (next === "waiting_agent") wait = wait || { since: Date.now(), timedOut: false, left: false };
+    else wait = null;
+    activity.textContent = next === "resolved" ? t.resolved : "";
+    showWait();
     if (announce && next === "agent") bubble("system", t.agentJoined);
     if (announce && next === "bot") bubble("system", t.backToBot);
+  }
+  // The banner while the visitor waits: the elapsed time, ticking; after the timeout, what to do instead.
+  function showWait() {
+    clearInterval(ticker); ticker = null;
+    banner.className = "banner" + (wait && wait.left ? " left" : "");
+    if (!wait) { banner.replaceChildren(); return; }
+    const text = wait.left ? t.left : wait.timedOut ? t.noAgent : t.waiting;
+    // Only the clock ticks, outside the live region's speech: the state is announced once, not every second.
+    const clock = el("span", { "aria-hidden": "true" });
+    banner.replaceChildren(icon(wait.left ? "check" : "clock"), el("span", {}, text), clock);
+    if (wait.timedOut) return;
+    const tick = () => { clock.textContent = fmtTime((Date.now() - wait.since) / 1000); };
+    tick(); ticker = setInterval(tick, 1000);
   }
 
   async function ensureSession() {
@@ -256,31 +347,47 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   }
 
   function finishAnswer(node, body, result) {
-    body.replaceWith(markdown(result.display_answer === false ? "" : result.answer, result.citations));
+    const cites = result.citations || [], usage = result.context_usage || [];
+    body.replaceWith(markdown(result.display_answer === false ? "" : marked(result.answer, cites, usage), cites));
     const tools = el("div", { class: "tools" });
-    if (result.citations && result.citations.length) {
+    if (cites.length) {
       tools.append(el("span", {}, t.sources + ":"));
-      for (const c of result.citations) tools.append(el("button", { type: "button", class: "cite", onclick: () => showCitation(c) }, `${c.n} ${c.title || ""}`));
+      for (const c of cites) {
+        const chip = el("button", { type: "button", class: "cite", "data-n": c.n }, `${c.n} ${c.title || ""}`);
+        chip.addEventListener("click", () => showCitation(c, chip)); tools.append(chip);
+      }
     }
-    if (result.turn_id) tools.append(...feedback(result.turn_id, node));
+    if (result.turn_id) tools.append(el("span", { class: "rate" }, ...feedback(result.turn_id, node, result.feedback)));
     node.append(tools);
-    if (result.understanding !== undefined || result.context_usage) {
-      const why = el("details", {}, el("summary", {}, t.why));
-      if (result.understanding) why.append(el("p", {}, `${t.understanding}: ${result.understanding}`));
-      if (result.confidence != null) why.append(el("p", {}, `${t.confidence}: ${Math.round(result.confidence * 100)}%`));
-      const used = el("ul");
-      for (const u of result.context_usage || []) used.append(el("li", {}, typeof u === "string" ? u : JSON.stringify(u)));
-      why.append(el("p", {}, t.used), used); node.append(why);
-    }
+    if (result.understanding !== undefined || result.context_usage) node.append(why(result, cites, usage));
     if (result.owner) setOwner(result.owner);
+    log.scrollTop = log.scrollHeight;
   }
-  function feedback(turnId, node) {
-    const up = el("button", { type: "button", "aria-pressed": "false", "aria-label": t.helpful }, "👍");
-    const down = el("button", { type: "button", "aria-pressed": "false", "aria-label": t.notHelpful }, "👎");
+  // "Why this answer" in words: what was understood, the confidence, each document used and the
+  // sentences quoted from it. Ids stay out: they mean nothing to a visitor.
+  function why(result, cites, usage) {
+    const box = el("details", {}, el("summary", {}, t.why));
+    if (result.understanding) box.append(el("p", {}, `${t.understanding}: ${result.understanding}`));
+    if (result.confidence != null) box.append(el("p", {}, `${t.confidence}: ${Math.round(result.confidence * 100)}%`));
+    const docs = el("ol");
+    for (const c of cites) {
+      const u = usage.find((x) => x.chunk === c.chunk_id && x.used_in_response);
+      const where = c.page_number ? ` (${t.page} ${c.page_number})` : "";
+      const li = el("li", {}, el("span", { class: "doc" }, (c.title || t.source) + where));
+      const quotes = (u && u.sentences) || [];
+      if (quotes.length) li.append(el("div", {}, t.quoted), ...quotes.map((q) => el("blockquote", {}, q)));
+      docs.append(li);
+    }
+    if (cites.length) box.append(el("p", {}, t.used), docs);
+    return box;
+  }
+  function feedback(turnId, node, given) {
+    const up = el("button", { type: "button", "aria-pressed": String(given?.rating === "up"), "aria-label": t.helpful }, icon("up"));
+    const down = el("button", { type: "button", "aria-pressed": String(given?.rating === "down"), "aria-label": t.notHelpful }, icon("up", true));
     const rate = async (rating, reasons) => {
       await api(`/turns/${turnId}/feedback`, { method: "POST", body: JSON.stringify({ rating, reasons }) });
       up.setAttribute("aria-pressed", String(rating === "up")); down.setAttribute("aria-pressed", String(rating === "down"));
-      status.textContent = t.thanks;
+      activity.textContent = t.thanks; setTimeout(() => { if (activity.textContent === t.thanks) activity.textContent = ""; }, 4000);
     };
     up.addEventListener("click", () => rate("up", []));
     down.addEventListener("click", () => {
@@ -298,15 +405,15 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     const id = crypto.randomUUID();
     const node = bubble("bot", ""), body = node.lastChild;
     if (owner !== "bot") node.hidden = true;
-    status.textContent = t.thinking;
+    activity.textContent = t.thinking;
     let answer = "", streamId = null, lastId = null, result = null;
     const pieces = {};
     const onEvent = (e) => {
       if (e.id) lastId = e.id;
-      if (e.event === "tool_update") status.textContent = t[PHASES[e.data.phase] || "thinking"];
+      if (e.event === "tool_update") activity.textContent = t[PHASES[e.data.phase] || "thinking"];
       else if (e.event === "tool_partial_update") {
         answer += e.data.content || "";  // each update is the next fragment (spec: concatenate them)
-        status.textContent = t.writing; body.replaceChildren(markdown(answer)); log.scrollTop = log.scrollHeight;
+        activity.textContent = t.writing; body.replaceChildren(markdown(answer)); log.scrollTop = log.scrollHeight;
       } else if (e.event === "tool_end") result = e.data;
       else if (e.event === "error") throw new Error(e.data.code || "error");
     };
@@ -325,12 +432,16 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
         await new Promise((r) => setTimeout(r, 300 * (attempt + 1)));
         res = await fetch(`${API}/streams/${streamId}/events`, { headers: headers(lastId ? { "Last-Event-ID": lastId, Accept: "text/event-stream" } : { Accept: "text/event-stream" }) });
       }
-      status.textContent = "";
+      activity.textContent = "";
       if (!result) throw new Error("no answer");
-      if (result.status === "forwarded_to_agent") { node.remove(); setOwner(result.owner || owner); return; }
+      if (result.status === "forwarded_to_agent") {
+        node.remove(); setOwner(result.owner || owner);
+        if (wait && wait.timedOut && !wait.left) { wait.left = true; showWait(); }  // the message left after the timeout
+        return;
+      }
       node.hidden = false; finishAnswer(node, body, result);
     } catch {
-      node.hidden = false; body.replaceChildren(el("p", {}, t.error)); status.textContent = "";
+      node.hidden = false; body.replaceChildren(el("p", {}, t.error)); activity.textContent = "";
     }
   }
 
@@ -350,6 +461,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
           if (e.event === "agent_message") { typing.hidden = true; bubble("agent", e.data.text, e.data); }
           else if (e.event === "system_message") bubble("system", e.data.text);
           else if (e.event === "owner_changed") setOwner(e.data.owner, true);
+          else if (e.event === "handoff_timed_out" && owner === "waiting_agent") { wait.timedOut = true; showWait(); }
           else if (e.event === "agent_typing") {
             typing.textContent = `${t.agent} ${t.typing}`; typing.hidden = false;
             clearTimeout(typingTimer); typingTimer = setTimeout(() => { typing.hidden = true; }, 3000);
@@ -363,8 +475,8 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   async function restore() {
     const items = await api(`/conversations/${session.conversation_id}/messages`);
     for (const m of items) {
-      const node = bubble(m.role, m.text, m);
-      if (m.role === "bot" && m.turn_id) node.append(el("div", { class: "tools" }, ...feedback(m.turn_id, node)));
+      if (m.role !== "bot" || !m.turn_id) { bubble(m.role, m.text, m); continue; }
+      const node = bubble("bot", ""); finishAnswer(node, node.lastChild, { ...m, answer: m.text });
     }
   }
 
@@ -373,6 +485,8 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     apply();
     document.body.append(host);
     if (session) {
+      const h = cfg.handoff;  // the open handoff as the server knows it: the banner survives a reload
+      if (h) wait = { since: Date.now() - h.wait_seconds * 1000, timedOut: h.timed_out, left: h.message_left };
       try { await restore(); setOwner(cfg.owner || "bot"); listen(); }
       catch { session = null; localStorage.removeItem(STORE); }
     }
