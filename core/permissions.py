@@ -33,6 +33,8 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("conversations", "turn"): ("view",),
     ("conversations", "securityevent"): ("view",),
     ("conversations", "ragsearchexecution"): ("view",),
+    ("conversations", "curatedanswer"): FULL,
+    ("conversations", "curatedanswerpolicy"): ("add", "change", "view"),
     ("handoff", "turnfeedback"): ("view",),
     ("handoff", "handoffpolicy"): ("add", "change", "view"),
     ("api", "serverapikey"): ("add", "change", "view"),
@@ -47,8 +49,6 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("insights", "evaluationrun"): ("add", "view", "delete"),
     ("insights", "evaluationresult"): ("view",),
     ("insights", "faqcandidate"): ("change", "view"),
-    ("insights", "curatedanswer"): FULL,
-    ("insights", "curatedanswerpolicy"): ("add", "change", "view"),
 }
 
 

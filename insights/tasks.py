@@ -21,7 +21,7 @@ def turn_rollups_refresh_task() -> int:
     return turn_rollups_refresh()
 
 
-@shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=60)
+@shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
 def evaluation_run_execute_task(self, run_id: str) -> str:  # type: ignore[no-untyped-def]
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,
@@ -36,7 +36,8 @@ def evaluation_run_execute_task(self, run_id: str) -> str:  # type: ignore[no-un
         if self.request.retries >= self.max_retries:
             evaluation_run_fail(run_id=run_id, code="documents_not_ready", message=str(exc))
             return "failed"
-        # Ingestion is still running (the demo's first run is queued with its documents).
+        # Ingestion is still running (the demo's first run is queued with its documents): waited for
+        # up to max_retries × WAIT_FOR_DOCUMENTS_SECONDS (half an hour: OCR and media on a first start).
         countdown = WAIT_FOR_DOCUMENTS_SECONDS + random.uniform(0, 1)  # noqa: S311 - jitter
         raise self.retry(exc=exc, countdown=countdown) from exc
 

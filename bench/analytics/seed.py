@@ -62,6 +62,7 @@ TURN_COLUMNS = [
     "prompt_tokens",
     "completion_tokens",
     "latencies",
+    "llm_error_message",
 ]
 
 
@@ -139,10 +140,12 @@ def seed(*, bot_id: uuid.UUID, turns: int, days: int, seed_value: int = 17) -> d
                     action,
                     reason,
                     "An answer.",
-                    "offline",
+                    # A tenth of the found answers come from curated answers (the analytics count them).
+                    "curated" if status == "found_in_context" and rng.random() < 0.1 else "offline",
                     rng.randint(300, 900),
                     rng.randint(20, 200),
                     json.dumps({"total": rng.randint(50, 900)}),
+                    "",
                 )
             )
             if action == "open_handoff":

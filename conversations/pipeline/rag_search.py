@@ -96,8 +96,15 @@ def rag_search_answer(
     )
     try:
         chosen = default_endpoint if endpoint is BOT_ENDPOINT else endpoint
+        # A search tool's contexts are chunks of the documents in scope: no curated answer.
         run = answer_run(
-            bot=bot, question=query, history=(), scope=scope, endpoint=chosen, emitter=emitter
+            bot=bot,
+            question=query,
+            history=(),
+            scope=scope,
+            endpoint=chosen,
+            emitter=emitter,
+            curated_answers=False,
         )
     except Exception as exc:
         # The audit keeps why the call failed; the caller still gets the error (an API error or an SSE error event).

@@ -30,8 +30,14 @@ def scope_for(
 
 
 def chunks_for_question(
-    *, bot: BotSettings, scope: RetrievalScope, question: str, keywords: Sequence[str] = ()
+    *,
+    bot: BotSettings,
+    scope: RetrievalScope,
+    question: str,
+    keywords: Sequence[str] = (),
+    query_embedding: Sequence[float] | None = None,
 ) -> tuple[list[RetrievedChunk], RetrievalResult]:
+    """`query_embedding`: the question's vector when the turn already computed it (see curated)."""
     result = chunks_retrieve(
         scope=scope,
         question=question,
@@ -40,6 +46,7 @@ def chunks_for_question(
         top_k=bot.retrieval.top_k,
         score_threshold=bot.retrieval.score_threshold,
         language=bot.rules.locale.split("-")[0],
+        query_embedding=query_embedding,
     )
     return result.hits, result
 

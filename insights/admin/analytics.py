@@ -132,6 +132,7 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
         "histogram_chart": _histogram_chart(data),
         "all_turns_url": scope.turns_url(),
         "deflected_url": scope.turns_url(deflected="yes"),
+        "curated_url": scope.turns_url(curated="yes"),
         "rated_url": scope.turns_url(feedback="any"),
         "down_url": scope.turns_url(feedback="down"),
         "up_url": scope.turns_url(feedback="up"),
@@ -154,6 +155,14 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
                 "href": reverse("admin:insights_analyzedturn_changelist")
                 + "?"
                 + urlencode({"bot": str(bot.pk), "gap_cluster": cluster.pk}),
+                "curate_href": reverse("admin:conversations_curatedanswer_add")
+                + "?"
+                + urlencode({"cluster": cluster.pk}),
+                "curated_href": reverse(
+                    "admin:conversations_curatedanswer_change", args=[cluster.curated_answer_id]
+                )
+                if cluster.curated_answer_id
+                else "",
             }
             for cluster in (clustering.clusters.all() if clustering else [])
         ],

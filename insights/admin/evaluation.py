@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from bots.models import PromptTemplateVersion
 from core.admin_scoping import WorkspaceScopedAdmin, workspace_scope
 from insights.models import EvaluationCase, EvaluationRun, EvaluationSet
+from insights.models.evaluation import CASE_FIELDS
 from insights.selectors.runs import runs_compare, runs_for_bot
 from insights.services.cases_io import CaseData, CasesImportError, cases_export, cases_parse
 from insights.services.runs import RunRefused, evaluation_run_create
@@ -29,16 +30,7 @@ FORMATS = (("jsonl", "JSON Lines"), ("csv", "CSV"))
 
 class EvaluationCaseInline(admin.TabularInline):
     model = EvaluationCase
-    fields = [
-        "position",
-        "question",
-        "history",
-        "expected_status",
-        "expected_sources",
-        "expected_snippet",
-        "expect_no_answer",
-        "source_turn",
-    ]
+    fields = ["position", *CASE_FIELDS, "source_turn"]
     readonly_fields = ["source_turn"]
     extra = 1
 

@@ -29,6 +29,7 @@ from django.utils.html import format_html
 
 from bots.models import Bot
 from conversations.admin import TurnAdmin
+from conversations.pipeline.curated import CURATED_MODEL
 from core.admin_scoping import workspace_scope
 from handoff.models import FeedbackReason, Handoff
 from insights.admin.analytics import AnalyticsView
@@ -166,6 +167,17 @@ class DeflectedFilter(_ParamFilter):
         return deflected if value == "yes" else queryset.exclude(pk__in=deflected.values("pk"))
 
 
+class CuratedFilter(_ParamFilter):
+    title = "answered by"
+    parameter_name = "curated"
+    options = (("yes", "A curated answer"), ("no", "Retrieval and the model"))
+
+    def narrow(self, request: HttpRequest, queryset: QuerySet[Any], value: str) -> QuerySet[Any]:
+        if value == "yes":
+            return queryset.filter(model=CURATED_MODEL)
+        return queryset.exclude(model=CURATED_MODEL)
+
+
 class EscalationFilter(_ParamFilter):
     title = "escalation"
     parameter_name = "escalation"
@@ -258,6 +270,7 @@ class AnalyzedTurnAdmin(TurnAdmin):
         FeedbackFilter,
         FeedbackReasonFilter,
         DeflectedFilter,
+        CuratedFilter,
         EscalationFilter,
         SuggestedTopicFilter,
         GapClusterFilter,

@@ -7,13 +7,11 @@ from insights.models.evaluation import (
     EvaluationSet,
 )
 from insights.models.gaps import AnalyzedTurn, GapCluster, GapClustering
-from insights.models.knowledge import CuratedAnswer, CuratedAnswerPolicy, FaqCandidate
+from insights.models.knowledge import FaqCandidate
 from insights.models.rollups import RollupWatermark, TurnRollup
 
 __all__ = [
     "AnalyzedTurn",
-    "CuratedAnswer",
-    "CuratedAnswerPolicy",
     "EvaluationCase",
     "EvaluationResult",
     "EvaluationRun",

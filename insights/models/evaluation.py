@@ -18,6 +18,16 @@ from conversations.models import Turn, TurnStatus
 
 CASES_PER_SET_MAX = 1000
 QUESTION_MAX = 4000
+# What a case states, its question and expectations: the columns of an import file, the fields an
+# admin edits, and `insights.services.cases_io.CaseData`'s.
+CASE_FIELDS = (
+    "question",
+    "history",
+    "expected_status",
+    "expected_sources",
+    "expected_snippet",
+    "expect_no_answer",
+)
 
 
 class EvaluationSet(models.Model):
@@ -84,15 +94,20 @@ class EvaluationCase(models.Model):
         return self.question[:80]
 
 
+class JobStatus(models.TextChoices):
+    """The life of a background job kept on its row (an evaluation run, a gap clustering)."""
+
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
 class EvaluationRun(models.Model):
     """One execution of a set against a bot, as it is or with overrides (template, strictness, top k,
     fusion, model). Status and progress live on the row; the task only moves them forward."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        COMPLETED = "completed", "Completed"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     evaluation_set = models.ForeignKey(EvaluationSet, on_delete=models.CASCADE, related_name="runs")

@@ -14,7 +14,8 @@ from django.db import models
 from django.db.models import Q
 
 from bots.models import Bot
-from conversations.models import Turn
+from conversations.models import CuratedAnswer, Turn
+from insights.models.evaluation import JobStatus
 
 
 class AnalyzedTurn(Turn):
@@ -27,11 +28,7 @@ class AnalyzedTurn(Turn):
 class GapClustering(models.Model):
     """One clustering of a bot's failed questions over a period and channel."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        COMPLETED = "completed", "Completed"
-        FAILED = "failed", "Failed"
+    Status = JobStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="gap_clusterings")
@@ -73,8 +70,20 @@ class GapCluster(models.Model):
     # The mean of the members' normalised embeddings, for matching later questions to the cluster.
     centroid = models.JSONField(default=list)
     turns = models.ManyToManyField(Turn, related_name="+")
-    # When a later turn close to the centroid was answered (found_in_context); null while uncovered.
+    # The curated answer an admin attached to the cluster (one may answer several clusters).
+    curated_answer = models.ForeignKey(
+        CuratedAnswer, on_delete=models.SET_NULL, null=True, blank=True, related_name="clusters"
+    )
+
+    class CoveredBy(models.TextChoices):
+        TURN = "turn", "a later turn"
+        EVALUATION_RUN = "evaluation_run", "a later evaluation run"
+        CURATED_ANSWER = "curated_answer", "a curated answer"
+
+    # When (and by what) the gap got an answer: a later turn or evaluation run whose question is close
+    # to the centroid found one, or a curated answer was attached; null while uncovered.
     covered_at = models.DateTimeField(null=True, blank=True)
+    covered_by = models.CharField(max_length=20, choices=CoveredBy.choices, blank=True)
 
     class Meta:
         ordering = ["-size", "id"]

@@ -1,6 +1,6 @@
 """The knowledge-gap loop's state: FAQ candidates drawn from resolved handoffs, reviewed into the
-bot's documents; curated answers (optionally attached to a gap cluster) and the bot's threshold for
-answering a close-enough question with one."""
+bot's documents. Curated answers live in conversations (the turn's path reads them); a gap cluster
+points to the one attached to it (insights.models.gaps)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from django.db.models import Q
 
 from bots.models import Bot
 from handoff.models import Handoff
-from insights.models.gaps import GapCluster
 from rag.models import Document
 
 FAQ_TEXT_MAX = 4000
@@ -52,54 +51,6 @@ class FaqCandidate(models.Model):
             models.CheckConstraint(
                 condition=~Q(question="") & ~Q(answer=""), name="faq_candidate_not_blank"
             ),
-        ]
-
-    def __str__(self) -> str:
-        return self.question[:80]
-
-
-class CuratedAnswerPolicy(models.Model):
-    """Per bot: how close (cosine similarity) a question must be to a curated one to get its answer."""
-
-    bot = models.OneToOneField(
-        Bot, on_delete=models.CASCADE, primary_key=True, related_name="curated_answer_policy"
-    )
-    similarity_threshold = models.FloatField(default=0.85)
-
-    class Meta:
-        verbose_name_plural = "curated answer policies"
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(similarity_threshold__gte=0.5, similarity_threshold__lte=1),
-                name="curated_threshold_range",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"curated answers of {self.bot}"
-
-
-class CuratedAnswer(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="curated_answers")
-    cluster = models.ForeignKey(
-        GapCluster, on_delete=models.SET_NULL, null=True, blank=True, related_name="curated_answers"
-    )
-    question = models.CharField(max_length=FAQ_TEXT_MAX)
-    answer = models.CharField(max_length=FAQ_TEXT_MAX)
-    is_active = models.BooleanField(default=True)
-    # The question's normalised embedding and the model that made it (a workspace may change models).
-    embedding = models.JSONField(default=list, blank=True)
-    embedding_model = models.CharField(max_length=200, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["bot", "question"]
-        constraints = [
-            models.CheckConstraint(
-                condition=~Q(question="") & ~Q(answer=""), name="curated_answer_not_blank"
-            )
         ]
 
     def __str__(self) -> str:

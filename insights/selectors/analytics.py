@@ -32,7 +32,7 @@ WHERE r.bot_id = %(bot)s::uuid AND r.day >= %(first_day)s AND r.day < %(end_day)
 """
 _TOTALS_SQL = """
 SELECT r.dimension, r.key, sum(r.n)::int AS n {scope}
-  AND r.dimension IN ('turns', 'deflected', 'confidence', 'feedback', 'feedback_reason')
+  AND r.dimension IN ('turns', 'deflected', 'curated', 'confidence', 'feedback', 'feedback_reason')
 GROUP BY r.dimension, r.key
 """.replace("{scope}", _ROLLUP_SCOPE)
 _SERIES_SQL = """
@@ -40,20 +40,17 @@ SELECT date_trunc(%(bucket)s, r.day)::date AS bucket, r.key AS status, sum(r.n):
   AND r.dimension = 'status'
 GROUP BY 1, 2 ORDER BY 1, 2
 """.replace("{scope}", _ROLLUP_SCOPE)
-_TOPICS_SQL = """
+# The most frequent topics of one dimension ('topic' or 'suggested'), each saying whether the bot
+# already has it (covered or excluded).
+_RANKED_TOPICS_SQL = """
 SELECT r.key AS topic, sum(r.n)::int AS n,
        EXISTS (SELECT 1 FROM prompt_context_topic AS p
                WHERE p.bot_id = %(bot)s::uuid AND lower(p.name) = lower(r.key)) AS known
-{scope} AND r.dimension = 'topic'
+{scope} AND r.dimension = '{dimension}'
 GROUP BY r.key ORDER BY n DESC, r.key LIMIT %(top)s
 """.replace("{scope}", _ROLLUP_SCOPE)
-_SUGGESTED_SQL = """
-SELECT r.key AS topic, sum(r.n)::int AS n,
-       EXISTS (SELECT 1 FROM prompt_context_topic AS p
-               WHERE p.bot_id = %(bot)s::uuid AND lower(p.name) = lower(r.key)) AS known
-{scope} AND r.dimension = 'suggested'
-GROUP BY r.key ORDER BY n DESC, r.key LIMIT %(top)s
-""".replace("{scope}", _ROLLUP_SCOPE)
+_TOPICS_SQL = _RANKED_TOPICS_SQL.replace("{dimension}", "topic")
+_SUGGESTED_SQL = _RANKED_TOPICS_SQL.replace("{dimension}", "suggested")
 _ESCALATIONS_SQL = """
 SELECT e.kind, count(*)::int AS n, count(e.claimed_at)::int AS claimed,
        count(e.timed_out_at)::int AS timeouts,
@@ -144,10 +141,13 @@ def _figures(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 def _summary(figures: dict[str, dict[str, int]]) -> dict[str, Any]:
     turns = figures.get("turns", {}).get("", 0)
     deflected = figures.get("deflected", {}).get("yes", 0)
+    curated = figures.get("curated", {}).get("yes", 0)
     return {
         "turns": turns,
         "deflected": deflected,
         "deflection_rate": deflected / turns if turns else None,
+        "curated": curated,
+        "curated_rate": curated / turns if turns else None,
     }
 
 

@@ -8,6 +8,7 @@ One row is one case. JSONL: an object per line with `question` and any of `histo
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -16,17 +17,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from conversations.models import TurnStatus
-from insights.models.evaluation import CASES_PER_SET_MAX, QUESTION_MAX, EvaluationCase
+from insights.models.evaluation import (
+    CASE_FIELDS,
+    CASES_PER_SET_MAX,
+    QUESTION_MAX,
+    EvaluationCase,
+)
 
 IMPORT_MAX_BYTES = 1024 * 1024
-COLUMNS = (
-    "question",
-    "history",
-    "expected_status",
-    "expected_sources",
-    "expected_snippet",
-    "expect_no_answer",
-)
+COLUMNS = CASE_FIELDS
 SOURCES_SEPARATOR = "|"
 _TRUE = {"true", "yes", "1", "y"}
 _FALSE = {"false", "no", "0", "n", ""}
@@ -53,14 +52,8 @@ class CaseData:
 
     @classmethod
     def of(cls, case: EvaluationCase) -> CaseData:
-        return cls(
-            question=case.question,
-            history=list(case.history),
-            expected_status=case.expected_status,
-            expected_sources=list(case.expected_sources),
-            expected_snippet=case.expected_snippet,
-            expect_no_answer=case.expect_no_answer,
-        )
+        # Copies: the case's JSON lists stay the row's.
+        return cls(**{name: copy.copy(getattr(case, name)) for name in CASE_FIELDS})
 
 
 def cases_parse(*, raw: bytes, file_format: str) -> list[CaseData]:

@@ -157,12 +157,12 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
 COVERAGE_QUESTIONS_MAX = 500
 
 _ANSWERED_SINCE_SQL = """
-SELECT t.created_at, coalesce(nullif(t.condensed_question, ''), t.user_text)
+SELECT t.created_at, coalesce(nullif(t.condensed_question, ''), t.user_text), 'turn'
 FROM conversations_turn AS t JOIN conversations_conversation AS c ON c.id = t.conversation_id
 WHERE c.bot_id = %(bot)s::uuid AND t.created_at >= %(since)s AND t.completed_at IS NOT NULL
   AND t.status = 'found_in_context' AND t.confidence >= %(low)s
 UNION ALL
-SELECT r.completed_at, x.question
+SELECT r.completed_at, x.question, 'evaluation_run'
 FROM insights_evaluationrun AS r JOIN insights_evaluationresult AS x ON x.run_id = r.id
 WHERE r.bot_id = %(bot)s::uuid AND r.completed_at >= %(since)s AND x.status = 'found_in_context'
 ORDER BY 1 DESC
@@ -195,12 +195,12 @@ def gap_clusters_coverage_refresh(*, bot_id: uuid.UUID | str) -> int:
                 "limit": COVERAGE_QUESTIONS_MAX,
             },
         )
-        answered = [(at, question) for at, question in cursor.fetchall() if question]
+        answered = [(at, question, kind) for at, question, kind in cursor.fetchall() if question]
     if not answered:
         return 0
     model = workspace_embedding_model(workspace_id=bot.workspace_id)
     vectors = _normalised(
-        np.asarray(embed_texts([q for _, q in answered], model_id=model), dtype=np.float32)
+        np.asarray(embed_texts([q for _, q, _ in answered], model_id=model), dtype=np.float32)
     )
     covered = 0
     for cluster in clusters:
@@ -208,13 +208,14 @@ def gap_clusters_coverage_refresh(*, bot_id: uuid.UUID | str) -> int:
         if centroid.size != vectors.shape[1]:
             continue  # clustered with another embedding model
         close = [
-            at
-            for (at, _), similarity in zip(answered, vectors @ centroid, strict=True)
+            (at, kind)
+            for (at, _, kind), similarity in zip(answered, vectors @ centroid, strict=True)
             if at >= cluster.clustering.period_end and similarity >= 1 - CLUSTER_DISTANCE
         ]
         if close:
+            at, kind = min(close)
             GapCluster.objects.filter(pk=cluster.pk, covered_at__isnull=True).update(
-                covered_at=min(close)
+                covered_at=at, covered_by=kind
             )
             covered += 1
     return covered

@@ -1,33 +1,29 @@
 """The knowledge-gap loop's writes: FAQ candidates collected from resolved handoffs (the visitor's
 question and the agent's replies), approved into a document of the bot (ingested like any other,
-through rag.services) or rejected; curated answers embedded when saved.
+through rag.services) or rejected; curated answers embedded when saved and attached to gap clusters.
 
-`curated_answer_match` is the pure decision a turn asks before the pipeline: the curated answer
-whose question is close enough to the visitor's (cosine similarity at or above the bot's threshold),
-or None. It is the seam for the single entry point of a visitor message (handoff.services), which
-records such a turn as found_in_context citing the curated answer.
+The turn's path answers with a curated answer itself (conversations.pipeline.curated), so live
+turns, the Try-it console and evaluation runs all match the same way.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from conversations.models import CuratedAnswer
 from handoff.models import Handoff, Message
-from insights.models import CuratedAnswer, CuratedAnswerPolicy, FaqCandidate, GapCluster
+from insights.models import FaqCandidate, GapCluster
 from rag.embeddings import embed_query
 from rag.selectors import workspace_embedding_model
 from rag.services import document_create
 
-DEFAULT_SIMILARITY = 0.85
 COLLECT_BATCH = 500
 
 
@@ -119,8 +115,8 @@ def faq_candidate_reject(*, candidate_id: uuid.UUID | str, user: object) -> bool
 
 
 def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
-    """(Re)compute a curated answer's question embedding with its workspace's model; a cluster it
-    answers counts as covered from now on."""
+    """(Re)compute a curated answer's question embedding with its workspace's model (the one the
+    turn's question is embedded with)."""
     curated = CuratedAnswer.objects.select_related("bot").get(pk=curated_id)
     model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
     vector = np.asarray(embed_query(curated.question, model_id=model), dtype=np.float64)
@@ -128,46 +124,16 @@ def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
     CuratedAnswer.objects.filter(pk=curated.pk).update(
         embedding=[round(float(v) / norm, 6) for v in vector], embedding_model=model
     )
-    if curated.cluster_id is not None:
-        GapCluster.objects.filter(pk=curated.cluster_id, covered_at__isnull=True).update(
-            covered_at=timezone.now()
-        )
 
 
-@dataclass(frozen=True)
-class CuratedMatch:
-    curated_id: str
-    question: str
-    answer: str
-    similarity: float
-
-
-def curated_answer_match(
-    *, bot_id: uuid.UUID | str, question: str, embed: Callable[[str, str], Sequence[float]]
-) -> CuratedMatch | None:
-    """The active curated answer closest to `question` when at least as similar as the bot's
-    threshold, else None. `embed(text, model_id)` embeds the visitor's question (only when the bot
-    has curated answers, so a bot without any pays nothing)."""
-    rows = list(
-        CuratedAnswer.objects.filter(bot_id=bot_id, is_active=True)
-        .exclude(Q(embedding=[]) | Q(embedding_model=""))
-        .values_list("pk", "question", "answer", "embedding", "embedding_model")
+def curated_answer_attach(*, curated_id: uuid.UUID | str, cluster_id: int) -> bool:
+    """Attach a curated answer to a gap cluster of the same bot: the gap has an answer from now on
+    (covered, when it was not yet). False when the cluster is another bot's."""
+    bot_id = CuratedAnswer.objects.values_list("bot_id", flat=True).get(pk=curated_id)
+    clusters = GapCluster.objects.filter(pk=cluster_id, clustering__bot_id=bot_id)
+    if not clusters.update(curated_answer_id=curated_id):
+        return False
+    clusters.filter(covered_at__isnull=True).update(
+        covered_at=timezone.now(), covered_by=GapCluster.CoveredBy.CURATED_ANSWER
     )
-    if not rows:
-        return None
-    threshold = (
-        CuratedAnswerPolicy.objects.filter(bot_id=bot_id)
-        .values_list("similarity_threshold", flat=True)
-        .first()
-        or DEFAULT_SIMILARITY
-    )
-    best: CuratedMatch | None = None
-    vectors: dict[str, np.ndarray] = {}
-    for pk, curated_question, answer, embedding, model in rows:
-        if model not in vectors:
-            query = np.asarray(embed(question, model), dtype=np.float64)
-            vectors[model] = query / (float(np.linalg.norm(query)) or 1.0)
-        similarity = float(np.dot(vectors[model], np.asarray(embedding, dtype=np.float64)))
-        if similarity >= threshold and (best is None or similarity > best.similarity):
-            best = CuratedMatch(str(pk), curated_question, answer, round(similarity, 4))
-    return best
+    return True

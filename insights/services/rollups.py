@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from conversations.pipeline.curated import CURATED_MODEL
 from insights.models import RollupWatermark
 from insights.selectors.analytics import ANSWERED_STATUSES, HISTOGRAM_BUCKETS, NO_TOPIC
 
@@ -43,10 +44,12 @@ WHERE h.opened_at >= %(since)s AND h.opened_at < %(until)s
 _DELETE_SQL = "DELETE FROM insights_turnrollup WHERE bot_id = %(bot)s AND day = %(day)s"
 
 # Every dimension of one bot's day, per channel. A turn is deflected when the bot answered it (from
-# its knowledge, or small talk), showed the answer, and no handoff names it.
+# its knowledge, or small talk), showed the answer, and no handoff names it; curated when a curated
+# answer answered it (the turn's model is the pipeline's curated marker).
 _INSERT_SQL = """
 WITH s AS MATERIALIZED (
-    SELECT t.id, t.status, t.confidence, t.topic, t.suggested_topics, t.route_action, c.channel
+    SELECT t.id, t.status, t.confidence, t.topic, t.suggested_topics, t.route_action, t.model,
+           c.channel
     FROM conversations_turn AS t JOIN conversations_conversation AS c ON c.id = t.conversation_id
     WHERE c.bot_id = %(bot)s AND t.completed_at IS NOT NULL
       AND t.created_at >= %(start)s AND t.created_at < %(end)s
@@ -72,6 +75,8 @@ SELECT %(bot)s, %(day)s, channel, dimension, key, n FROM (
     WHERE s.status = ANY(%(answered)s) AND s.route_action = 'show_answer'
       AND NOT EXISTS (SELECT 1 FROM handoff_handoff AS h WHERE h.turn_id = s.id)
     GROUP BY channel
+    UNION ALL
+    SELECT channel, 'curated', 'yes', count(*) FROM s WHERE s.model = %(curated)s GROUP BY channel
     UNION ALL
     SELECT s.channel, 'feedback', f.rating, count(*) FROM s JOIN handoff_turnfeedback AS f ON f.turn_id = s.id
     GROUP BY 1, 3
@@ -131,6 +136,7 @@ def turn_rollup_day_compute(*, cursor: object, bot_id: str, day: date) -> None:
         "buckets": HISTOGRAM_BUCKETS,
         "no_topic": list(NO_TOPIC),
         "answered": list(ANSWERED_STATUSES),
+        "curated": CURATED_MODEL,
     }
     cursor.execute(_DELETE_SQL, params)  # type: ignore[attr-defined]
     cursor.execute(_INSERT_SQL, params)  # type: ignore[attr-defined]

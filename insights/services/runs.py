@@ -22,6 +22,7 @@ from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import PipelineRun, answer_run
 from insights.models import EvaluationCase, EvaluationResult, EvaluationRun, EvaluationSet
+from insights.services.gaps import gap_clusters_coverage_refresh
 from insights.services.metrics import NO_ANSWER_STATUSES, ResultFacts, run_metrics
 from prompts.engine import BotSettings, HistoryTurn, TemplateSource
 from prompts.selectors import bot_settings_get
@@ -128,7 +129,7 @@ def _refusal_check(*, bot: Bot, cases: int) -> None:
 def evaluation_run_execute(*, run_id: uuid.UUID | str) -> str:
     """Answer every case not answered yet, then compute the metrics; returns the run's status.
 
-    Raises DocumentsPending while the bot has documents but none is ready yet.
+    Raises DocumentsPending while any of the bot's documents is still being ingested.
     """
     run = EvaluationRun.objects.select_related("bot").get(pk=run_id)
     if run.status in (EvaluationRun.Status.COMPLETED, EvaluationRun.Status.FAILED):
@@ -139,8 +140,12 @@ def evaluation_run_execute(*, run_id: uuid.UUID | str) -> str:
     except RunRefused as refused:
         _fail(run, refused.code, str(refused))
         return EvaluationRun.Status.FAILED
-    documents = Document.objects.filter(bots=run.bot)
-    if not documents.filter(status=Document.Status.READY).exists():
+    # Every document still being ingested is waited for: a run answered from some of the documents
+    # only (the demo's first run, queued with them) would measure a bot nobody will talk to.
+    ingesting = Document.objects.filter(
+        bots=run.bot, status__in=[Document.Status.PENDING, Document.Status.PROCESSING]
+    )
+    if ingesting.exists():
         raise DocumentsPending(f"the documents of {run.bot.name} are still being ingested")
     EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.QUEUED).update(
         status=EvaluationRun.Status.RUNNING, started_at=timezone.now(), total=len(cases)
@@ -284,21 +289,9 @@ def _result_store(
 
 
 def _complete(run: EvaluationRun, settings: BotSettings) -> str:
-    facts = [
-        ResultFacts(
-            expected_status=r.expected_status,
-            expect_no_answer=r.expect_no_answer,
-            status=r.status,
-            source_recall=r.source_recall,
-            citation_precision=r.citation_precision,
-            repairs=r.repairs,
-            latency_ms=r.latency_ms,
-            prompt_tokens=r.prompt_tokens,
-            completion_tokens=r.completion_tokens,
-            passed=r.passed,
-        )
-        for r in run.results.all()
-    ]
+    # ResultFacts names the result's columns the metrics read.
+    names = [facts_field.name for facts_field in dataclasses.fields(ResultFacts)]
+    facts = [ResultFacts(**{name: getattr(r, name) for name in names}) for r in run.results.all()]
     metrics = run_metrics(results=facts, top_k=settings.retrieval.top_k)
     with transaction.atomic():
         EvaluationRun.objects.filter(pk=run.pk).exclude(status=EvaluationRun.Status.FAILED).update(
@@ -307,6 +300,8 @@ def _complete(run: EvaluationRun, settings: BotSettings) -> str:
             done=len(facts),
             completed_at=timezone.now(),
         )
+    # A gap cluster that this run's found answers reach is covered from now on.
+    gap_clusters_coverage_refresh(bot_id=run.bot_id)
     return EvaluationRun.Status.COMPLETED
 
 

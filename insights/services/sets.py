@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 
@@ -42,13 +43,8 @@ def evaluation_cases_add(
             EvaluationCase(
                 evaluation_set=evaluation_set,
                 position=start + n,
-                question=case.question,
-                history=case.history,
-                expected_status=case.expected_status,
-                expected_sources=case.expected_sources,
-                expected_snippet=case.expected_snippet,
-                expect_no_answer=case.expect_no_answer,
                 source_turn_id=source_turn_ids[n] if source_turn_ids else None,
+                **dataclasses.asdict(case),
             )
             for n, case in enumerate(cases)
         )

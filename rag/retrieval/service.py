@@ -134,11 +134,14 @@ def chunks_retrieve(
     fusion: FusionSettings = FUSION,
     mode: RetrievalMode = "hybrid",
     choice: FusionChoice | None = None,
+    query_embedding: Sequence[float] | None = None,
 ) -> RetrievalResult:
     """The top_k chunks in scope for a (standalone) question, best first, with their scores and ranks.
 
     `choice` None: the workspace's calibrated fusion (the defaults until it has one). `mode` "vector" or
-    "text" keeps one retriever (its rank order, the same scope and threshold)."""
+    "text" keeps one retriever (its rank order, the same scope and threshold). `query_embedding`: the
+    question's vector with the workspace's model when the caller already has it (a turn that compared
+    it with its curated answers), so the question is not embedded twice."""
     started = time.perf_counter()
     model_id, method, parameters = workspace_search_setup(workspace_id=scope.workspace_id)
     if choice is None:
@@ -176,7 +179,10 @@ def chunks_retrieve(
         vector_share=choice.vector_share,
     )
     text_hits = text_search_start(params=params)  # runs while the question is embedded
-    params = replace(params, query_embedding=embed_query(question, model_id=model_id))
+    vector = (
+        query_embedding if query_embedding is not None else embed_query(question, model_id=model_id)
+    )
+    params = replace(params, query_embedding=list(vector))
     embedded = time.perf_counter()
     text = text_hits()
     ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH

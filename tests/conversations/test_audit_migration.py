@@ -45,7 +45,10 @@ def test_existing_turns_and_executions_keep_their_audit() -> None:
             workspace_id=workspace.pk, query="Price?", llm_error_code="llm_timeout"
         )
     finally:
+        # Forward to every app's latest migration, not just AFTER: the tests that run next in this
+        # session need the whole schema (going back to BEFORE also unapplied later migrations).
         _migrate(AFTER)
+        _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
     kept = Turn.objects.get(pk=uuid.UUID(str(turn.pk)))
     assert (kept.user_text, kept.status, kept.model, kept.latencies) == (
         "Price?",

@@ -1,6 +1,7 @@
 """Seeded turns for the analytics tests: a varied, random mix (statuses, confidences, topics,
-suggestions, channels, handoffs claimed or timed out, feedback with reasons), and a SQL recount
-of each figure written independently of insights.selectors, to check the page against."""
+suggestions, channels, curated answers, handoffs claimed or timed out, feedback with reasons), and a
+recount of each figure (SQL, and Python for the escalation kinds) written independently of
+insights.selectors, to check the page against."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 from conversations.models import Conversation, Turn, TurnStatus
+from conversations.pipeline.curated import CURATED_MODEL
 from handoff.models import Handoff, HandoffReason, TurnFeedback
 
 STATUSES = [s.value for s in TurnStatus]
@@ -34,6 +36,7 @@ def turns_seed(*, bot: Bot, count: int, days: int = 10, seed: int = 7) -> list[T
         topic = rng.choice(["unknown", "unknown", "Battery", "Orders", ""])
         suggested = rng.sample(["Helmets", "Insurance", "Tyres"], rng.randint(0, 2))
         route = "open_handoff" if status == "human_escalation" else "show_answer"
+        curated = status == "found_in_context" and rng.random() < 0.2
         turn = Turn.objects.create(
             conversation=conversation,
             client_message_id=f"m{n}",
@@ -44,6 +47,7 @@ def turns_seed(*, bot: Bot, count: int, days: int = 10, seed: int = 7) -> list[T
             suggested_topics=suggested if topic in ("unknown", "") else [],
             route_action=route,
             route_reason="answer",
+            model=CURATED_MODEL if curated else "offline",
             completed_at=now,
         )
         at = now - timedelta(days=rng.randint(0, days - 1), hours=rng.randint(0, 3))
@@ -91,7 +95,7 @@ def _count(condition: str) -> str:
 
 def recount(*, bot: Bot, start: datetime, end: datetime, channel: str = "") -> dict[str, Any]:
     """The page's figures recounted straight from the tables."""
-    params = [bot.pk, start, end, channel, channel]
+    params: list[Any] = [bot.pk, start, end, channel, channel]
     with connection.cursor() as cursor:
 
         def one(sql: str) -> Any:
@@ -122,6 +126,16 @@ def recount(*, bot: Bot, start: datetime, end: datetime, channel: str = "") -> d
             "helmets": one(
                 _count(" AND t.topic IN ('', 'unknown') AND t.suggested_topics @> '[\"Helmets\"]'")
             ),
+            "curated": one(_count(" AND t.model = 'curated'")),
+            "histogram": pairs(
+                "SELECT least(floor(t.confidence * 10), 9)::int, count(*) {base}"
+                " AND t.confidence IS NOT NULL GROUP BY 1".replace("{base}", _BASE)
+            ),
+            "topics": pairs(
+                "SELECT t.topic, count(*) {base} AND t.topic NOT IN ('', 'unknown')"
+                " GROUP BY 1".replace("{base}", _BASE)
+            ),
+            "escalations": _escalations(bot=bot, start=start, end=end, channel=channel),
             "wrong": one(
                 _count(
                     " AND t.id IN (SELECT turn_id FROM handoff_turnfeedback"
@@ -129,3 +143,34 @@ def recount(*, bot: Bot, start: datetime, end: datetime, channel: str = "") -> d
                 )
             ),
         }
+
+
+def _escalations(*, bot: Bot, start: datetime, end: datetime, channel: str) -> dict[str, Any]:
+    """Handoffs opened in the period by kind, each with its timeouts: low confidence by its reason;
+    repeated misses when the two turns before it (other than its own) both missed; else asked."""
+    kinds: dict[str, dict[str, int]] = {}
+    handoffs = Handoff.objects.filter(
+        conversation__bot=bot, opened_at__gte=start, opened_at__lt=end
+    ).select_related("conversation")
+    for handoff in handoffs:
+        if channel and handoff.conversation.channel != channel:
+            continue
+        before = list(
+            Turn.objects.filter(
+                conversation=handoff.conversation, created_at__lte=handoff.opened_at
+            )
+            .exclude(pk__in=[handoff.turn_id] if handoff.turn_id else [])
+            .order_by("-created_at")
+            .values_list("status", flat=True)[:2]
+        )
+        if handoff.reason == HandoffReason.LOW_CONFIDENCE:
+            kind = "low_confidence"
+        elif before.count("not_found_in_context") >= 2:
+            kind = "repeated_misses"
+        else:
+            kind = "asked"
+        row = kinds.setdefault(kind, {"n": 0, "timeouts": 0, "claimed": 0})
+        row["n"] += 1
+        row["timeouts"] += handoff.timed_out_at is not None
+        row["claimed"] += handoff.claimed_at is not None
+    return kinds

@@ -4,23 +4,14 @@ candidates; a teammate of another workspace sees none of them and gets 404s, not
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
-from core.models import Membership
 from core.permissions import workspace_admins_group_ensure
 from insights.models import EvaluationRun, EvaluationSet, FaqCandidate
-from tests.support.factories import BotFactory, MembershipFactory
+from tests.insights.helpers import member_client
+from tests.support.factories import BotFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def _client(workspace: object) -> Client:
-    client = Client()
-    client.force_login(
-        MembershipFactory(workspace=workspace, role=Membership.Role.OWNER).user  # type: ignore[misc]
-    )
-    return client
 
 
 def test_owner_and_stranger() -> None:
@@ -29,7 +20,7 @@ def test_owner_and_stranger() -> None:
     evaluation_set = EvaluationSet.objects.create(bot=bot, name="Secret set")
     run = EvaluationRun.objects.create(evaluation_set=evaluation_set, bot=bot, label="secret run")
     candidate = FaqCandidate.objects.create(bot=bot, question="Secret question?", answer="A.")
-    owner, stranger = _client(bot.workspace), _client(BotFactory().workspace)
+    owner, stranger = member_client(bot), member_client(BotFactory())
 
     pages = [
         reverse("admin:insights_evaluationset_change", args=[evaluation_set.pk]),

@@ -15,13 +15,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from bots.models import Bot
-from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from insights.services.rollups import turn_rollups_refresh
 from prompt_context.models import Topic
+from tests.insights.helpers import member_client
 from tests.insights.seeding import recount, turns_seed
-from tests.support.factories import BotFactory, MembershipFactory
+from tests.support.factories import BotFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -33,14 +31,6 @@ def _period() -> tuple[datetime, datetime]:
         datetime.combine(today - timedelta(days=29), time.min, tzinfo=zone),
         datetime.combine(today + timedelta(days=1), time.min, tzinfo=zone),
     )
-
-
-def _member_client(bot: Bot) -> Client:
-    workspace_admins_group_ensure()
-    membership = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
-    client = Client()
-    client.force_login(membership.user)
-    return client
 
 
 def _value(html: str, element_id: str) -> int:
@@ -67,7 +57,7 @@ def test_the_figures_match_a_sql_recount_and_link_to_their_turns() -> None:
     bot = BotFactory()
     turns_seed(bot=bot, count=120)
     turn_rollups_refresh()
-    client = _member_client(bot)
+    client = member_client(bot)
     page = client.get(reverse("admin:insights_analytics", args=[bot.pk]))
     assert page.status_code == 200
     html = page.content.decode()
@@ -80,6 +70,8 @@ def test_the_figures_match_a_sql_recount_and_link_to_their_turns() -> None:
         assert _listed(client, _href(html, f"status-total-{status}")) == n
     assert _value(html, "deflected-count") == expected["deflected"]
     assert _listed(client, _href(html, "deflected-count")) == expected["deflected"]
+    assert _value(html, "curated-count") == expected["curated"] > 0
+    assert _listed(client, _href(html, "curated-count")) == expected["curated"]
     assert _value(html, "feedback-rated") == expected["rated"]
     assert _listed(client, _href(html, "feedback-rated")) == expected["rated"]
     assert _value(html, "feedback-down") == expected["down"]
@@ -106,7 +98,7 @@ def test_exports_hold_the_turns_behind_the_view() -> None:
     bot = BotFactory()
     turns_seed(bot=bot, count=40)
     turn_rollups_refresh()
-    client = _member_client(bot)
+    client = member_client(bot)
     html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
     start, end = _period()
     expected = recount(bot=bot, start=start, end=end)
@@ -128,7 +120,7 @@ def _body(response: Any) -> str:
 def test_a_stranger_sees_neither_the_page_nor_the_turns() -> None:
     bot = BotFactory()
     turns_seed(bot=bot, count=8)
-    stranger = _member_client(BotFactory())
+    stranger = member_client(BotFactory())
     assert stranger.get(reverse("admin:insights_analytics", args=[bot.pk])).status_code == 404
     listed = stranger.get(reverse("admin:insights_analyzedturn_changelist"), {"bot": bot.pk})
     assert listed.status_code == 200 and listed.context["cl"].result_count == 0
@@ -142,7 +134,7 @@ def test_top_topics_offer_to_be_covered_until_they_are() -> None:
     bot = BotFactory()
     turns_seed(bot=bot, count=60)
     turn_rollups_refresh()
-    client = _member_client(bot)
+    client = member_client(bot)
     url = reverse("admin:insights_analytics", args=[bot.pk])
     html = client.get(url).content.decode()
     assert re.search(r'<td>Battery</td>.*?data-topic="Battery"', html, re.S)
@@ -154,7 +146,7 @@ def test_top_topics_offer_to_be_covered_until_they_are() -> None:
 def test_add_a_suggested_topic_as_covered_and_refuse_an_excluded_one() -> None:
     bot = BotFactory()
     Topic.objects.create(bot=bot, name="Insurance", kind=Topic.Kind.EXCLUDED)
-    client = _member_client(bot)
+    client = member_client(bot)
     url = reverse("admin:insights_analytics", args=[bot.pk])
     client.post(url, {"action": "cover_topic", "topic": "Helmets"})
     assert Topic.objects.get(bot=bot, name="Helmets").kind == Topic.Kind.COVERED
@@ -169,7 +161,7 @@ def test_the_rollups_follow_new_turns_and_feedback() -> None:
     bot = BotFactory()
     turns = turns_seed(bot=bot, count=12)
     turn_rollups_refresh()
-    client = _member_client(bot)
+    client = member_client(bot)
     url = reverse("admin:insights_analytics", args=[bot.pk])
     before = _value(client.get(url).content.decode(), "feedback-rated")
     from handoff.models import TurnFeedback
@@ -195,7 +187,7 @@ def test_imported_history_needs_a_rebuild_which_counts_it() -> None:
     TurnFeedback.objects.filter(turn__conversation__bot=bot).update(updated_at=old)
     Handoff.objects.filter(conversation__bot=bot).update(opened_at=old)
     turn_rollups_refresh()
-    client = _member_client(bot)
+    client = member_client(bot)
     url = reverse("admin:insights_analytics", args=[bot.pk])
     assert "<strong>0</strong>" in client.get(url).content.decode()
     assert turn_rollups_rebuild(bot_id=str(bot.pk)) >= 1

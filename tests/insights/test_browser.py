@@ -12,32 +12,24 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from bots.models import Bot
 from conversations.models import Conversation, Turn
-from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from insights.models import EvaluationRun, EvaluationSet
 from insights.services.rollups import turn_rollups_refresh
 from prompt_context.models import Topic
 from prompts.engine.environment import ANSWER_TEMPLATE, template_default_source
 from prompts.services.templates import template_version_save
 from rag.models import Chunk
+from tests.insights.helpers import browser_login, day_price_reply, turn_answered
 from tests.insights.seeding import recount, turns_seed
-from tests.support.browser import admin_login, artifact_path
-from tests.support.factories import PASSWORD, BotFactory, MembershipFactory
+from tests.support.browser import artifact_path
+from tests.support.factories import BotFactory
 from tests.support.knowledge import document_ingested
-from tests.support.llm_server import Reply, ScriptedLLMServer
+from tests.support.llm_server import ScriptedLLMServer
 
 GUIDE = (
     "# Rentals\n\nA day rental costs 25 euros and includes a helmet.\n\n"
     "# Repairs\n\nFlat tyres are repaired while you wait."
 )
-
-
-def _login(page: Page, base: str, bot: Bot) -> None:
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the group
-    membership = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
-    admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
 
 
 def _figure(page: Page, selector: str) -> int:
@@ -53,7 +45,7 @@ def test_the_analytics_page_matches_a_sql_recount_and_adds_a_covered_topic(
     bot = BotFactory(name="Velo")
     turns_seed(bot=bot, count=90, seed=11)
     turn_rollups_refresh()
-    _login(page, base, bot)
+    browser_login(page, base, bot)
     today = timezone.localdate()
     zone = timezone.get_current_timezone()
     expected = recount(
@@ -72,6 +64,17 @@ def test_the_analytics_page_matches_a_sql_recount_and_adds_a_covered_topic(
     assert _figure(page, "#feedback-down") == expected["down"]
     assert _figure(page, "#reason-wrong") == expected["wrong"]
     assert _figure(page, "#confidence-9") == expected["confidence_top"]
+    for bucket in range(10):
+        assert _figure(page, f"#confidence-{bucket}") == expected["histogram"].get(bucket, 0)
+    assert _figure(page, "#curated-count") == expected["curated"] > 0
+    for kind, row in expected["escalations"].items():
+        cells = page.locator(f"#escalation-{kind} td")
+        assert int(cells.nth(1).locator("a").get_attribute("data-value") or -1) == row["n"]
+        expect(cells.nth(2)).to_have_text(str(row["claimed"]))
+        expect(cells.nth(5)).to_have_text(str(row["timeouts"]))
+    for topic, n in expected["topics"].items():
+        link = page.locator("#top-topics tr", has_text=topic).locator("a").first
+        assert int(link.get_attribute("data-value") or -1) == n
     expect(page.locator("#status-chart rect")).not_to_have_count(0)
     page.screenshot(path=artifact_path("insights-analytics.png"), full_page=True)
 
@@ -89,23 +92,6 @@ def test_the_analytics_page_matches_a_sql_recount_and_adds_a_covered_topic(
     assert Topic.objects.get(bot=bot, name="Helmets").kind == Topic.Kind.COVERED
     expect(page.locator("#suggested-topics tr", has_text="Helmets")).to_contain_text(
         "already a topic"
-    )
-
-
-def _reply(chunk: Chunk, status: str) -> Reply:
-    found = status == "found_in_context"
-    return Reply.json(
-        {
-            "status": status,
-            "answer": "A day costs 25 euros." if found else "I could not find that.",
-            "display_answer": True,
-            "confidence_score": 0.9 if found else 0.1,
-            "topic": "unknown",
-            "suggested_topics": [],
-            "understanding": "",
-            "redirection_intent": None,
-            "context_usage": [{"chunk": str(chunk.pk), "sentences": [], "used_in_response": found}],
-        }
     )
 
 
@@ -132,22 +118,14 @@ def test_a_set_made_from_turns_runs_against_two_template_versions_and_compares(
     chunk = Chunk.objects.get(text__contains="25 euros")
     for n, question in enumerate(["How much is a day rental?", "Do you repair flat tyres?"]):
         conversation = Conversation.objects.create(bot=bot, channel="widget")
-        Turn.objects.create(
-            conversation=conversation,
-            client_message_id=f"m{n}",
-            user_text=question,
-            status="found_in_context",
-            confidence=0.9,
-            route_action="show_answer",
-            completed_at=timezone.now(),
-        )
+        turn_answered(conversation, n, question, "found_in_context", 0.9)
     turn_rollups_refresh()
     default = template_default_source(ANSWER_TEMPLATE)
     v1 = template_version_save(bot_id=bot.pk, kind="answer", source=default, note="shipped")
     v2 = template_version_save(
         bot_id=bot.pk, kind="answer", source=default + "\nAnswer tersely.", note="terse"
     )
-    _login(page, base, bot)
+    browser_login(page, base, bot)
 
     # From the analytics page to its turns, and from the turns to a new set.
     page.goto(f"{base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
@@ -165,9 +143,13 @@ def test_a_set_made_from_turns_runs_against_two_template_versions_and_compares(
     ]
 
     turns_before = Turn.objects.count()
-    llm.enqueue(_reply(chunk, "not_found_in_context"), _reply(chunk, "found_in_context"))
+    llm.enqueue(
+        day_price_reply(chunk, "not_found_in_context"), day_price_reply(chunk, "found_in_context")
+    )
     _run(page, base, evaluation_set, v1.number)
-    llm.enqueue(_reply(chunk, "found_in_context"), _reply(chunk, "found_in_context"))
+    llm.enqueue(
+        day_price_reply(chunk, "found_in_context"), day_price_reply(chunk, "found_in_context")
+    )
     _run(page, base, evaluation_set, v2.number)
     prompts = ["\n".join(m["content"] for m in r.messages) for r in llm.chat_requests()]
     assert ["Answer tersely" in prompt for prompt in prompts] == [False, False, True, True]

@@ -12,13 +12,18 @@ from django.utils import timezone
 
 from conversations.models import Conversation, Turn
 from core.permissions import workspace_admins_group_ensure
-from insights.models import GapClustering
+from insights.models import EvaluationSet, GapClustering
+from insights.services.cases_io import CaseData
 from insights.services.gaps import (
     gap_clustering_compute,
     gap_clustering_request,
     gap_clusters_coverage_refresh,
 )
+from insights.services.runs import evaluation_run_create, evaluation_run_execute
+from insights.services.sets import evaluation_cases_add
+from tests.insights.helpers import turn_answered
 from tests.support.factories import BotFactory, MembershipFactory
+from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
 
@@ -35,25 +40,18 @@ PASSWORD = [
 ]
 
 
-def _turn(conversation: Conversation, n: int, text: str, status: str, confidence: float) -> Turn:
-    return Turn.objects.create(
-        conversation=conversation,
-        client_message_id=f"m{n}",
-        user_text=text,
-        status=status,
-        confidence=confidence,
-        completed_at=timezone.now(),
-    )
-
-
 def test_failed_questions_are_clustered_by_meaning_and_listed_with_their_turns() -> None:
     bot = BotFactory()
     conversation = Conversation.objects.create(bot=bot, channel="widget")
     for n, text in enumerate(SHIPPING):
-        _turn(conversation, n, text, "not_found_in_context", 0.1)
+        turn_answered(conversation, n, text, "not_found_in_context", 0.1)
     for n, text in enumerate(PASSWORD, start=10):
-        _turn(conversation, n, text, "found_in_context", 0.2)  # found, but below the threshold
-    _turn(conversation, 20, "What are your opening hours?", "found_in_context", 0.95)  # no gap
+        turn_answered(
+            conversation, n, text, "found_in_context", 0.2
+        )  # found, but below the threshold
+    turn_answered(
+        conversation, 20, "What are your opening hours?", "found_in_context", 0.95
+    )  # no gap
     now = timezone.now()
     clustering = gap_clustering_request(
         bot_id=bot.pk, start=now - timedelta(days=1), end=now + timedelta(days=1)
@@ -81,9 +79,40 @@ def test_failed_questions_are_clustered_by_meaning_and_listed_with_their_turns()
 
     # Later, the bot answers a shipping question from a new document: that gap is covered, the
     # password one is not.
-    later = _turn(conversation, 30, "Can I get my bike shipped to Canada?", "found_in_context", 0.9)
+    later = turn_answered(
+        conversation, 30, "Can I get my bike shipped to Canada?", "found_in_context", 0.9
+    )
     Turn.objects.filter(pk=later.pk).update(created_at=now + timedelta(days=2))
     assert gap_clusters_coverage_refresh(bot_id=bot.pk) == 1
-    covered = {c.label: c.covered_at for c in clustering.clusters.all()}
-    assert covered[biggest.label] is not None
-    assert [at for label, at in covered.items() if label != biggest.label] == [None]
+    covered = {c.label: (c.covered_at, c.covered_by) for c in clustering.clusters.all()}
+    assert covered[biggest.label][0] is not None and covered[biggest.label][1] == "turn"
+    assert [at for label, at in covered.items() if label != biggest.label] == [(None, "")]
+
+
+def test_a_later_evaluation_run_that_finds_an_answer_covers_a_gap() -> None:
+    bot = BotFactory()
+    document_ingested(
+        workspace=bot.workspace,
+        text="# Passwords\n\nTo reset your password, click 'Forgot password' on the login page.",
+        bots=[bot],
+    )
+    conversation = Conversation.objects.create(bot=bot, channel="widget")
+    for n, text in enumerate(PASSWORD):
+        turn_answered(conversation, n, text, "not_found_in_context", 0.1)
+    now = timezone.now()  # the clustered period ends before the run
+    clustering = gap_clustering_request(bot_id=bot.pk, start=now - timedelta(days=1), end=now)
+    assert gap_clustering_compute(clustering_id=clustering.pk)
+    cluster = clustering.clusters.get()
+    assert cluster.covered_at is None
+    evaluation_set = EvaluationSet.objects.create(bot=bot, name="passwords")
+    evaluation_cases_add(
+        set_id=evaluation_set.pk,
+        cases=[
+            CaseData(question="How can I reset my password?", expected_status="found_in_context")
+        ],
+    )
+    run = evaluation_run_create(set_id=evaluation_set.pk, enqueue=False)
+    assert evaluation_run_execute(run_id=run.pk) == "completed"
+    assert run.results.get().status == "found_in_context"
+    cluster.refresh_from_db()
+    assert cluster.covered_by == "evaluation_run" and cluster.covered_at is not None

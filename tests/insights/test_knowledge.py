@@ -1,69 +1,30 @@
 """The knowledge-gap loop: FAQ candidates from resolved handoffs, reviewed in the admin and approved
-into a document the bot then answers from; curated answers matched by embedding similarity."""
+into a document the bot then answers from (curated answers: test_curated.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
 
-from conversations.models import Conversation, Turn
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import answer_run
-from core.models import Membership, Workspace
-from core.permissions import workspace_admins_group_ensure
-from handoff.models import Handoff, HandoffReason, Message
-from insights.models import (
-    CuratedAnswer,
-    CuratedAnswerPolicy,
-    FaqCandidate,
-    GapCluster,
-    GapClustering,
-)
+from core.models import Workspace
+from insights.models import FaqCandidate
 from insights.services.knowledge import (
     ReviewRefused,
-    curated_answer_embed,
-    curated_answer_match,
     faq_candidate_approve,
     faq_candidates_collect,
 )
 from prompts.selectors import bot_settings_get
-from rag.embeddings import embed_query
 from rag.ingestion import document_ingest
-from tests.support.factories import BotFactory, MembershipFactory
+from tests.insights.helpers import member_client, resolved_handoff
+from tests.support.factories import BotFactory
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
 
 QUESTION = "Can I rent a tandem bike for two people?"
 ANSWER = "Yes: tandems are rented at the Lyon shop only, for 40 euros a day, helmets included."
-
-
-def _resolved_handoff(bot: object) -> Handoff:
-    conversation = Conversation.objects.create(bot=bot, channel="widget")  # type: ignore[misc]
-    turn = Turn.objects.create(
-        conversation=conversation,
-        client_message_id="m1",
-        user_text=QUESTION,
-        status="not_found_in_context",
-        completed_at=timezone.now(),
-    )
-    opened = timezone.now() - timedelta(minutes=10)
-    handoff = Handoff.objects.create(
-        conversation=conversation,
-        reason=HandoffReason.VISITOR_REQUEST,
-        turn=turn,
-        closed_at=timezone.now(),
-        outcome=Handoff.Outcome.RESOLVED,
-    )
-    Handoff.objects.filter(pk=handoff.pk).update(opened_at=opened)
-    agent = MembershipFactory(workspace=bot.workspace).user  # type: ignore[attr-defined]
-    Message.objects.create(conversation=conversation, role="agent", text=ANSWER, author=agent)
-    Handoff.objects.filter(pk=handoff.pk).update(closed_at=timezone.now())  # after the reply
-    return handoff
 
 
 def test_a_resolved_handoff_becomes_a_candidate_approved_into_a_document_the_bot_answers_from() -> (
@@ -74,16 +35,14 @@ def test_a_resolved_handoff_becomes_a_candidate_approved_into_a_document_the_bot
     document_ingested(
         workspace=workspace, text="# Repairs\n\nFlat tyres are fixed while you wait.", bots=[bot]
     )
-    handoff = _resolved_handoff(bot)
+    handoff = resolved_handoff(bot=bot, question=QUESTION, answer=ANSWER)
     assert faq_candidates_collect() == 1
     assert faq_candidates_collect() == 0  # once per handoff
     candidate = FaqCandidate.objects.get(handoff=handoff)
     assert (candidate.question, candidate.answer, candidate.status) == (QUESTION, ANSWER, "pending")
 
     # The admin edits the answer, then approves it.
-    workspace_admins_group_ensure()
-    client = Client()
-    client.force_login(MembershipFactory(workspace=workspace, role=Membership.Role.OWNER).user)
+    client = member_client(bot)
     url = reverse("admin:insights_faqcandidate_change", args=[candidate.pk])
     edited = ANSWER + " Book a day ahead."
     response = client.post(url, {"question": QUESTION, "answer": edited, "_approve": "1"})
@@ -112,34 +71,3 @@ def test_a_resolved_handoff_becomes_a_candidate_approved_into_a_document_the_bot
     assert run.chunks and run.chunks[0].document_id == str(document.pk)
     assert run.generated.outcome.enforced.answer.status.value == "found_in_context"
     assert "40 euros" in run.route.text
-
-
-def test_a_curated_answer_takes_over_a_close_question_only() -> None:
-    bot = BotFactory()
-    now = timezone.now()
-    clustering = GapClustering.objects.create(
-        bot=bot, period_start=now - timedelta(days=1), period_end=now, status="completed"
-    )
-    cluster = GapCluster.objects.create(clustering=clustering, label="tandem?", size=3)
-    curated = CuratedAnswer.objects.create(
-        bot=bot, cluster=cluster, question=QUESTION, answer=ANSWER
-    )
-    curated_answer_embed(curated_id=curated.pk)
-    cluster.refresh_from_db()
-    assert cluster.covered_at is not None  # the gap now has an answer
-
-    def embed(text: str, model: str) -> list[float]:
-        return embed_query(text, model_id=model)
-
-    match = curated_answer_match(
-        bot_id=bot.pk, question="Can I rent a tandem for two?", embed=embed
-    )
-    assert match is not None and match.answer == ANSWER and match.similarity >= 0.85
-    assert curated_answer_match(bot_id=bot.pk, question="Where is my order?", embed=embed) is None
-    CuratedAnswerPolicy.objects.create(bot=bot, similarity_threshold=0.999)
-    assert (
-        curated_answer_match(bot_id=bot.pk, question="Can I rent a tandem for two?", embed=embed)
-        is None
-    )
-    CuratedAnswer.objects.filter(pk=curated.pk).update(is_active=False)
-    assert curated_answer_match(bot_id=bot.pk, question=QUESTION, embed=embed) is None

@@ -1,5 +1,6 @@
 """In headless Chromium: an FAQ candidate from a resolved handoff is edited and approved; the worker
-ingests it as a document of the bot, and the bot (Try it, offline provider) answers from it."""
+ingests it as a document of the bot, and the bot answers from it: in Try it, and to a visitor through
+the chat API (offline provider)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from core.models import Membership, Workspace
-from core.permissions import workspace_admins_group_ensure
+from conversations.models import Conversation
+from core.models import Workspace
 from insights.models import FaqCandidate
 from insights.services.knowledge import faq_candidates_collect
 from rag.models import Document
-from tests.insights.test_knowledge import _resolved_handoff
-from tests.support.browser import admin_login, artifact_path
-from tests.support.factories import PASSWORD, BotFactory, MembershipFactory
+from tests.api.factories import server_key_make
+from tests.insights.helpers import browser_login, resolved_handoff
+from tests.insights.test_knowledge import ANSWER, QUESTION
+from tests.support.browser import artifact_path
+from tests.support.factories import BotFactory
 from tests.support.knowledge import document_ingested
 from tests.support.processes import wait_for
 
@@ -33,11 +36,9 @@ def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
     document_ingested(
         workspace=workspace, text="# Repairs\n\nFlat tyres are fixed while you wait.", bots=[bot]
     )
-    _resolved_handoff(bot)
+    resolved_handoff(bot=bot, question=QUESTION, answer=ANSWER)
     assert faq_candidates_collect() == 1
-    workspace_admins_group_ensure()
-    membership = MembershipFactory(workspace=workspace, role=Membership.Role.OWNER)
-    admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
+    browser_login(page, base, bot)
 
     page.goto(f"{base}/admin/insights/faqcandidate/")
     page.locator("#result_list tr", has_text="Can I rent a tandem bike").locator("th a").click()
@@ -59,3 +60,16 @@ def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
     expect(page.locator("#try-answer")).to_contain_text("40 euros")
     expect(page.locator("#try-chunks")).to_contain_text("FAQ: Can I rent a tandem bike")
     page.screenshot(path=artifact_path("insights-faq-answer.png"), full_page=True)
+
+    # And a visitor asking through the chat API gets the same answer, citing the FAQ document.
+    raw, _ = server_key_make(workspace)
+    conversation = Conversation.objects.create(bot=bot, channel="api")
+    response = page.request.post(
+        f"{base}/api/v1/conversations/{conversation.pk}/turns",
+        data={"message": "Do you rent tandem bikes?", "client_message_id": "visitor-1"},
+        headers={"Authorization": f"Bearer {raw}"},
+    )
+    assert response.status == 200, response.text()
+    body = response.json()
+    assert body["status"] == "found_in_context" and "40 euros" in body["answer"]
+    assert any(c["document_id"] == str(candidate.document_id) for c in body["citations"])

@@ -19,8 +19,9 @@ from insights.services.sets import evaluation_cases_add
 from prompts.engine.environment import ANSWER_TEMPLATE, template_default_source
 from prompts.services.templates import template_version_save
 from rag.models import Chunk, Document
+from tests.insights.helpers import day_price_reply
 from tests.support.knowledge import document_ingested
-from tests.support.llm_server import Reply, ScriptedLLMServer
+from tests.support.llm_server import ScriptedLLMServer
 
 pytestmark = pytest.mark.django_db
 
@@ -134,23 +135,6 @@ def test_overrides_change_the_run_not_the_bot(shop: Any) -> None:
     assert bot.retrieval_top_k == 6 and bot.retrieval_hybrid and bot.rag_strictness == "strict"
 
 
-def _reply(chunk: Chunk, status: str) -> Reply:
-    found = status == "found_in_context"
-    return Reply.json(
-        {
-            "status": status,
-            "answer": "A day costs 25 euros." if found else "I could not find that.",
-            "display_answer": True,
-            "confidence_score": 0.9 if found else 0.1,
-            "topic": "unknown",
-            "suggested_topics": [],
-            "understanding": "Day price.",
-            "redirection_intent": None,
-            "context_usage": [{"chunk": str(chunk.pk), "sentences": [], "used_in_response": found}],
-        }
-    )
-
-
 def test_two_template_versions_compared_with_the_differences_first(
     shop: Any, llm: ScriptedLLMServer, settings: Any
 ) -> None:
@@ -174,10 +158,14 @@ def test_two_template_versions_compared_with_the_differences_first(
         note="terse",
     )
     chunk = Chunk.objects.get(text__contains="25 euros")
-    llm.enqueue(_reply(chunk, "not_found_in_context"), _reply(chunk, "found_in_context"))
+    llm.enqueue(
+        day_price_reply(chunk, "not_found_in_context"), day_price_reply(chunk, "found_in_context")
+    )
     left = evaluation_run_create(set_id=two.pk, overrides={"template_version": v1.number})
     evaluation_run_execute(run_id=left.pk)
-    llm.enqueue(_reply(chunk, "found_in_context"), _reply(chunk, "found_in_context"))
+    llm.enqueue(
+        day_price_reply(chunk, "found_in_context"), day_price_reply(chunk, "found_in_context")
+    )
     right = evaluation_run_create(set_id=two.pk, overrides={"template_version": v2.number})
     evaluation_run_execute(run_id=right.pk)
     prompts = ["\n".join(m["content"] for m in r.messages) for r in llm.chat_requests()]
