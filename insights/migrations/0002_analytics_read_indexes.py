@@ -17,8 +17,10 @@ INDEXES = [
 class Migration(migrations.Migration):
     dependencies = [
         ("insights", "0001_evaluation_sets_runs_gap_clusters_and_rollups"),
-        ("conversations", "__latest__"),
-        ("handoff", "__latest__"),
+        # Fixed names, never "__latest__": a later migration of those apps must not reorder an
+        # applied history (the turns' and handoffs' columns indexed here exist since these).
+        ("conversations", "0002_turn_and_security_event"),
+        ("handoff", "0001_initial"),
     ]
 
     operations = [
