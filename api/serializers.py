@@ -13,11 +13,16 @@ from api.errors import ErrorCode
 
 
 class StrictCharField(serializers.CharField):
-    """Text that must be a JSON string: DRF's own field would turn 3 or true into "3" and "True"."""
+    """Text that must be a JSON string: DRF's own field would turn 3 or true into "3" and "True".
+
+    ``max_length`` bounds the text as sent, as the schema's ``maxLength`` does: DRF checks it after
+    trimming, so 4,001 characters with a leading space would pass a 4,000 limit."""
 
     def to_internal_value(self, data: object) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 

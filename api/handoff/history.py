@@ -13,6 +13,7 @@ from django.utils import timezone
 from conversations.models import Conversation, Turn
 from conversations.pipeline.results import turn_citations
 from handoff.models import Handoff, HandoffPolicy, Message, TurnFeedback
+from handoff.names import agent_display_name
 from handoff.selectors import conversation_history
 
 
@@ -43,9 +44,12 @@ def visitor_history_get(*, conversation: Conversation) -> list[dict[str, Any]]:
 
 def visitor_handoff_state_get(*, conversation: Conversation) -> dict[str, Any] | None:
     """The open handoff as the visitor sees it, or None: ``{wait_seconds, timed_out, timeout_text,
-    message_left}``. ``message_left``: the visitor wrote after the no-agent timeout."""
+    message_left, agent, claimed_at}``. ``message_left``: the visitor wrote after the no-agent
+    timeout; ``agent`` and ``claimed_at``: the display name of the agent who claimed it ('' while
+    nobody has) and when, so a reload says who joined, where the live ``owner_changed`` said it."""
     handoff = (
         Handoff.objects.filter(conversation=conversation, closed_at__isnull=True)
+        .select_related("claimed_by__agent_profile")
         .order_by("-opened_at")
         .first()
     )
@@ -57,6 +61,8 @@ def visitor_handoff_state_get(*, conversation: Conversation) -> dict[str, Any] |
         "timed_out": handoff.timed_out_at is not None,
         "timeout_text": "",
         "message_left": False,
+        "agent": agent_display_name(handoff.claimed_by, locale=conversation.bot.locale),
+        "claimed_at": handoff.claimed_at.isoformat() if handoff.claimed_at else None,
     }
     if handoff.timed_out_at is not None:
         policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first()

@@ -8,6 +8,7 @@ import pytest
 from django.test import RequestFactory
 
 from api.contracts import (
+    MAX_QUERY_CHARS,
     ChatTurnRequestSerializer,
     ChunkSerializer,
     RagSearchRequestSerializer,
@@ -28,6 +29,9 @@ def test_rag_search_input() -> None:
         "stream": False,
     }
     assert RagSearchRequestSerializer(data={"query": "q"}).is_valid()
+    longest = RagSearchRequestSerializer(data={"query": " " + "x" * (MAX_QUERY_CHARS - 1)})
+    assert longest.is_valid(), longest.errors
+    assert longest.validated_data["query"] == "x" * (MAX_QUERY_CHARS - 1)
 
 
 @pytest.mark.parametrize(
@@ -42,6 +46,9 @@ def test_rag_search_input() -> None:
         ({"query": "q", "document_ids": ["nope"]}, "document_ids"),
         ({"query": "q", "document_ids": []}, "document_ids"),
         ({"query": "x" * 5000}, "query"),
+        # The limit bounds the text as sent (the schema's maxLength), not the text after trimming.
+        ({"query": "\f" + "x" * MAX_QUERY_CHARS}, "query"),
+        ({"query": "x" * MAX_QUERY_CHARS + " "}, "query"),
     ],
 )
 def test_rag_search_input_errors_name_the_field(payload: dict, field: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 from httpx_sse import connect_sse
 
+from api.contracts import MAX_QUERY_CHARS
 from conversations.models import Conversation, RagSearchExecution
 from conversations.pipeline import rag_search_answer
 from core.llm import errors
@@ -93,6 +94,24 @@ def test_a_json_rag_search_leaves_one_completed_execution_with_its_contexts(shop
     )
     assert execution.parsed_output["status"] == "found_in_context" and execution.raw_output
     assert {"embed", "search", "prompt", "llm", "total"} <= set(execution.latencies)
+
+
+@pytest.mark.django_db
+def test_the_longest_query_the_schema_allows_is_answered_and_one_more_character_is_refused(
+    shop,
+) -> None:
+    """Issue 14: a 4,000-character query returns results or an empty list, never an error; the
+    schema's maxLength and the validation agree on where the limit is."""
+    _, _, raw, _ = shop
+    longest = (QUERY + " ") * (MAX_QUERY_CHARS // (len(QUERY) + 1))
+    longest += "x" * (MAX_QUERY_CHARS - len(longest))
+    assert len(longest) == MAX_QUERY_CHARS
+    response = _search(raw, query=longest)
+    assert response.status_code == 200, response.content
+    assert isinstance(response.json()["contexts"], list)
+    refused = _search(raw, query="\f" + longest)
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["code"] == "invalid_request", refused.json()
 
 
 @pytest.mark.django_db

@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from bots.models import Bot
 from conversations.models import Conversation, Turn
+from conversations.pipeline.results import turn_citations
 from handoff.models import Handoff, HandoffReason, Message
 from handoff.services import handoff_open
 from prompts.services.demo import demo_bot_ensure
@@ -133,7 +134,10 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     expect(agent.locator("#notice")).to_contain_text(DISPLAY_NAME)
     agent.get_by_role("button", name="Claim").click()
     expect(agent.locator("#owner")).to_contain_text(DISPLAY_NAME)
-    expect(widget.locator(".log")).to_contain_text("An agent joined the chat")
+    # The visitor is told who joined, by the name the agent chose.
+    expect(
+        widget.locator(".msg.system", has_text=f"{DISPLAY_NAME} joined the chat.")
+    ).to_be_visible()
     agent.fill("#reply-text", "Hello, I can help with your delivery.")
     agent.press("#reply-text", "Enter")
 
@@ -145,6 +149,11 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     widget = widget_of(visitor)
     widget.locator("button.launcher").click()
     expect(widget.locator(".msg.agent .who").last).to_have_text(DISPLAY_NAME)
+    # The reload says who joined where the live event said it: just before the agent's first reply.
+    lines = widget.locator(".log .msg").all_inner_texts()
+    joined = [n for n, line in enumerate(lines) if line == f"{DISPLAY_NAME} joined the chat."]
+    replied = [n for n, line in enumerate(lines) if "Hello, I can help" in line]
+    assert len(joined) == 1 and replied == [joined[0] + 1], lines
     assert AGENT_LOGIN not in widget.locator(".log").inner_text()
     widget.locator("#parley-panel").screenshot(
         path=str(artifact_path("agent-walk-widget-name.png"))
@@ -170,6 +179,15 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     ]
     first_line = pending.reply_text.splitlines()[0]
     expect(_console_message(agent, "bot", first_line)).to_be_visible()  # live, in the console
+    # Live in the widget too, without a reload: the bot's answer with its source chips, drawn once.
+    answered = widget.locator(".msg.bot", has_text=first_line)
+    expect(answered).to_have_count(1)
+    chips = [f"{c['n']} {c['title']}" for c in turn_citations(turn=pending)]
+    assert chips, "the pending answer quotes the delivery page"
+    expect(answered.locator(".tools .cite")).to_have_text(chips)
+    widget.locator("#parley-panel").screenshot(
+        path=str(artifact_path("agent-walk-widget-pending-answer.png"))
+    )
     visitor.reload()
     widget = widget_of(visitor)
     widget.locator("button.launcher").click()

@@ -12,7 +12,7 @@
   const STRINGS = {
     en: { open: "Open chat", hide: "Hide chat", close: "Close chat", send: "Send", placeholder: "Type your question…",
       human: "Talk to a human", searching: "Searching…", writing: "Writing…", thinking: "Thinking…",
-      waiting: "Waiting for an agent…", agentJoined: "An agent joined the chat.", backToBot: "You are chatting with the assistant again.",
+      waiting: "Waiting for an agent…", agentJoined: "An agent joined the chat.", joined: "{name} joined the chat.", backToBot: "You are chatting with the assistant again.",
       resolved: "This conversation is closed.", typing: "typing…", sources: "Sources", source: "Source", why: "Why this answer",
       understanding: "Understanding", confidence: "Confidence", used: "Documents used", quoted: "Quoted from it:", helpful: "Helpful",
       notHelpful: "Not helpful", reasonsTitle: "What was wrong?", wrong: "Wrong", incomplete: "Incomplete",
@@ -21,7 +21,7 @@
       closePreview: "Close the source", noAgent: "No agent is available – leave a message", left: "Thank you, your message was sent. We will answer you here." },
     fr: { open: "Ouvrir le chat", hide: "Masquer le chat", close: "Fermer le chat", send: "Envoyer", placeholder: "Posez votre question…",
       human: "Parler à un humain", searching: "Recherche…", writing: "Rédaction…", thinking: "Réflexion…",
-      waiting: "En attente d'un conseiller…", agentJoined: "Un conseiller a rejoint la conversation.",
+      waiting: "En attente d'un conseiller…", agentJoined: "Un conseiller a rejoint la conversation.", joined: "{name} a rejoint la conversation.",
       backToBot: "Vous discutez de nouveau avec l'assistant.", resolved: "Cette conversation est terminée.",
       typing: "écrit…", sources: "Sources", source: "Source", why: "Pourquoi cette réponse", understanding: "Compréhension",
       confidence: "Confiance", used: "Documents utilisés", quoted: "Passages cités :", helpful: "Utile", notHelpful: "Pas utile",
@@ -35,6 +35,7 @@
   let cfg = null, t = STRINGS.en, session = load(), owner = "bot", eventsAbort = null;
   // The open handoff as the visitor sees it: since when it waits, whether nobody came, whether a message was left.
   let wait = null, ticker = null, opener = null;
+  const shown = new Set();  // the turns whose answer is on screen: a live event never draws one twice
   // Inline SVG icons (24×24, stroked): no emoji, which render as empty boxes without an emoji font.
   const ICONS = {
     chat: "M4 5h16v11H9l-5 4z", down: "M6 9l6 6 6-6", close: "M6 6l12 12M18 6L6 18", send: "M4 12l16-8-6 16-2-7z",
@@ -315,14 +316,16 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   }
   function fmtTime(s) { s = Math.floor(s); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`; }
 
-  function setOwner(next, announce) {
+  // The agent by the name visitors see; the fixed text when there is none (or only the neutral label).
+  function joinedText(name) { return name && name !== t.agent ? t.joined.replace("{name}", name) : t.agentJoined; }
+  function setOwner(next, announce, agent) {
     owner = next;
     humanBtn.hidden = !cfg.handoff_enabled || next !== "bot";
     if (next === "waiting_agent") wait = wait || { since: Date.now(), timedOut: false, left: false };
     else wait = null;
     activity.textContent = next === "resolved" ? t.resolved : "";
     showWait();
-    if (announce && next === "agent") bubble("system", t.agentJoined);
+    if (announce && next === "agent") bubble("system", joinedText(agent));
     if (announce && next === "bot") bubble("system", t.backToBot);
   }
   // The banner while the visitor waits: the elapsed time, ticking; after the timeout, what to do instead.
@@ -348,6 +351,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
 
   function finishAnswer(node, body, result) {
     const cites = result.citations || [], usage = result.context_usage || [];
+    if (result.turn_id) shown.add(result.turn_id);
     body.replaceWith(markdown(result.display_answer === false ? "" : marked(result.answer, cites, usage), cites));
     const tools = el("div", { class: "tools" });
     if (cites.length) {
@@ -460,7 +464,12 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
           if (e.id && e.event !== "error") { session.last_event = e.id; save(); }
           if (e.event === "agent_message") { typing.hidden = true; bubble("agent", e.data.text, e.data); }
           else if (e.event === "system_message") bubble("system", e.data.text);
-          else if (e.event === "owner_changed") setOwner(e.data.owner, true);
+          else if (e.event === "owner_changed") setOwner(e.data.owner, true, e.data.agent);
+          // The bot's answer, after a return to it, to what the agent left unanswered: no turn of ours
+          // asked it, so it is drawn here (the widget's own turns it draws itself; a reload, from history).
+          else if (e.event === "turn_answered" && e.data.pending_answer && e.data.answer && !shown.has(e.data.turn_id)) {
+            const node = bubble("bot", ""); finishAnswer(node, node.lastChild, { ...e.data, owner: "" });
+          }
           else if (e.event === "handoff_timed_out" && owner === "waiting_agent") { wait.timedOut = true; showWait(); }
           else if (e.event === "agent_typing") {
             typing.textContent = `${t.agent} ${t.typing}`; typing.hidden = false;
@@ -472,12 +481,16 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     }
   }
 
-  async function restore() {
+  // The history, with "… joined the chat." where the agent who has the conversation claimed it.
+  async function restore(claim) {
     const items = await api(`/conversations/${session.conversation_id}/messages`);
+    const joined = () => { if (claim) bubble("system", joinedText(claim.agent)); claim = null; };
     for (const m of items) {
+      if (claim && Date.parse(m.created_at) >= Date.parse(claim.claimed_at)) joined();
       if (m.role !== "bot" || !m.turn_id) { bubble(m.role, m.text, m); continue; }
       const node = bubble("bot", ""); finishAnswer(node, node.lastChild, { ...m, answer: m.text });
     }
+    joined();
   }
 
   async function start() {
@@ -487,7 +500,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     if (session) {
       const h = cfg.handoff;  // the open handoff as the server knows it: the banner survives a reload
       if (h) wait = { since: Date.now() - h.wait_seconds * 1000, timedOut: h.timed_out, left: h.message_left };
-      try { await restore(); setOwner(cfg.owner || "bot"); listen(); }
+      try { await restore(cfg.owner === "agent" && h?.claimed_at ? h : null); setOwner(cfg.owner || "bot"); listen(); }
       catch { session = null; localStorage.removeItem(STORE); }
     }
   }
