@@ -67,7 +67,9 @@ def calibration_print(workspace_id: str) -> None:
         return
     choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
     print(
-        f"\n  fusion calibration: {choice.label()}; held-back R@5 (by chunk) {fusion.recall_at_5:.3f}"
+        f"\n  fusion calibration: {choice.label()}; held-back R@5"
+        f" ({'by document' if fusion.pair_source == 'evaluation' else 'by chunk'})"
+        f" {fusion.recall_at_5:.3f}"
         f" (vector {fusion.vector_recall_at_5:.3f}, full text {fusion.text_recall_at_5:.3f}) on"
         f" {fusion.held_out_count} of {fusion.pair_count} {fusion.pair_source} pairs",
         flush=True,
