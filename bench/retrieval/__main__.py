@@ -90,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         "--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks"
     )
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
+    parser.add_argument(
+        "--latency-corpora",
+        default="",
+        help="comma-separated shared corpora to cycle for --latency (default: all of them)",
+    )
     args = parser.parse_args(argv)
     folders = (
         sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists())
@@ -123,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         if "fusion" in args.sweep:
             fusion_print(corpus.name, evaluate.sweep_prepare(corpus, scope), evaluate)
     if args.latency:
-        latency.latency_report(sizes=[int(s) for s in args.latency_sizes.split(",")])
+        latency.latency_report(
+            sizes=[int(s) for s in args.latency_sizes.split(",")],
+            corpora=[name for name in args.latency_corpora.split(",") if name] or None,
+        )
     return 0
 
 
