@@ -102,6 +102,29 @@ def test_pruned_common_lexemes_still_score_the_candidates_exactly(settings) -> N
     assert pruned == {key: pytest.approx(exact[key]) for key in pruned}
 
 
+def test_pruning_counts_a_lexemes_postings_in_every_language_of_the_workspace(settings) -> None:
+    workspace, bot = _workspace("ws-prune-languages")
+    english = "Clean every kitchen surface with soap, then disinfect the handles of the fridge."
+    english_id = str(
+        document_ingested(workspace=workspace, text=english, filename="en.txt", bots=[bot]).pk
+    )
+    for n in range(4):
+        french = (
+            f"La surface numéro {n} du bureau se nettoie avec un chiffon doux et sec chaque jour."
+        )
+        document_ingested(workspace=workspace, text=french, filename=f"fr{n}.txt", bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "How should I disinfect a kitchen surface?"
+    exact = _text_scores(scope, question)
+    # "surfac" is in one English chunk but five chunks in all: under a budget of 2 it is not essential
+    # (the GIN index would fetch the French ones too), the English chunk is still found through its
+    # rarer words and scored exactly, on "surfac" as well.
+    settings.RETRIEVAL_BM25_POSTINGS_BUDGET = 2
+    pruned = _text_scores(scope, question)
+    assert english_id in pruned
+    assert pruned == {key: pytest.approx(exact[key]) for key in pruned}
+
+
 def test_the_query_is_analysed_as_the_chunks_stemmed_without_stop_words_and_accents_folded() -> (
     None
 ):
