@@ -91,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
     parser.add_argument(
+        "--latency-search-only",
+        action="store_true",
+        help="with --latency, only the search-phase table (no HNSW build or ef_search table)",
+    )
+    parser.add_argument(
         "--latency-corpora",
         default="",
         help="comma-separated shared corpora to cycle for --latency (default: all of them)",
@@ -131,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         latency.latency_report(
             sizes=[int(s) for s in args.latency_sizes.split(",")],
             corpora=[name for name in args.latency_corpora.split(",") if name] or None,
+            search_only=args.latency_search_only,
         )
     return 0
 

@@ -100,7 +100,10 @@ def _exact_top(scope: RetrievalScope, text: str) -> set[str]:
         return {str(row[0]) for row in cursor.fetchall()}
 
 
-def latency_report(*, sizes: list[int], corpora: list[str] | None = None) -> None:
+def latency_report(
+    *, sizes: list[int], corpora: list[str] | None = None, search_only: bool = False
+) -> None:
+    """`search_only`: only the search-phase table (no HNSW build, no ef_search table)."""
     rows, vectors, queries = _sources(corpora)
     query_vectors_prefill([text for text, _ in queries])
     print(
@@ -120,13 +123,13 @@ def latency_report(*, sizes: list[int], corpora: list[str] | None = None) -> Non
         f"\nHNSW build (`rag.indexes.chunk_indexes_rebuild`, REINDEX) of the 384-d index over {indexed} chunks"
     )
     print(f"  {'maintenance_work_mem':>21} {'seconds':>8}")
-    for memory in BUILD_MEMORY_MB:
+    for memory in () if search_only else BUILD_MEMORY_MB:
         (build,) = chunk_indexes_rebuild(dims=[384], memory_mb=memory)
         print(f"  {build.memory:>21} {build.seconds:>8.1f}", flush=True)
     # The full-text statement inline (no thread pool): the search phase then holds both SQL statements.
     with override_settings(RERANKER_URL="", RETRIEVAL_TEXT_THREADS=0):
         for size, scope in scopes.items():
-            if size >= 10_000:
+            if size >= 10_000 and not search_only:
                 _ef_search_report(scope, size, queries)
         print(
             f"\nsearch phase of chunks_retrieve (its SQL statements one after the other, no embedding),"
