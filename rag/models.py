@@ -257,6 +257,7 @@ class WorkspaceFusion(models.Model):
     class Source(models.TextChoices):
         SYNTHETIC = "synthetic", "Synthetic (spans of sampled chunks)"
         SYNTHETIC_PARAPHRASED = "synthetic+paraphrased", "Synthetic, partly paraphrased by the LLM"
+        EVALUATION = "evaluation", "The bots' evaluation cases (expected sources or snippets)"
 
     class Method(models.TextChoices):
         RRF = "rrf", "Weighted RRF"
@@ -284,6 +285,11 @@ class WorkspaceFusion(models.Model):
     held_out_count = models.PositiveIntegerField(default=0)
     paraphrased_count = models.PositiveIntegerField(default=0)
     pair_source = models.CharField(max_length=40, choices=Source.choices, blank=True)
+    pair_origins = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[{label, count}]: the evaluation sets (or synthetic spans) the pairs came from.",
+    )
     embedding_model = models.CharField(max_length=200, blank=True)
     chunk_count = models.PositiveIntegerField(default=0, help_text="Chunks when it was measured.")
     calibrated_at = models.DateTimeField(null=True, blank=True)

@@ -67,7 +67,9 @@ def calibration_print(workspace_id: str) -> None:
         return
     choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
     print(
-        f"\n  fusion calibration: {choice.label()}; held-back R@5 (by chunk) {fusion.recall_at_5:.3f}"
+        f"\n  fusion calibration: {choice.label()}; held-back R@5"
+        f" ({'by document' if fusion.pair_source == 'evaluation' else 'by chunk'})"
+        f" {fusion.recall_at_5:.3f}"
         f" (vector {fusion.vector_recall_at_5:.3f}, full text {fusion.text_recall_at_5:.3f}) on"
         f" {fusion.held_out_count} of {fusion.pair_count} {fusion.pair_source} pairs",
         flush=True,
@@ -88,6 +90,16 @@ def main(argv: list[str] | None = None) -> int:
         "--latency", action="store_true", help="also measure latency at 1k/10k/100k chunks"
     )
     parser.add_argument("--latency-sizes", default="1000,10000,100000")
+    parser.add_argument(
+        "--latency-search-only",
+        action="store_true",
+        help="with --latency, only the search-phase table (no HNSW build or ef_search table)",
+    )
+    parser.add_argument(
+        "--latency-corpora",
+        default="",
+        help="comma-separated shared corpora to cycle for --latency (default: all of them)",
+    )
     args = parser.parse_args(argv)
     folders = (
         sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists())
@@ -121,7 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         if "fusion" in args.sweep:
             fusion_print(corpus.name, evaluate.sweep_prepare(corpus, scope), evaluate)
     if args.latency:
-        latency.latency_report(sizes=[int(s) for s in args.latency_sizes.split(",")])
+        latency.latency_report(
+            sizes=[int(s) for s in args.latency_sizes.split(",")],
+            corpora=[name for name in args.latency_corpora.split(",") if name] or None,
+            search_only=args.latency_search_only,
+        )
     return 0
 
 

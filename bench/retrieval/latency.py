@@ -34,12 +34,16 @@ LATENCY_QUERIES = 100
 BUILD_MEMORY_MB = (64, 512)  # PostgreSQL's default maintenance_work_mem vs the product's default
 
 
-def _sources() -> tuple[list[Row], np.ndarray, list[tuple[str, str]]]:
-    """Every corpus's chunks and vectors, and up to 100 real queries interleaved across corpora."""
+def _sources(
+    names: list[str] | None = None,
+) -> tuple[list[Row], np.ndarray, list[tuple[str, str]]]:
+    """Every corpus's chunks and vectors (or only the named corpora's), and up to 100 real queries
+    interleaved across corpora."""
     rows: list[Row] = []
     vectors = []
     per_corpus = []
-    for folder in sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists()):
+    folders = sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists())
+    for folder in [f for f in folders if names is None or f.name in names]:
         corpus = corpus_load(folder, tokenizer=tokenizer_load())
         rows += [(f"{corpus.name}:{c.doc_id}", c.lang, c.text) for c in corpus.chunks]
         vectors.append(embeddings_cached(f"{corpus.name}-chunks", [c.text for c in corpus.chunks]))
@@ -96,10 +100,16 @@ def _exact_top(scope: RetrievalScope, text: str) -> set[str]:
         return {str(row[0]) for row in cursor.fetchall()}
 
 
-def latency_report(*, sizes: list[int]) -> None:
-    rows, vectors, queries = _sources()
+def latency_report(
+    *, sizes: list[int], corpora: list[str] | None = None, search_only: bool = False
+) -> None:
+    """`search_only`: only the search-phase table (no HNSW build, no ef_search table)."""
+    rows, vectors, queries = _sources(corpora)
     query_vectors_prefill([text for text, _ in queries])
-    print(f"\nlatency: {len(queries)} real queries; {len(rows)} corpus chunks cycled to each size")
+    print(
+        f"\nlatency: {len(queries)} real queries; {len(rows)} corpus chunks"
+        f" ({', '.join(corpora) if corpora else 'every shared corpus'}) cycled to each size"
+    )
     scopes = {}
     for size in sizes:
         workspace, bot = workspace_load(f"bench-latency-{size}", *_scaled(rows, vectors, size))
@@ -113,13 +123,13 @@ def latency_report(*, sizes: list[int]) -> None:
         f"\nHNSW build (`rag.indexes.chunk_indexes_rebuild`, REINDEX) of the 384-d index over {indexed} chunks"
     )
     print(f"  {'maintenance_work_mem':>21} {'seconds':>8}")
-    for memory in BUILD_MEMORY_MB:
+    for memory in () if search_only else BUILD_MEMORY_MB:
         (build,) = chunk_indexes_rebuild(dims=[384], memory_mb=memory)
         print(f"  {build.memory:>21} {build.seconds:>8.1f}", flush=True)
     # The full-text statement inline (no thread pool): the search phase then holds both SQL statements.
     with override_settings(RERANKER_URL="", RETRIEVAL_TEXT_THREADS=0):
         for size, scope in scopes.items():
-            if size >= 10_000:
+            if size >= 10_000 and not search_only:
                 _ef_search_report(scope, size, queries)
         print(
             f"\nsearch phase of chunks_retrieve (its SQL statements one after the other, no embedding),"

@@ -8,10 +8,13 @@ Per text-search configuration of the documents in scope: the query is analysed b
 rag_corpusstat and df from rag_termstat for the workspace (migration 0003's triggers keep both), tf is the
 lexeme's position count in the chunk's tsvector and length its `search_length`.
 
-Pruning (max-score style): the query's lexemes are taken rarest first while the sum of their document
-frequencies stays within `postings_budget` (the rarest always; all of them in a workspace of at most that many
-chunks, which is then ranked exactly); the chunks holding any of those ("essential")
-lexemes are the candidates, found through the GIN index, and each is scored exactly on every query lexeme.
+Pruning (max-score style): the query's lexemes are taken rarest first while the sum of their postings stays
+within `postings_budget` (the rarest always; all of them in a workspace of at most that many chunks, which is
+then ranked exactly). A lexeme's postings are the workspace's chunks holding it in any configuration: the GIN
+index finds those too, and their heap fetch is the statement's main cost (an English question's "surfac" in a
+mostly French workspace fetched every French chunk saying "surface" only to drop it: 798 of 1,309 rows at 100k
+chunks); in a one-language workspace they are the document frequency. The chunks holding any of those
+("essential") lexemes are the candidates, found through the GIN index, and each is scored exactly on every query lexeme.
 So a common word ("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read
 every chunk that holds it; only a chunk holding nothing but common words can be missed, and its score is bounded
 by their small idf.
@@ -27,10 +30,16 @@ configs AS MATERIALIZED (
     FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
       ON m.lang = s.language
 ),
+workspace_configs AS MATERIALIZED (
+    SELECT config, chunks FROM rag_corpusstat WHERE workspace_id = %(workspace_id)s AND chunks > 0
+),
 query_terms AS MATERIALIZED (
     SELECT q.cfg, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1) AS qtf, st.chunks AS df, cs.chunks AS n,
            cs.length::float8 / cs.chunks AS avg_length,
-           ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf
+           ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf,
+           -- the GIN postings the lexeme's tsquery reads in this workspace: its chunks in every configuration
+           (SELECT sum(o.chunks) FROM workspace_configs AS w JOIN rag_termstat AS o
+              ON o.workspace_id = %(workspace_id)s AND o.config = w.config AND o.term = t.lexeme) AS postings
     FROM configs AS q
     CROSS JOIN LATERAL unnest(parley_tsvector(q.cfg, %(query_text)s)) AS t
     JOIN rag_corpusstat AS cs ON cs.workspace_id = %(workspace_id)s AND cs.config = q.cfg AND cs.chunks > 0
@@ -40,8 +49,10 @@ essential AS MATERIALIZED (
     SELECT cfg, array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
            -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
            string_agg('''' || replace(replace(term, '\\', '\\\\'), '''', '''''') || '''', ' | ')
-             FILTER (WHERE rarer = 0 OR rarer + df <= %(postings_budget)s OR n <= %(postings_budget)s)::tsquery AS terms
-    FROM (SELECT *, sum(df) OVER (PARTITION BY cfg ORDER BY df, term) - df AS rarer FROM query_terms) AS ranked
+             FILTER (WHERE rarer = 0 OR rarer + postings <= %(postings_budget)s
+                     OR (SELECT sum(chunks) FROM workspace_configs) <= %(postings_budget)s)::tsquery AS terms
+    FROM (SELECT *, sum(postings) OVER (PARTITION BY cfg ORDER BY postings, term) - postings AS rarer
+          FROM query_terms) AS ranked
     GROUP BY cfg
 )
 SELECT h.id, h.score FROM essential AS e CROSS JOIN LATERAL (

@@ -102,6 +102,29 @@ def test_pruned_common_lexemes_still_score_the_candidates_exactly(settings) -> N
     assert pruned == {key: pytest.approx(exact[key]) for key in pruned}
 
 
+def test_pruning_counts_a_lexemes_postings_in_every_language_of_the_workspace(settings) -> None:
+    workspace, bot = _workspace("ws-prune-languages")
+    english = "Clean every kitchen surface with soap, then disinfect the handles of the fridge."
+    english_id = str(
+        document_ingested(workspace=workspace, text=english, filename="en.txt", bots=[bot]).pk
+    )
+    for n in range(4):
+        french = (
+            f"La surface numéro {n} du bureau se nettoie avec un chiffon doux et sec chaque jour."
+        )
+        document_ingested(workspace=workspace, text=french, filename=f"fr{n}.txt", bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "How should I disinfect a kitchen surface?"
+    exact = _text_scores(scope, question)
+    # "surfac" is in one English chunk but five chunks in all: under a budget of 2 it is not essential
+    # (the GIN index would fetch the French ones too), the English chunk is still found through its
+    # rarer words and scored exactly, on "surfac" as well.
+    settings.RETRIEVAL_BM25_POSTINGS_BUDGET = 2
+    pruned = _text_scores(scope, question)
+    assert english_id in pruned
+    assert pruned == {key: pytest.approx(exact[key]) for key in pruned}
+
+
 def test_the_query_is_analysed_as_the_chunks_stemmed_without_stop_words_and_accents_folded() -> (
     None
 ):
@@ -120,7 +143,8 @@ def test_the_query_is_analysed_as_the_chunks_stemmed_without_stop_words_and_acce
 @pytest.mark.parametrize(
     ("config", "text", "lexemes"),
     [
-        ("english", "The runners were running to the café", {"runner", "run", "cafe"}),
+        # Lucene's English stop words: "the" and "to" go, "were" (not in them) stays
+        ("english", "The runners were running to the café", {"runner", "were", "run", "cafe"}),
         # PostgreSQL's French stop words lack "les" (BM25's idf makes it cheap)
         ("french", "Les élèves mangeaient des pommes", {"elev", "le", "mang", "pomm"}),
         ("german", "Die Häuser und die Straßen", {"haus", "strass"}),
@@ -135,6 +159,33 @@ def test_each_language_stems_drops_stop_words_and_folds_where_expected(
     with connection.cursor() as cursor:
         cursor.execute("SELECT lexeme FROM unnest(parley_tsvector(%s, %s))", [config, text])
         assert {row[0] for row in cursor.fetchall()} == lexemes
+
+
+def test_english_drops_lucenes_stop_words_and_keeps_question_words() -> None:
+    from importlib import import_module
+
+    words = import_module("rag.migrations.0008_bm25_english_stop_words").LUCENE_ENGLISH_STOP_WORDS
+    with connection.cursor() as cursor:
+        # each of them is its own stem, so deleting the lexemes deletes exactly these words
+        cursor.execute(
+            "SELECT array_agg(lexeme ORDER BY lexeme) FROM unnest(to_tsvector('parley_english', %s))",
+            [" ".join(words)],
+        )
+        assert cursor.fetchone()[0] == sorted(words)
+        cursor.execute(
+            "SELECT lexeme FROM unnest(parley_tsvector('english', %s))",
+            ["How should I not pay, and what can you do?"],
+        )
+        assert {row[0] for row in cursor.fetchall()} == {
+            "how",
+            "should",
+            "i",
+            "pay",
+            "what",
+            "can",
+            "you",
+            "do",
+        }
 
 
 @pytest.mark.parametrize(

@@ -297,3 +297,53 @@ def test_the_documents_languages_other_than_the_questions_follow_the_scope() -> 
     assert document_languages_foreign(scope=whole, question=question) == ["en"]
     assert document_languages_foreign(scope=whole, question="How much is the delivery?") == ["fr"]
     assert document_languages_foreign(scope=whole, question="?!") == []  # language unknown
+
+
+def _evaluation_set(bot: Bot, *, cases: int) -> None:
+    from insights.models import EvaluationCase, EvaluationSet
+
+    evaluation_set = EvaluationSet.objects.create(bot=bot, name="paraphrases")
+    for number, question in enumerate(list(PARAPHRASES.values())[:cases]):
+        EvaluationCase.objects.create(
+            evaluation_set=evaluation_set,
+            position=number,
+            question=question,
+            expected_sources=[f"s{number}.txt"],
+        )
+
+
+def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_client) -> None:
+    settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
+    workspace, bot = _workspace("ws-evaluation")
+    _ingest_sentences(workspace, bot)
+    synthetic = workspace_fusion_calibrate(workspace_id=workspace.pk)
+    # raw spans repeat their sentence's words: the full-text side finds them all
+    assert synthetic is not None and synthetic.pair_source == WorkspaceFusion.Source.SYNTHETIC
+    assert synthetic.text_recall_at_5 >= 0.9
+    _evaluation_set(bot, cases=len(PARAPHRASES))
+    fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
+    assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.EVALUATION
+    assert fusion.pair_origins == [{"label": f"{bot.name} · paraphrases", "count": 24}]
+    # the cases' questions share no words with their documents: counted by document, the set shows
+    # the vector side far ahead, and the choice follows it (vector-led, never below it)
+    assert fusion.text_recall_at_5 <= 0.3 and fusion.vector_recall_at_5 >= 0.8
+    choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
+    assert vector_share(choice) >= 0.8 and fusion.method != "text"
+    _assert_never_below_the_better_side(fusion)
+    page = admin_client.get(f"/admin/core/workspace/{workspace.pk}/change/").content.decode()
+    assert (
+        "The bots&#x27; evaluation cases" in page and "ws-evaluation bot · paraphrases: 24" in page
+    )
+
+
+def test_too_few_evaluation_cases_are_set_aside_for_synthetic_pairs(settings) -> None:
+    settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
+    workspace, bot = _workspace("ws-few-cases")
+    _ingest_sentences(workspace, bot)
+    _evaluation_set(bot, cases=4)
+    fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
+    assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC
+    assert fusion.pair_count == len(PARAPHRASES)
+    labels = {origin["label"]: origin["count"] for origin in fusion.pair_origins}
+    assert labels["evaluation cases set aside (under the 10 a calibration needs)"] == 4
+    assert labels["sentence spans of 24 sampled chunks"] == 24

@@ -5,9 +5,14 @@ with the full-text weight at 0), over the whole workspace's shared documents, as
 (the vector side stays off for a question in another language than a monolingual model's, as in
 `chunks_retrieve`). Every method of the grid is then replayed in Python (`rag.retrieval.fusion`).
 
-The pairs are split in two halves by a hash of their chunk: each family's parameters (RRF: k and the
-weights; convex: the vector share) are picked on the fitting half; the families' best and each side
-alone then compete on the held-back half, by recall@5 and then MRR@10, a side alone winning a tie.
+A pair's target is its chunk (synthetic pairs) or, for an evaluation case, its expected documents: the
+fused chunks are then collapsed to their documents in order, and recall@5 and MRR@10 count by document
+(as bench/retrieval and the evaluation runs count). An evaluation case is searched in its bot's scope.
+
+The pairs are split in two halves by a hash of their chunk (an evaluation case: its bot and question):
+each family's parameters (RRF: k and the weights; convex: the vector share) are picked on the fitting
+half; the families' best and each side alone then compete on the held-back half, by recall@5 and
+then MRR@10, a side alone winning a tie.
 A fusion therefore never comes out below the better side on the held-back half.
 
 Then one more step, because synthetic pairs are biased: a query cut from a chunk repeats its words, so
@@ -34,6 +39,7 @@ from django.conf import settings
 
 from rag.embeddings import embed_texts
 from rag.language import language_detect
+from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids
 from rag.retrieval.service import FUSION, vector_side_used
@@ -48,10 +54,12 @@ EMBED_BATCH = 64
 
 @dataclass(frozen=True)
 class PairLists:
-    target: str  # the chunk the query was made from
+    targets: frozenset[str]  # the chunk the query was made from, or the expected documents
     vector: Ranked
     text: Ranked
     held_out: bool
+    # chunk id -> document id, when the targets are documents (None: they are chunks)
+    documents: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +115,7 @@ def pair_lists(
             model_id=model_id,
             query_text=pair.query,
             query_embedding=(),
-            bot_ids=None,
+            bot_ids=[pair.bot_id] if pair.bot_id else None,
             conversation_id=None,
             external_user_id=None,
             document_ids=None,
@@ -128,8 +136,31 @@ def pair_lists(
                 exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
             )
             vector_hits = [(row.chunk_id, row.vector_score) for row in rows]
-        out.append(PairLists(pair.chunk_id, vector_hits, text, held_out=_held_out(pair.chunk_id)))
-    return out
+        targets = frozenset(pair.document_ids or (pair.chunk_id,))
+        out.append(PairLists(targets, vector_hits, text, held_out=_held_out(pair.key)))
+    return _by_document(out, pairs)
+
+
+def _by_document(lists: list[PairLists], pairs: Sequence[CalibrationPair]) -> list[PairLists]:
+    """Give the pairs whose targets are documents their chunks' documents (one query for all)."""
+    wanted = {
+        chunk_id
+        for item, pair in zip(lists, pairs, strict=True)
+        if pair.document_ids
+        for chunk_id, _ in (*item.vector, *item.text)
+    }
+    if not wanted:
+        return lists
+    documents = {
+        str(chunk_id): str(document_id)
+        for chunk_id, document_id in Chunk.objects.filter(pk__in=wanted).values_list(
+            "pk", "document_id"
+        )
+    }
+    return [
+        replace(item, documents=documents) if pair.document_ids else item
+        for item, pair in zip(lists, pairs, strict=True)
+    ]
 
 
 def calibration_choose(
@@ -227,8 +258,12 @@ def _figures(lists: Sequence[PairLists], choice: FusionChoice) -> Figures:
     found = 0.0
     reciprocals = []
     for item in lists:
-        ranked = fused_ids(vector=item.vector, text=item.text, choice=choice)[:10]
-        rank = ranked.index(item.target) + 1 if item.target in ranked else 0
+        ranked = fused_ids(vector=item.vector, text=item.text, choice=choice)
+        if (
+            item.documents is not None
+        ):  # counted by document: each document at its best chunk's rank
+            ranked = list(dict.fromkeys(item.documents.get(chunk, chunk) for chunk in ranked))
+        rank = next((n for n, key in enumerate(ranked[:10], 1) if key in item.targets), 0)
         found += 0 < rank <= 5
         reciprocals.append(1.0 / rank if rank else 0.0)
     n = len(lists)
@@ -237,6 +272,7 @@ def _figures(lists: Sequence[PairLists], choice: FusionChoice) -> Figures:
     return Figures(found / n, mean, spread / math.sqrt(n))
 
 
-def _held_out(chunk_id: str) -> bool:
-    """Half of the pairs, fixed by their chunk: the same split on every run over the same chunks."""
-    return hashlib.sha256(chunk_id.encode()).digest()[0] % 2 == 1
+def _held_out(key: str) -> bool:
+    """Half of the pairs, fixed by their key (`CalibrationPair.key`): the same split on every run over
+    the same chunks and questions."""
+    return hashlib.sha256(key.encode()).digest()[0] % 2 == 1

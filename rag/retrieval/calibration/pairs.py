@@ -1,7 +1,10 @@
 """The (query, answering chunk) pairs a workspace's fusion is calibrated on.
 
-`calibration_pairs` is the one seam: when the admin-insight issue's evaluation sets exist, a workspace's
-own question set comes first there; until then every workspace gets synthetic pairs. A synthetic pair
+`calibration_pairs` is the one seam. The admin's evaluation sets come first: the insights app registers a
+question source (`question_source_register`; rag sits below insights and cannot import it) that turns
+the workspace's evaluation cases naming expected sources or a snippet into pairs whose targets are
+documents, searched in their bot's scope. With at least RETRIEVAL_CALIBRATION_MIN_PAIRS of them they
+decide; with fewer (or none) the workspace gets synthetic pairs, whose target is a chunk. A synthetic pair
 samples a ready chunk (deterministically: the same chunks give the same pairs, so a rerun is idempotent),
 splits it into sentences with pysbd and takes a span of one sentence as the query. With an LLM configured
 and a paraphraser registered (`paraphraser_register`, by the prompts app, which owns prompt templates), a
@@ -60,16 +63,35 @@ _SEGMENTER_LANGUAGES = {
 
 @dataclass(frozen=True)
 class CalibrationPair:
+    """A query and what should answer it: `chunk_id` (a synthetic pair's chunk) or, when
+    `document_ids` is set (an evaluation case), any chunk of those documents, counted by document."""
+
     query: str
-    chunk_id: str
-    language: str  # the chunk's document's language ('' when unknown)
+    chunk_id: str  # '' for a pair whose targets are documents
+    language: str  # the target's document's language ('' when unknown)
     paraphrased: bool = False
+    document_ids: tuple[str, ...] = ()
+    bot_id: str | None = None  # searched in this bot's scope (None: every shared document)
+
+    @property
+    def key(self) -> str:
+        """What fixes the pair's half: its chunk, or its bot and question."""
+        return self.chunk_id or f"{self.bot_id}\x1f{self.query}"
+
+
+@dataclass(frozen=True)
+class PairOrigin:
+    """Where some of the pairs came from, as the admin page lists it."""
+
+    label: str
+    count: int
 
 
 @dataclass(frozen=True)
 class PairSet:
     pairs: list[CalibrationPair]
     source: str  # a WorkspaceFusion.Source value
+    origins: tuple[PairOrigin, ...] = ()
 
     @property
     def paraphrased_count(self) -> int:
@@ -79,6 +101,9 @@ class PairSet:
 # (texts, language) -> one question per text, or None when the model's output is unusable.
 Paraphraser = Callable[[Sequence[str], str], list[str] | None]
 _paraphraser: Paraphraser | None = None
+# workspace id -> the evaluation cases' pairs, each with its origin (an evaluation set's label).
+QuestionSource = Callable[[str], list[tuple[CalibrationPair, str]]]
+_question_source: QuestionSource | None = None
 
 
 def paraphraser_register(paraphraser: Paraphraser | None) -> None:
@@ -87,15 +112,40 @@ def paraphraser_register(paraphraser: Paraphraser | None) -> None:
     _paraphraser = paraphraser
 
 
+def question_source_register(source: QuestionSource | None) -> None:
+    """Set the function that gives a workspace's evaluation cases as pairs (None: synthetic only)."""
+    global _question_source
+    _question_source = source
+
+
 def calibration_pairs(*, workspace_id: str, model_id: str) -> PairSet:
-    """The pairs to calibrate a workspace on. The admin's evaluation set will take precedence here once
-    evaluation sets exist (the admin-insight issue); until then, the synthetic pairs."""
-    return synthetic_pairs(
+    """The pairs to calibrate a workspace on: its evaluation cases when there are enough of them to
+    measure (RETRIEVAL_CALIBRATION_MIN_PAIRS), else synthetic pairs; the origins say which, and how
+    many evaluation cases were set aside for being too few."""
+    asked = _question_source(workspace_id) if _question_source is not None else []
+    if asked and len(asked) >= settings.RETRIEVAL_CALIBRATION_MIN_PAIRS:
+        counts: dict[str, int] = {}
+        for _, origin in asked:
+            counts[origin] = counts.get(origin, 0) + 1
+        return PairSet(
+            pairs=[pair for pair, _ in asked],
+            source=WorkspaceFusion.Source.EVALUATION,
+            origins=tuple(PairOrigin(label, count) for label, count in counts.items()),
+        )
+    synthetic = synthetic_pairs(
         workspace_id=workspace_id,
         model_id=model_id,
         sample_size=settings.RETRIEVAL_CALIBRATION_SAMPLE_SIZE,
         paraphrase_share=settings.RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE,
     )
+    if not asked:
+        return synthetic
+    set_aside = PairOrigin(
+        f"evaluation cases set aside (under the {settings.RETRIEVAL_CALIBRATION_MIN_PAIRS}"
+        " a calibration needs)",
+        len(asked),
+    )
+    return replace(synthetic, origins=(*synthetic.origins, set_aside))
 
 
 # The workspace's shared ready chunks of its current model, in an order fixed by their ids: a sample
@@ -129,7 +179,11 @@ def synthetic_pairs(
         if any(pair.paraphrased for pair in paraphrased)
         else WorkspaceFusion.Source.SYNTHETIC
     )
-    return PairSet(pairs=paraphrased, source=source)
+    paraphrased_count = sum(pair.paraphrased for pair in paraphrased)
+    origins = [PairOrigin(f"sentence spans of {len(sampled)} sampled chunks", len(pairs))]
+    if paraphrased_count:
+        origins.append(PairOrigin("of which paraphrased by the LLM", paraphrased_count))
+    return PairSet(pairs=paraphrased, source=source, origins=tuple(origins))
 
 
 def sentence_span(*, text: str, language: str, seed: str) -> str:

@@ -82,6 +82,7 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
         held_out_count=result.held_out_count,
         paraphrased_count=pairs.paraphrased_count,
         pair_source=pairs.source,
+        pair_origins=[{"label": origin.label, "count": origin.count} for origin in pairs.origins],
         embedding_model=model_id,
         chunk_count=chunk_count,
         calibrated_at=timezone.now(),
