@@ -347,3 +347,13 @@ def test_too_few_evaluation_cases_are_set_aside_for_synthetic_pairs(settings) ->
     labels = {origin["label"]: origin["count"] for origin in fusion.pair_origins}
     assert labels["evaluation cases set aside (under the 10 a calibration needs)"] == 4
     assert labels["sentence spans of 24 sampled chunks"] == 24
+
+
+def test_a_calibration_queued_for_a_deleted_workspace_ends_quietly() -> None:
+    # Ingestion queues the task after commit; the workspace may be deleted before a worker takes it.
+    workspace = Workspace.objects.create(name="gone", slug=f"gone-{uuid.uuid4().hex[:6]}")
+    workspace_id = str(workspace.pk)
+    workspace.delete()
+
+    assert workspace_fusion_calibrate_task.apply(args=[workspace_id]).get() == "too_few_pairs"
+    assert not WorkspaceFusion.objects.filter(workspace_id=workspace_id).exists()

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.models import Workspace
 from rag.models import Chunk, WorkspaceFusion
 from rag.retrieval.calibration.measure import Calibration, Measured, calibration_choose, pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
@@ -39,8 +40,12 @@ def workspace_chunk_count(*, workspace_id: uuid.UUID | str, model_id: str) -> in
 
 def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFusion | None:
     """Measure the fusion methods on the workspace's pairs and store the choice; None when it has too
-    few pairs to measure anything (RETRIEVAL_CALIBRATION_MIN_PAIRS): the defaults then stay."""
+    few pairs to measure anything (RETRIEVAL_CALIBRATION_MIN_PAIRS): the defaults then stay, and when
+    the workspace was deleted before or during the run (its queued task outlives it)."""
     workspace_id = str(workspace_id)
+    if not Workspace.objects.filter(pk=workspace_id).exists():
+        logger.info("workspace %s is gone: nothing to calibrate", workspace_id)
+        return None
     state, _ = WorkspaceFusion.objects.get_or_create(workspace_id=workspace_id)
     changed_before = state.changed_chunks
     model_id = workspace_embedding_model(workspace_id=workspace_id)
@@ -92,7 +97,8 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
         last_error="",
     )
     logger.info("workspace %s fusion calibrated: %s", workspace_id, chosen.choice.label())
-    return WorkspaceFusion.objects.get(workspace_id=workspace_id)
+    # None when the workspace (and so its row) was deleted while the measurement ran.
+    return WorkspaceFusion.objects.filter(workspace_id=workspace_id).first()
 
 
 def workspace_fusion_change_record(*, workspace_id: uuid.UUID | str, chunks: int) -> bool:
