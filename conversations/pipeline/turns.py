@@ -85,8 +85,10 @@ def turn_answer(
     record = answer_record(run=run)
     if not turn_complete(
         turn=turn, record=record, injection_threshold=run.rules.injection_threshold
-    ):  # a racing worker was first
-        turn = Turn.objects.get(pk=turn.pk)
+    ):
+        # A racing delivery recorded its answer first: it owns the turn's consequences (the live
+        # announcement, the handoff), so this one reports a replay of what it recorded.
+        return _replayed(Turn.objects.get(pk=turn.pk), conversation, bot)
     payload = turn_result_json(
         turn=turn, owner=conversation.owner, explainability=bot.explainability
     )

@@ -38,6 +38,7 @@ from streams.redis_gateway import redis_sync
 from streams.sse.buffer import stream_key
 from tests.api.factories import bot_make, workspace_make
 from tests.support.factories import PASSWORD, MembershipFactory, UserFactory
+from tests.support.processes import wait_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(120)]
 
@@ -242,7 +243,13 @@ def test_after_a_return_the_bot_answers_what_the_agent_left_unanswered_once() ->
     ]
     texts = [item["text"] for item in conversation_history(conversation=conversation)]
     assert texts.count("My charger light is orange.") == 1 and turn.user_text not in texts
-    announced = [data for name, data in _events(conversation) if name == "turn_answered"]
+
+    def announced_now() -> list[dict[str, Any]]:
+        return [data for name, data in _events(conversation) if name == "turn_answered"]
+
+    # Whichever run recorded the answer announces it, after its commit: wait for that one.
+    wait_for(lambda: bool(announced_now()), timeout=10, what="the pending answer's announcement")
+    announced = announced_now()
     assert len(announced) == 1 and announced[0]["pending_answer"] is True
     assert announced[0]["turn_id"] == str(turn.pk) and announced[0]["answer"] == turn.reply_text
 
