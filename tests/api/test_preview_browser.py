@@ -4,19 +4,14 @@ preview shows the page region with the passage highlighted beside the text. Scre
 from __future__ import annotations
 
 import re
-import uuid
 
 import pytest
 from playwright.sync_api import Browser, expect
 
-from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import demo_documents_ensure
-from rag.ingestion import document_ingest
 from rag.models import Chunk, Document
 from tests.handoff.pages import browser_context, widget_ask, widget_open
 from tests.support.browser import artifact_path
-from tests.support.processes import wait_for
-from widget.services import demo_widget_ensure
+from tests.support.demo import demo_bot_ingested
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(240)]
 
@@ -26,20 +21,7 @@ QUESTION = "Which Lumen City 3 bikes get a free battery connector repair under w
 def test_a_widget_answer_cites_the_scanned_page_and_shows_it_highlighted(
     browser: Browser, live_api: str, celery_worker: str
 ) -> None:
-    bot = demo_bot_ensure()
-    demo_widget_ensure(bot=bot, origins=(live_api,))
-    documents = demo_documents_ensure(workspace=bot.workspace, bots=[bot])
-    for document in documents:  # here, or by the test worker that got its message first
-        document_ingest(document_id=str(document.pk), claim_id=uuid.uuid4().hex)
-    wait_for(
-        lambda: (
-            not Document.objects.filter(
-                pk__in=[d.pk for d in documents], status__in=["pending", "processing"]
-            ).exists()
-        ),
-        timeout=120,
-        what="the demo documents to be ingested",
-    )
+    bot = demo_bot_ingested(origin=live_api)
     scan = Document.objects.get(workspace=bot.workspace, filename="battery-connector-notice.pdf")
     assert scan.status == "ready", scan.error
     cited = Chunk.objects.get(document=scan, text__contains="LC3-24")

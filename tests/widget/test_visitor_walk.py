@@ -8,7 +8,6 @@ and the confirmation of a message left. Screenshots: test-artifacts/visitor-walk
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -18,13 +17,10 @@ from bots.models import Bot
 from conversations.models import Conversation
 from handoff.models import Handoff, HandoffPolicy
 from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import demo_documents_ensure
-from rag.ingestion import document_ingest
 from rag.language import language_detect
-from rag.models import Document
 from tests.handoff.pages import browser_context, widget_ask, widget_of, widget_open
 from tests.support.browser import artifact_path
-from tests.support.processes import wait_for
+from tests.support.demo import demo_bot_ingested
 from widget.services import demo_widget_ensure
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker, pytest.mark.timeout(300)]
@@ -57,20 +53,7 @@ ANSWER_BLOCKS = """(md) => {
 @pytest.fixture
 def demo(live_api: str, celery_worker: str) -> Iterator[Bot]:
     """The demo bot (offline provider) with its seven documents ingested, and its widget key."""
-    bot = demo_bot_ensure()
-    demo_widget_ensure(bot=bot, origins=(live_api,))
-    documents = demo_documents_ensure(workspace=bot.workspace, bots=[bot])
-    for document in documents:  # here, or by the test worker that got its message first
-        document_ingest(document_id=str(document.pk), claim_id=uuid.uuid4().hex)
-    wait_for(
-        lambda: (
-            not Document.objects.filter(
-                pk__in=[d.pk for d in documents], status__in=["pending", "processing"]
-            ).exists()
-        ),
-        timeout=120,
-        what="the demo documents to be ingested",
-    )
+    bot = demo_bot_ingested(origin=live_api)
     yield bot
 
 
