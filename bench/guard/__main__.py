@@ -8,7 +8,9 @@ per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (
 looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
 tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
 *_blind.txt: written and committed before that pass's retraining, in styles the training data
-avoids, its lines never tuned on), and every question of the shared corpora's queries.jsonl as ordinary benign traffic.
+avoids, its lines never tuned on; *_round5.txt: written by an engineer who never saw the detector,
+its training data or its misses, never tuned on), and every question of the shared corpora's
+queries.jsonl as ordinary benign traffic.
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
 (p50/p95 over the corpora questions).
 """
@@ -44,6 +46,12 @@ ROUNDS = (
         "fourth round: blind, written before the retraining in other styles, never tuned on",
         "_blind",
         "blind ",
+    ),
+    (
+        "fifth round: written by an engineer who never saw the detector, its training data or its"
+        " misses; never tuned on",
+        "_round5",
+        "round5 ",
     ),
 )
 
