@@ -18,7 +18,6 @@ from playwright.sync_api import Page, expect
 from bots.models import Bot
 from conversations.models import Conversation, Turn
 from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from handoff.models import AgentProfile, Handoff, Message, OwnerEvent
 from handoff.services import (
     agent_message_post,
@@ -28,11 +27,10 @@ from handoff.services import (
     visitor_message_receive,
 )
 from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import DEMO_DIR
 from rag.models import Document
 from tests.support.browser import admin_login, artifact_path
+from tests.support.demo import demo_page_ingested
 from tests.support.factories import PASSWORD, MembershipFactory, UserFactory
-from tests.support.knowledge import document_ingested
 
 QUESTION = "How many working days does a delivery to Belgium take?"
 SECOND_QUESTION = "How much does delivery cost?"
@@ -85,26 +83,20 @@ def _database_lines(conversation: Conversation) -> list[Line]:
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(180)
 def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited(
-    page: Page, live_server: object
+    page: Page, admin_base: str
 ) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the group
     bot = demo_bot_ensure(workspace_slug="demo-transcript-browser")
-    guide = (DEMO_DIR / "orders-and-delivery.md").read_text()
-    document = document_ingested(
-        workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md"
-    )
+    document = demo_page_ingested(bot=bot, filename="orders-and-delivery.md")
     alice = UserFactory(username="alice-transcript")
     AgentProfile.objects.create(user=alice, display_name="Alice Martin")
     MembershipFactory(user=alice, workspace=bot.workspace, role=Membership.Role.OWNER)
     conversation = _conversation_played(bot, alice)
     database = _database_lines(conversation)
 
-    admin_login(page, base_url=base, username=alice.username, password=PASSWORD)
-    page.goto(f"{base}/admin/conversations/conversation/{conversation.pk}/change/")
+    admin_login(page, base_url=admin_base, username=alice.username, password=PASSWORD)
+    page.goto(f"{admin_base}/admin/conversations/conversation/{conversation.pk}/change/")
     entries = page.locator("#transcript > li")
     expect(entries.first).to_be_visible()
     page.screenshot(path=str(artifact_path("admin-conversation-transcript.png")), full_page=True)
