@@ -24,7 +24,7 @@ from handoff.services import (
     visitor_message_receive,
 )
 from handoff.transcript import conversation_transcript
-from tests.api.factories import bot_make, widget_key_make, workspace_make
+from tests.api.factories import bot_make, widget_key_make, widget_session_open, workspace_make
 from tests.handoff.pages import agent_make
 from tests.support.factories import MembershipFactory
 from tests.support.processes import wait_for
@@ -59,15 +59,8 @@ def returned() -> Returned:
     bot.escalation_allowed = True
     bot.save()
     key = widget_key_make(bot, origins=(ORIGIN,)).key
-    session = Client().post(
-        "/api/v1/sessions",
-        data={},
-        content_type="application/json",
-        headers={"Authorization": f"Bearer {key}", "Origin": ORIGIN},
-    )
-    assert session.status_code == 201, session.content
-    body = session.json()
-    conversation_id = body["conversation_id"]
+    visitor = widget_session_open(Client(), key, origin=ORIGIN)
+    conversation_id = visitor["conversation_id"]
     agent = agent_make(username="alice-once", workspaces=[bot.workspace])
     owner = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER).user
 
@@ -95,11 +88,7 @@ def returned() -> Returned:
     return Returned(
         conversation_id=conversation_id,
         turn=turn,
-        visitor_headers={
-            "Authorization": f"Bearer {key}",
-            "Origin": ORIGIN,
-            "X-Parley-Session": body["session_token"],
-        },
+        visitor_headers=visitor["headers"],
         agent=agent,
         owner=owner,
     )
