@@ -43,6 +43,12 @@ def agent_conversation_get(*, user: Any, conversation_id: uuid.UUID) -> Conversa
     )
 
 
+def turn_is_pending_answer(*, turn: Turn) -> bool:
+    """The bot's turn answering the visitor's messages an agent left unanswered: its question is those
+    messages joined, so a history that lists the messages shows the question through them, once."""
+    return turn.client_message_id.startswith(PENDING_ANSWER_PREFIX)
+
+
 def _turn_citations(turn: Turn) -> list[dict[str, Any]]:
     if turn.route_action != "show_answer" or turn.status != Turn.Status.FOUND_IN_CONTEXT:
         return []
@@ -63,7 +69,7 @@ def conversation_history(*, conversation: Conversation) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     turns = Turn.objects.filter(conversation=conversation).order_by("created_at")
     for turn in turns:
-        if not turn.client_message_id.startswith(PENDING_ANSWER_PREFIX):
+        if not turn_is_pending_answer(turn=turn):
             items.append(
                 _item(f"{turn.pk}:q", "visitor", turn.user_text, turn.created_at, turn.pk, [])
             )

@@ -1,6 +1,10 @@
 """The admin's transcript of one conversation: the bot's turns (question, answer, status, sources,
 confidence), the messages exchanged around a handoff and every owner change, interleaved by time.
 
+The visitor's messages a bot turn answered after a return to the bot (``Message.answered_by``) stand
+where they were sent, carrying that turn's id; the turn's own question (those messages joined) is
+not listed again, so each visitor text reads once, followed by the bot's answer.
+
 A read only (a selector); the conversation admin renders it. It lives in `handoff` because the
 messages and owner events are this app's rows, and `conversations` may not import upwards.
 """
@@ -15,6 +19,7 @@ from typing import Literal
 from conversations.models import Conversation, Turn
 from handoff.models import Message, OwnerEvent
 from handoff.names import agent_console_name
+from handoff.selectors import turn_is_pending_answer
 
 EntryKind = Literal["visitor", "bot", "agent", "system", "owner"]
 
@@ -25,7 +30,8 @@ STATUS_LABELS = dict(Turn.Status.choices)
 
 @dataclass(frozen=True)
 class TranscriptEntry:
-    """One line of the transcript. `turn_id` is set on a turn's question and answer (their audit)."""
+    """One line of the transcript. `turn_id` is set on a turn's question and answer (their audit), and on
+    the visitor's messages a bot turn answered after a return to the bot."""
 
     at: datetime
     kind: EntryKind
@@ -54,11 +60,12 @@ def conversation_transcript(*, conversation_id: uuid.UUID) -> list[TranscriptEnt
     entries: list[TranscriptEntry] = []
     turns = Turn.objects.filter(conversation_id=conversation_id).order_by("created_at", "pk")
     for turn in turns:
-        entries.append(
-            TranscriptEntry(
-                at=turn.created_at, kind="visitor", text=turn.user_text, turn_id=turn.pk
+        if not turn_is_pending_answer(turn=turn):
+            entries.append(
+                TranscriptEntry(
+                    at=turn.created_at, kind="visitor", text=turn.user_text, turn_id=turn.pk
+                )
             )
-        )
         entries.append(_answer_entry(turn))
     messages = (
         Message.objects.filter(conversation_id=conversation_id)
@@ -71,6 +78,7 @@ def conversation_transcript(*, conversation_id: uuid.UUID) -> list[TranscriptEnt
                 at=message.created_at,
                 kind=_message_kind(message.role),
                 text=message.text,
+                turn_id=message.answered_by_id,
                 author=agent_console_name(message.author) if message.author_id else "",
             )
         )

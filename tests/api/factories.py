@@ -1,9 +1,12 @@
-"""Factories for API tests: workspaces, bots, keys and signing secrets."""
+"""Factories for API tests: workspaces, bots, keys and signing secrets, and a widget visitor's session."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
+
+from django.test import Client
 
 from api.models import BotSigningSecret, WidgetKey
 from api.services import bot_signing_secret_create, server_api_key_create, widget_key_create
@@ -31,6 +34,25 @@ def server_key_make(
 
 def widget_key_make(bot: Bot, origins: tuple[str, ...] = ("https://shop.example",)) -> WidgetKey:
     return widget_key_create(bot=bot, name="site", allowed_origins=origins)
+
+
+def widget_session_open(client: Client, key: str, *, origin: str) -> dict[str, Any]:
+    """A visitor's session through the widget key (``POST /api/v1/sessions``): the response's body, with
+    ``headers``, what the widget sends on every later call."""
+    response = client.post(
+        "/api/v1/sessions",
+        data={},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {key}", "Origin": origin},
+    )
+    assert response.status_code == 201, response.content
+    body: dict[str, Any] = response.json()
+    body["headers"] = {
+        "Authorization": f"Bearer {key}",
+        "Origin": origin,
+        "X-Parley-Session": body["session_token"],
+    }
+    return body
 
 
 def signing_secret_make(bot: Bot) -> BotSigningSecret:

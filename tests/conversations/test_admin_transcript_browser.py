@@ -1,8 +1,9 @@
 """The conversation's admin page reads as a transcript. A visitor asks the demo bot (offline provider) a
-question, asks for a human, an agent claims, answers and returns the conversation to the bot, the visitor
-asks again and a second handoff times out, all through the real services. In Chromium, a workspace member
-opens the conversation: every question, answer (status, sources, confidence), agent and system message and
-owner change is listed in time order, as the database holds them, and each answer links to its audit."""
+question, asks for a human, an agent claims and answers, the visitor writes again, the agent returns the
+conversation to the bot, which answers that message, the visitor asks again and a second handoff times
+out, all through the real services. In Chromium, a workspace member opens the conversation: every
+question, answer (status, sources, confidence), agent and system message and owner change is listed in
+time order, as the database holds them, each visitor text once, and each answer links to its audit."""
 
 from __future__ import annotations
 
@@ -18,21 +19,21 @@ from playwright.sync_api import Page, expect
 from bots.models import Bot
 from conversations.models import Conversation, Turn
 from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from handoff.models import AgentProfile, Handoff, Message, OwnerEvent
 from handoff.services import (
     agent_message_post,
     handoff_claim,
+    handoff_pending_answer,
     handoff_return_to_bot,
     handoff_timeout,
     visitor_message_receive,
 )
 from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import DEMO_DIR
 from rag.models import Document
 from tests.support.browser import admin_login, artifact_path
+from tests.support.demo import demo_page_ingested
 from tests.support.factories import PASSWORD, MembershipFactory, UserFactory
-from tests.support.knowledge import document_ingested
+from tests.support.processes import wait_for
 
 QUESTION = "How many working days does a delivery to Belgium take?"
 SECOND_QUESTION = "How much does delivery cost?"
@@ -62,6 +63,17 @@ def _conversation_played(bot: Bot, agent: Any) -> Conversation:
     agent_message_post(conversation_id=conversation.pk, agent=agent, text=AGENT_REPLY)
     _ask(conversation, WHILE_AGENT)
     handoff_return_to_bot(conversation_id=conversation.pk, agent=agent)
+    # The bot answers the message the agent left; a session's test worker may run the task the
+    # return enqueued first: the same turn either way, done once the message points at it.
+    returned = Handoff.objects.get(conversation=conversation, outcome=Handoff.Outcome.RETURNED)
+    handoff_pending_answer(handoff_id=returned.pk)
+    wait_for(
+        lambda: Message.objects.filter(
+            conversation=conversation, answered_by__isnull=False
+        ).exists(),
+        timeout=60,
+        what="the bot's answer to the message the agent left",
+    )
     _ask(conversation, SECOND_QUESTION)
     _ask(conversation, HUMAN)
     waiting = Handoff.objects.get(conversation=conversation, closed_at__isnull=True)
@@ -71,10 +83,17 @@ def _conversation_played(bot: Bot, agent: Any) -> Conversation:
 
 def _database_lines(conversation: Conversation) -> list[Line]:
     """What the database holds, each row where it happened: questions when they came, answers when
-    recorded, messages and owner changes when written."""
+    recorded, messages and owner changes when written. A turn that answered the visitor's messages
+    (after a return to the bot) has them for its question: they are listed once, as the messages."""
+    answering = set(
+        Message.objects.filter(conversation=conversation, answered_by__isnull=False).values_list(
+            "answered_by_id", flat=True
+        )
+    )
     lines: list[Line] = []
     for turn in Turn.objects.filter(conversation=conversation):
-        lines.append(Line(turn.created_at, "visitor", turn.user_text))
+        if turn.pk not in answering:
+            lines.append(Line(turn.created_at, "visitor", turn.user_text))
         assert turn.completed_at is not None
         lines.append(Line(turn.completed_at, "bot", turn.reply_text))
     for message in Message.objects.filter(conversation=conversation):
@@ -85,26 +104,20 @@ def _database_lines(conversation: Conversation) -> list[Line]:
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(180)
 def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited(
-    page: Page, live_server: object
+    page: Page, admin_base: str
 ) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the group
     bot = demo_bot_ensure(workspace_slug="demo-transcript-browser")
-    guide = (DEMO_DIR / "orders-and-delivery.md").read_text()
-    document = document_ingested(
-        workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md"
-    )
+    document = demo_page_ingested(bot=bot, filename="orders-and-delivery.md")
     alice = UserFactory(username="alice-transcript")
     AgentProfile.objects.create(user=alice, display_name="Alice Martin")
     MembershipFactory(user=alice, workspace=bot.workspace, role=Membership.Role.OWNER)
     conversation = _conversation_played(bot, alice)
     database = _database_lines(conversation)
 
-    admin_login(page, base_url=base, username=alice.username, password=PASSWORD)
-    page.goto(f"{base}/admin/conversations/conversation/{conversation.pk}/change/")
+    admin_login(page, base_url=admin_base, username=alice.username, password=PASSWORD)
+    page.goto(f"{admin_base}/admin/conversations/conversation/{conversation.pk}/change/")
     entries = page.locator("#transcript > li")
     expect(entries.first).to_be_visible()
     page.screenshot(path=str(artifact_path("admin-conversation-transcript.png")), full_page=True)
@@ -129,8 +142,12 @@ def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited
         else:
             assert text == line.text.strip()
 
-    # The story as it happened, in that order.
+    # The story as it happened, in that order; the message the bot answered after the return is
+    # there once, followed by that answer.
     story = [(kind, text) for kind, text, _ in shown]
+    assert [text for _, text in story].count(WHILE_AGENT) == 1
+    left = Message.objects.get(conversation=conversation, text=WHILE_AGENT).answered_by
+    assert left is not None and left.reply_text
     expected = [
         ("visitor", QUESTION),
         ("bot", "3 to 4"),
@@ -140,6 +157,7 @@ def test_a_member_reads_the_whole_conversation_in_order_with_each_answer_audited
         ("agent", AGENT_REPLY),
         ("visitor", WHILE_AGENT),
         ("owner", "Agent → Bot"),
+        ("bot", left.reply_text.splitlines()[0]),
         ("visitor", SECOND_QUESTION),
         ("visitor", HUMAN),
         ("system", "No agent is available"),

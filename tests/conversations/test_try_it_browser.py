@@ -10,31 +10,23 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import DEMO_DIR
 from tests.support.browser import admin_login, artifact_path
+from tests.support.demo import demo_page_ingested
 from tests.support.factories import PASSWORD, MembershipFactory
-from tests.support.knowledge import document_ingested
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(120)
 def test_an_admin_reaches_the_console_from_the_bot_page_and_asks_the_demo_bot(
-    page: Page, live_server: object
+    page: Page, admin_base: str
 ) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the migrated group
     bot = demo_bot_ensure(workspace_slug="demo-try-it-browser")
-    guide = (DEMO_DIR / "orders-and-delivery.md").read_text()
-    document_ingested(
-        workspace=bot.workspace, text=guide, bots=[bot], filename="orders-and-delivery.md"
-    )
+    demo_page_ingested(bot=bot, filename="orders-and-delivery.md")
     membership = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
-    admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
+    admin_login(page, base_url=admin_base, username=membership.user.username, password=PASSWORD)
 
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/change/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/change/")
     button = page.locator("#bot-try-it")
     expect(button).to_be_visible()
     button.click()

@@ -32,25 +32,24 @@ ADMIN_PAGES = (
 
 
 def test_admin_pages_and_the_demo_widget_run_under_the_csp(
-    page: Page, live_server: object, admin_user: object
+    page: Page, admin_base: str, admin_user: object
 ) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
     bot = demo_bot_ensure()
-    demo_widget_ensure(bot=bot, origins=(base,))
-    admin_login(page, base_url=base, username="admin", password="password")
+    demo_widget_ensure(bot=bot, origins=(admin_base,))
+    admin_login(page, base_url=admin_base, username="admin", password="password")
 
     for path in ADMIN_PAGES:
-        response = page.goto(base + path.format(bot=bot.pk))
+        response = page.goto(admin_base + path.format(bot=bot.pk))
         assert response is not None and response.status == 200, path
         assert "script-src 'self'" in response.headers["content-security-policy"], path
         expect(page.locator("#content")).to_be_visible()
     # The bot pages' own inline styles apply (they carry the request's nonce).
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/preview/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/preview/")
     prompt = page.locator(".parley-prompt").first
     assert prompt.evaluate("node => getComputedStyle(node).whiteSpace") == "pre-wrap"
 
     # The bot page's inlines still add rows (the admin's scripts run).
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/change/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/change/")
     group = page.locator(".inline-group").first
     add_row = group.locator(".add-row a")
     rows = group.locator("tr.form-row:not(.empty-form)")
@@ -59,7 +58,7 @@ def test_admin_pages_and_the_demo_widget_run_under_the_csp(
     expect(rows).to_have_count(before + 1)
 
     # The demo page: its styles and the widget's (shadow DOM <style>, admitted by the script's nonce).
-    page.goto(f"{base}/demo/")
+    page.goto(f"{admin_base}/demo/")
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(246, 243, 238)"
     launcher = page.locator("[data-parley-widget] button.launcher")
     expect(launcher).to_be_visible()

@@ -25,7 +25,6 @@ from conversations.pipeline.results import turn_citations
 from handoff.models import Handoff, HandoffReason, Message
 from handoff.services import handoff_open
 from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import DEMO_DIR
 from tests.handoff.pages import (
     agent_make,
     agent_page,
@@ -35,8 +34,8 @@ from tests.handoff.pages import (
     widget_open,
 )
 from tests.support.browser import admin_login, artifact_path
+from tests.support.demo import demo_page_ingested
 from tests.support.factories import PASSWORD
-from tests.support.knowledge import document_ingested
 from tests.support.processes import wait_for
 from widget.services import demo_widget_ensure
 
@@ -63,12 +62,7 @@ class Demo:
 def demo(live_api: str, celery_worker: str) -> Iterator[Demo]:
     """The demo bot (offline provider) with the demo's delivery page, and its widget on the demo page."""
     bot = demo_bot_ensure()
-    document_ingested(
-        workspace=bot.workspace,
-        text=(DEMO_DIR / DELIVERY_FILE).read_text(),
-        bots=[bot],
-        filename=DELIVERY_FILE,
-    )
+    demo_page_ingested(bot=bot, filename=DELIVERY_FILE)
     demo_widget_ensure(bot=bot, origins=(live_api,))
     yield Demo(base=live_api, bot=bot)
 

@@ -7,27 +7,14 @@ from django.test import Client
 
 from conversations.models import Conversation, Turn
 from handoff.models import Handoff, Message, OwnerEvent, TurnFeedback
-from tests.api.factories import bot_make, widget_key_make, workspace_make
+from tests.api.factories import bot_make, widget_key_make, widget_session_open, workspace_make
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = "https://shop.example"
 
 
 def _visitor(client: Client, key: str) -> dict:
-    response = client.post(
-        "/api/v1/sessions",
-        data={},
-        content_type="application/json",
-        headers={"Authorization": f"Bearer {key}", "Origin": ORIGIN},
-    )
-    assert response.status_code == 201, response.content
-    body = response.json()
-    body["headers"] = {
-        "Authorization": f"Bearer {key}",
-        "Origin": ORIGIN,
-        "X-Parley-Session": body["session_token"],
-    }
-    return body
+    return widget_session_open(client, key, origin=ORIGIN)
 
 
 def _widget(escalation_allowed: bool = True) -> str:

@@ -14,7 +14,6 @@ from playwright.sync_api import Page, expect
 
 from conversations.models import Conversation, Turn
 from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from handoff.feedback import turn_feedback_record
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, BotFactory, MembershipFactory
@@ -77,18 +76,15 @@ def test_the_feedback_list_costs_the_same_queries_for_one_row_or_many() -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(120)
 def test_feedback_rows_show_the_question_the_answer_and_the_reasons(
-    page: Page, live_server: object
+    page: Page, admin_base: str
 ) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the group
     member = MembershipFactory(role=Membership.Role.MEMBER)
     turn = _rated(workspace=member.workspace)
-    admin_login(page, base_url=base, username=member.user.username, password=PASSWORD)
+    admin_login(page, base_url=admin_base, username=member.user.username, password=PASSWORD)
 
-    page.goto(f"{base}/admin/handoff/turnfeedback/")
+    page.goto(f"{admin_base}/admin/handoff/turnfeedback/")
     row = page.locator("#result_list tbody tr").first
     expect(row.locator("td.field-question_short")).to_have_text(QUESTION)
     shown = row.locator("td.field-answer_short").inner_text()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, time, timedelta
-from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -37,15 +36,13 @@ def _figure(page: Page, selector: str) -> int:
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 def test_the_analytics_page_matches_a_sql_recount_and_adds_a_covered_topic(
-    page: Page, live_server: Any
+    page: Page, admin_base: str
 ) -> None:
-    base = live_server.url
     bot = BotFactory(name="Velo")
     turns_seed(bot=bot, count=90, seed=11)
     turn_rollups_refresh()
-    browser_login(page, base, bot)
+    browser_login(page, admin_base, bot)
     today = timezone.localdate()
     zone = timezone.get_current_timezone()
     expected = recount(
@@ -54,7 +51,7 @@ def test_the_analytics_page_matches_a_sql_recount_and_adds_a_covered_topic(
         end=datetime.combine(today + timedelta(days=1), time.min, tzinfo=zone),
     )
 
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/change/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/change/")
     page.click("#bot-analytics")
     expect(page.locator("#insights-turns")).to_have_text(str(expected["turns"]))
     for status, n in expected["by_status"].items():
@@ -107,12 +104,10 @@ def _run(page: Page, base: str, evaluation_set: EvaluationSet, version: int) -> 
 
 @pytest.mark.browser
 @pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(240)
 def test_a_set_made_from_turns_runs_against_two_template_versions_and_compares(
-    page: Page, live_server: Any, celery_worker: str, llm: ScriptedLLMServer
+    page: Page, admin_base: str, celery_worker: str, llm: ScriptedLLMServer
 ) -> None:
-    base = live_server.url
     bot = BotFactory(name="Rental bot", llm_provider="openai")
     document_ingested(workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md")
     chunk = Chunk.objects.get(text__contains="25 euros")
@@ -125,10 +120,10 @@ def test_a_set_made_from_turns_runs_against_two_template_versions_and_compares(
     v2 = template_version_save(
         bot_id=bot.pk, kind="answer", source=default + "\nAnswer tersely.", note="terse"
     )
-    browser_login(page, base, bot)
+    browser_login(page, admin_base, bot)
 
     # From the analytics page to its turns, and from the turns to a new set.
-    page.goto(f"{base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
+    page.goto(f"{admin_base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
     page.click("#insights-turns")
     page.check("#action-toggle")
     page.select_option("select[name=action]", "add_to_evaluation_set")
@@ -146,11 +141,11 @@ def test_a_set_made_from_turns_runs_against_two_template_versions_and_compares(
     llm.enqueue(
         day_price_reply(chunk, "not_found_in_context"), day_price_reply(chunk, "found_in_context")
     )
-    _run(page, base, evaluation_set, v1.number)
+    _run(page, admin_base, evaluation_set, v1.number)
     llm.enqueue(
         day_price_reply(chunk, "found_in_context"), day_price_reply(chunk, "found_in_context")
     )
-    _run(page, base, evaluation_set, v2.number)
+    _run(page, admin_base, evaluation_set, v2.number)
     prompts = ["\n".join(m["content"] for m in r.messages) for r in llm.chat_requests()]
     assert ["Answer tersely" in prompt for prompt in prompts] == [False, False, True, True]
     assert Turn.objects.count() == turns_before  # a run reaches no visitor and no analytics

@@ -6,7 +6,6 @@ its source), and the analytics page counts that turn as curated."""
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -32,11 +31,9 @@ ANSWER = "Yes: tandems are rented at the Lyon shop only, for 40 euros a day."
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
-    page: Page, live_server: Any
+    page: Page, admin_base: str
 ) -> None:
-    base = live_server.url
     bot = bot_make(name="Rental bot")
     document_ingested(workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md")
     conversation = Conversation.objects.create(bot=bot, channel="widget")
@@ -52,10 +49,10 @@ def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
     cluster = GapCluster.objects.get(clustering=clustering)
     assert cluster.size == 3 and cluster.covered_at is None
     raw, _ = server_key_make(bot.workspace)
-    browser_login(page, base, bot)
+    browser_login(page, admin_base, bot)
 
     # From the gap cluster on the analytics page to a curated answer attached to it.
-    page.goto(f"{base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
+    page.goto(f"{admin_base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
     row = page.locator(f"#gap-cluster-{cluster.pk}")
     expect(row.locator(".gap-covered")).to_have_text("not yet")
     row.locator("a.gap-curate").click()
@@ -68,7 +65,7 @@ def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
     curated = CuratedAnswer.objects.get(bot=bot)
     assert curated.embedding and curated.embedding_model
 
-    page.goto(f"{base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
+    page.goto(f"{admin_base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
     row = page.locator(f"#gap-cluster-{cluster.pk}")
     expect(row.locator(".gap-covered")).to_contain_text("by a curated answer")
     expect(row.locator("a.gap-curated")).to_have_text(curated.question)
@@ -78,7 +75,7 @@ def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
     # A visitor's paraphrase, through the chat API: the curated answer, cited.
     asked = Conversation.objects.create(bot=bot, channel="api")
     response = page.request.post(
-        f"{base}/api/v1/conversations/{asked.pk}/turns",
+        f"{admin_base}/api/v1/conversations/{asked.pk}/turns",
         data={"message": "Could I rent a tandem bike?", "client_message_id": "visitor-1"},
         headers={"Authorization": f"Bearer {raw}"},
     )
@@ -92,7 +89,7 @@ def test_a_curated_answer_attached_to_a_gap_cluster_takes_over_a_paraphrase(
     assert [c["chunk_id"] for c in body["citations"]] == [f"curated:{curated.pk}"]
 
     turn_rollups_refresh()
-    page.goto(f"{base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
+    page.goto(f"{admin_base}/admin/insights/analyzedturn/analytics/{bot.pk}/")
     expect(page.locator("#curated-count")).to_have_attribute("data-value", "1")
     page.screenshot(path=artifact_path("insights-curated-analytics.png"), full_page=True)
     page.click("#curated-count")

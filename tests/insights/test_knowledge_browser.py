@@ -4,8 +4,6 @@ the chat API (offline provider)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -25,12 +23,10 @@ from tests.support.processes import wait_for
 
 @pytest.mark.browser
 @pytest.mark.worker
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(240)
 def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
-    page: Page, live_server: Any, celery_worker: str
+    page: Page, admin_base: str, celery_worker: str
 ) -> None:
-    base = live_server.url
     workspace = Workspace.objects.create(name="Rentals", slug="rentals-browser")
     bot = BotFactory(workspace=workspace, name="Rental bot")
     document_ingested(
@@ -38,9 +34,9 @@ def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
     )
     resolved_handoff(bot=bot, question=QUESTION, answer=ANSWER)
     assert faq_candidates_collect() == 1
-    browser_login(page, base, bot)
+    browser_login(page, admin_base, bot)
 
-    page.goto(f"{base}/admin/insights/faqcandidate/")
+    page.goto(f"{admin_base}/admin/insights/faqcandidate/")
     page.locator("#result_list tr", has_text="Can I rent a tandem bike").locator("th a").click()
     page.fill("#id_answer", "Tandems are rented at the Lyon shop only: 40 euros a day.")
     page.click("#faq-approve")
@@ -53,7 +49,7 @@ def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
         what="the worker to ingest the FAQ entry",
     )
 
-    page.goto(f"{base}/admin/conversations/turn/try/{bot.pk}/")
+    page.goto(f"{admin_base}/admin/conversations/turn/try/{bot.pk}/")
     page.fill("#id_question", "Do you rent tandem bikes?")
     page.select_option("#id_provider", "offline")
     page.click("input[name=ask]")
@@ -65,7 +61,7 @@ def test_an_approved_faq_candidate_becomes_what_the_bot_answers(
     raw, _ = server_key_make(workspace)
     conversation = Conversation.objects.create(bot=bot, channel="api")
     response = page.request.post(
-        f"{base}/api/v1/conversations/{conversation.pk}/turns",
+        f"{admin_base}/api/v1/conversations/{conversation.pk}/turns",
         data={"message": "Do you rent tandem bikes?", "client_message_id": "visitor-1"},
         headers={"Authorization": f"Bearer {raw}"},
     )

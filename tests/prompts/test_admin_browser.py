@@ -12,7 +12,6 @@ from playwright.sync_api import Page, expect
 
 from bots.models import Bot, PromptTemplateVersion
 from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, MembershipFactory
 
@@ -41,15 +40,12 @@ SECTION_FIELDS = {
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
-def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the migrated group
+def test_an_admin_configures_a_bot_from_scratch(page: Page, admin_base: str) -> None:
     membership = MembershipFactory(role=Membership.Role.OWNER, workspace__name="Lumen Bikes")
-    admin_login(page, base_url=base, username=membership.user.username, password=PASSWORD)
+    admin_login(page, base_url=admin_base, username=membership.user.username, password=PASSWORD)
 
     # Create the bot: every section, two topics and a lexicon group.
-    page.goto(f"{base}/admin/bots/bot/add/")
+    page.goto(f"{admin_base}/admin/bots/bot/add/")
     page.select_option("#id_workspace", label="Lumen Bikes")
     for field, value in SECTION_FIELDS.items():
         page.fill(f"#id_{field}", value)
@@ -92,7 +88,7 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object)
     page.screenshot(path=str(artifact_path("admin-prompt-preview.png")), full_page=True)
 
     # Save an override (a bad one is refused with its line), a second version, then roll back to the first.
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/templates/answer/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/templates/answer/")
     page.fill("#id_source", "Be brief.\n{{ ''.__class__ }}")
     page.click("#template-form input[type=submit]")
     expect(page.locator("#template-errors")).to_contain_text("Line 2: forbidden in the sandbox")
@@ -114,13 +110,13 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, live_server: object)
     assert PromptTemplateVersion.objects.get(bot=bot, is_active=True).number == 1
 
     # Export the context, edit the file, and import it back.
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/change/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/change/")
     with page.expect_download() as download_info:
         page.click("text=Export context")
     exported = json.loads(Path(download_info.value.path()).read_text())
     assert "Battery & charging" in exported["covered_topics"]
     exported["covered_topics"].append("Warranty & repairs")
-    page.goto(f"{base}/admin/bots/bot/{bot.pk}/context/import/")
+    page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/context/import/")
     page.set_input_files(
         "#id_file",
         files=[

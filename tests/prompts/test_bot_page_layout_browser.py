@@ -8,7 +8,6 @@ import pytest
 from playwright.sync_api import Page
 
 from core.models import Membership
-from core.permissions import workspace_admins_group_ensure
 from prompts.services.demo import demo_bot_ensure
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, MembershipFactory
@@ -28,20 +27,15 @@ MEASURE = """() => [...document.querySelectorAll('#bot_form .aligned .form-row')
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(120)
-def test_the_bot_page_fields_fill_their_rows_and_clip_nothing(
-    page: Page, live_server: object
-) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the group
+def test_the_bot_page_fields_fill_their_rows_and_clip_nothing(page: Page, admin_base: str) -> None:
     bot = demo_bot_ensure(workspace_slug="demo-bot-layout")
     member = MembershipFactory(workspace=bot.workspace, role=Membership.Role.OWNER)
-    admin_login(page, base_url=base, username=member.user.username, password=PASSWORD)
+    admin_login(page, base_url=admin_base, username=member.user.username, password=PASSWORD)
 
     for width in (1400, 800, 420):
         page.set_viewport_size({"width": width, "height": 1000})
-        page.goto(f"{base}/admin/bots/bot/{bot.pk}/change/")
+        page.goto(f"{admin_base}/admin/bots/bot/{bot.pk}/change/")
         fields = {field["id"]: field for field in page.evaluate(MEASURE)}
         page.screenshot(path=str(artifact_path(f"admin-bot-page-{width}.png")), full_page=False)
 

@@ -14,7 +14,6 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from core.models import Membership, Workspace
-from core.permissions import workspace_admins_group_ensure
 from rag.models import Document
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, BotFactory, MembershipFactory
@@ -89,22 +88,19 @@ def test_a_workspace_without_bots_needs_the_explicit_choice() -> None:
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
 @pytest.mark.timeout(120)
 def test_a_member_uploads_with_no_bot_chosen_and_every_bot_gets_the_file(
-    page: Page, live_server: object, tmp_path: object
+    page: Page, admin_base: str, tmp_path: object
 ) -> None:
-    base = live_server.url  # type: ignore[attr-defined]
-    workspace_admins_group_ensure()  # an earlier transactional test may have flushed the group
     alpha = BotFactory(name="Alpha")
     workspace = alpha.workspace
     beta = BotFactory(workspace=workspace, name="Beta")
     member = MembershipFactory(workspace=workspace, role=Membership.Role.MEMBER)
     notes = tmp_path / "opening-hours.txt"  # type: ignore[operator]
     notes.write_text("The shop opens at nine on weekdays.")
-    admin_login(page, base_url=base, username=member.user.username, password=PASSWORD)
+    admin_login(page, base_url=admin_base, username=member.user.username, password=PASSWORD)
 
-    page.goto(f"{base}{ADD}")
+    page.goto(f"{admin_base}{ADD}")
     statement = page.locator("#upload-default-bots")
     expect(statement).to_contain_text("With no bot chosen, the files go to every bot")
     expect(statement.locator(f'li[data-workspace="{workspace.pk}"]')).to_have_text(

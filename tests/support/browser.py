@@ -1,4 +1,5 @@
-"""Reusable browser fixtures: headless Debian Chromium driven by Playwright, and a logged-in admin page.
+"""Reusable browser fixtures: headless Debian Chromium driven by Playwright, the live server's address
+for a walk through the admin, and a logged-in admin page.
 
 Registered as a pytest plugin in tests/conftest.py. Screenshots go to test-artifacts/ (see `artifact_path`).
 """
@@ -19,6 +20,9 @@ from playwright.sync_api import (
     expect,
     sync_playwright,
 )
+from pytest_django.live_server_helper import LiveServer
+
+from core.permissions import workspace_admins_group_ensure
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -84,6 +88,16 @@ def page(browser: Browser) -> Iterator[Page]:
     finally:
         context.close()
     assert not violations, "\n".join(violations)
+
+
+@pytest.fixture
+def admin_base(live_server: LiveServer, transactional_db: None) -> str:
+    """The live server's base URL for a walk through the admin, on a transactional database (the
+    server's thread reads what the test writes), with the workspace admins' group in place: an earlier
+    transactional test's flush removed the one the migrations made, and members get their admin
+    permissions through it."""
+    workspace_admins_group_ensure()
+    return str(live_server.url)
 
 
 def admin_login(page: Page, *, base_url: str, username: str, password: str) -> None:

@@ -1,5 +1,6 @@
 """The demo bot as `./parley run` sets it up, for browser tests: its widget key for the live server's
-origin and its documents ingested (here, or by the session's test worker that took the message first)."""
+origin and its documents ingested (here, or by the session's test worker that took the message first),
+or just one of the demo's pages."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import uuid
 
 from bots.models import Bot
 from prompts.services.demo import demo_bot_ensure
-from rag.demo_content import demo_documents_ensure
+from rag.demo_content import DEMO_DIR, demo_documents_ensure
 from rag.ingestion import document_ingest
 from rag.models import Document
+from tests.support.knowledge import document_ingested
 from tests.support.processes import wait_for
 from widget.services import demo_widget_ensure
 
@@ -31,3 +33,9 @@ def demo_bot_ingested(*, origin: str) -> Bot:
         what="the demo documents to be ingested",
     )
     return bot
+
+
+def demo_page_ingested(*, bot: Bot, filename: str) -> Document:
+    """One of the demo's pages (``rag/demo_content``, by file name) ingested for the bot alone."""
+    text = (DEMO_DIR / filename).read_text()
+    return document_ingested(workspace=bot.workspace, text=text, bots=[bot], filename=filename)

@@ -1,7 +1,6 @@
-"""Document admin: multi-file upload to a workspace and its bots, a status column that says why, re-run and delete,
-and the chunks quarantined as injections, each with a release button; the chunk admin with its highlighted
-source preview; the workspace's embedding and media models and its fusion calibration (a section of the
-workspace's page, a Recalibrate button, a list)."""
+"""The document admin: multi-file upload to a workspace and its bots, a status column that says why,
+re-run and delete through the services, a replaced file, and the chunks quarantined as injections,
+each with a release button."""
 
 from __future__ import annotations
 
@@ -11,21 +10,15 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
-from core.admin import workspace_admin_panel_register
-from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin, workspace_scope
-from core.models import Workspace
+from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
+from rag.admin.scoping import workspaces_for
 from rag.forms import DocumentChangeForm, DocumentUploadForm
-from rag.models import Chunk, Document, WorkspaceEmbedding, WorkspaceFusion, WorkspaceMediaModels
-from rag.preview import PreviewUnavailable, chunk_preview
-from rag.retrieval.calibration.service import workspace_fusion_request
-from rag.retrieval.fusion import FusionChoice
-from rag.retrieval.service import fusion_default
+from rag.models import Document
 from rag.selectors import chunks_quarantined_list
 from rag.services import (
     NewFile,
@@ -34,12 +27,7 @@ from rag.services import (
     document_file_replace,
     document_rerun,
     documents_create,
-    workspace_embedding_model_set,
 )
-
-
-def _workspaces_for(request: HttpRequest) -> QuerySet[Workspace]:
-    return workspace_scope(Workspace.objects.all(), user=request.user, lookup="pk")
 
 
 @admin.register(Document)
@@ -179,7 +167,7 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         self, request: HttpRequest, form_url: str = "", extra_context: Any = None
     ) -> HttpResponse:
         """The add page is a multi-file upload: one document per file."""
-        workspaces = _workspaces_for(request)
+        workspaces = workspaces_for(request)
         form = DocumentUploadForm(
             request.POST or None, request.FILES or None, workspaces=workspaces
         )
@@ -217,160 +205,3 @@ def _known_to(form: DocumentUploadForm) -> str:
     if form.bots_defaulted:
         return f"for every bot of {form.cleaned_data['workspace']} ({bots}), as none was chosen"
     return f"for {bots}"
-
-
-@admin.register(WorkspaceEmbedding)
-class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
-    list_display = ["workspace", "embedding_model", "updated_at"]
-
-    def save_model(
-        self, request: HttpRequest, obj: WorkspaceEmbedding, form: Any, change: bool
-    ) -> None:
-        count = workspace_embedding_model_set(
-            workspace=obj.workspace, embedding_model=obj.embedding_model
-        )
-        self.message_user(
-            request, f"{count} document(s) are being re-embedded with {obj.embedding_model}."
-        )
-
-
-def _fusion_label(fusion: WorkspaceFusion | None) -> str:
-    if fusion is None or not fusion.method:
-        return fusion_default().label()
-    return FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters).label()
-
-
-@admin.register(WorkspaceFusion)
-class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
-    """Every field is measured, never edited; "change" permission is what the Recalibrate button needs."""
-
-    list_display = [
-        "workspace",
-        "choice",
-        "recall_at_5",
-        "vector_recall_at_5",
-        "text_recall_at_5",
-        "pair_count",
-        "chunk_count",
-        "calibrated_at",
-    ]
-    list_filter = [WorkspaceListFilter, "method"]
-    list_select_related = ["workspace"]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [field.name for field in WorkspaceFusion._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    @admin.display(description="fusion")
-    def choice(self, fusion: WorkspaceFusion) -> str:
-        return _fusion_label(fusion) if fusion.method else "not calibrated (defaults)"
-
-    def get_urls(self) -> list[URLPattern]:
-        recalibrate = self.admin_site.admin_view(require_POST(self.recalibrate_view))
-        return [
-            path(
-                "<uuid:workspace_id>/recalibrate/",
-                recalibrate,
-                name="rag_workspacefusion_recalibrate",
-            ),
-            *super().get_urls(),
-        ]
-
-    def recalibrate_view(self, request: HttpRequest, workspace_id: Any) -> HttpResponse:
-        workspace = _workspaces_for(request).filter(pk=workspace_id).first()
-        if workspace is None or not self.has_change_permission(request):
-            raise Http404("No such workspace.")
-        if workspace_fusion_request(workspace_id=workspace.pk):
-            self.message_user(request, "Recalibration queued: the figures update when it ends.")
-        else:
-            self.message_user(request, "A recalibration is already queued.", messages.WARNING)
-        return HttpResponseRedirect(reverse("admin:core_workspace_change", args=[workspace.pk]))
-
-
-def _fusion_panel(request: HttpRequest, workspace: Workspace) -> str:
-    fusion = WorkspaceFusion.objects.filter(workspace=workspace).first()
-    fusion_admin = admin.site._registry[WorkspaceFusion]
-    context = {
-        "fusion": fusion,
-        "label": _fusion_label(fusion),
-        "candidates": fusion.candidates if fusion else [],
-        "can_recalibrate": fusion_admin.has_change_permission(request),
-        "recalibrate_url": reverse("admin:rag_workspacefusion_recalibrate", args=[workspace.pk]),
-    }
-    return render_to_string("admin/rag/workspacefusion/panel.html", context, request=request)
-
-
-workspace_admin_panel_register(key="rag-fusion", render=_fusion_panel)
-
-
-@admin.register(Chunk)
-class ChunkAdmin(WorkspaceScopedAdmin):
-    """Read-only chunks, each with the picture the widget shows: its page region, highlighted."""
-
-    list_display = ["__str__", "document", "ordinal", "page_number", "modality", "token_count"]
-    list_select_related = ["document"]
-    list_filter = [WorkspaceListFilter]
-    search_fields = ["text", "document__title"]
-    fields = (
-        "document",
-        "ordinal",
-        "source_preview",
-        "text",
-        "heading_path",
-        "page_number",
-        "bbox",
-        "start_time",
-        "end_time",
-        "metadata",
-        "token_count",
-        "embedding_model",
-    )
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description="Modality")
-    def modality(self, chunk: Chunk) -> str:
-        return str((chunk.metadata or {}).get("modality", "text"))
-
-    @admin.display(description="Where it sits")
-    def source_preview(self, chunk: Chunk) -> str:
-        if chunk.start_time is not None:
-            return f"{chunk.start_time:.1f} s – {(chunk.end_time or chunk.start_time):.1f} s"
-        if chunk.page_number is None and not (chunk.metadata or {}).get("image"):
-            return "—"
-        url = reverse("admin:rag_chunk_preview", args=[chunk.pk])
-        return format_html(
-            '<img class="chunk-preview" src="{}"'
-            ' alt="Page {} of the source, the passage highlighted">',
-            url,
-            chunk.page_number or "",
-        )
-
-    def get_urls(self) -> list[URLPattern]:
-        preview = self.admin_site.admin_view(self.preview_view)
-        return [
-            path("<uuid:chunk_id>/preview.png", preview, name="rag_chunk_preview"),
-            *super().get_urls(),
-        ]
-
-    def preview_view(self, request: HttpRequest, chunk_id: str) -> HttpResponse:
-        chunk = self.get_queryset(request).filter(pk=chunk_id).first()
-        if chunk is None or not self.has_view_permission(request, chunk):
-            raise Http404("No such chunk.")
-        try:
-            preview = chunk_preview(chunk=chunk)
-        except PreviewUnavailable as exc:
-            raise Http404(str(exc)) from exc
-        return HttpResponse(preview.png, content_type="image/png")
-
-
-@admin.register(WorkspaceMediaModels)
-class WorkspaceMediaModelsAdmin(admin.ModelAdmin):
-    list_display = ["workspace", "vision_model", "transcription_model", "updated_at"]
