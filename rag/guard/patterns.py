@@ -81,6 +81,16 @@ def _language_patterns() -> list[_Pattern]:
                 rf"\b({words['policy_nouns']})\b{_GAP}\b({words['policy_off']})",
             ),
             ("fake_system", MEDIUM, rf"\b({words['new_orders']})"),
+            # "Your earlier directions no longer matter": the instructions declared void, not ignored.
+            (
+                "override",
+                0.8,
+                rf"\b({words['void_subject']})\b{_GAP}\b({words['void_state']})",
+            ),
+            # "Say you found it in the documents": the answer's status demanded in words.
+            ("format_hijack", MEDIUM, rf"\b({words['status_words']})"),
+            # "an AI that never refuses", "speak as my late grandma": a persona without "you are".
+            ("role_play", 0.8, rf"\b({words['persona_unbound']})"),
         )
         built.extend(
             _Pattern(label, language, weight, re.compile(regex)) for label, weight, regex in shapes

@@ -80,4 +80,23 @@ LEXICON: Lexicon = {
     "extract_more": r"(den |die |das )?(absatz|text|nachricht|inhalt|zeilen|worter) (direkt "
     r"|unmittelbar )?(vor|oberhalb) (der|meiner|deiner|ihrer) (allerersten|ersten)|(den )?(rohen"
     r"|ungefilterten|exakten|vollstandigen) (prompt|anweisungen)",
+    "void_subject": r"(deine|ihre) (\w+ )?(anweisungen|instruktionen|vorgaben|direktiven|richtlinien"
+    r"|einschrankungen|befehle|programmierung|konfiguration)|deine (\w+ )?regeln|(die|alle|samtliche)"
+    r" (bisherigen|vorherigen|fruheren|ursprunglichen|obigen|alten|vorangegangenen|vorigen|ersten)"
+    r" (anweisungen|instruktionen|vorgaben|regeln|richtlinien|einschrankungen|befehle|direktiven)",
+    "void_state": r"(gelten|gilt|zahlen|zahlt) (ab sofort |jetzt |nun |ab heute )?nicht mehr|spielen"
+    r" keine rolle mehr|(sind|ist) (ab sofort |jetzt |nun |hiermit )?(ungultig|nichtig|aufgehoben"
+    r"|hinfallig|uberholt|obsolet|widerrufen|gestrichen|irrelevant|geloscht|ausser kraft)|(wurden"
+    r"|wurde) (aufgehoben|widerrufen|ersetzt|gestrichen|geloscht|annulliert)|haben keine"
+    r" (bedeutung|gultigkeit) mehr",
+    "status_words": r"(sag|sage|sagen sie|antworte|antworten sie|behaupte|behaupten sie|schreib|schreibe"
+    r"|bestatige)\w*,? (dass )?(du|sie) [^.?!\n]{0,40}(im kontext|in den dokumenten|in der"
+    r" wissensbasis|in den quellen|in deinen quellen|in den unterlagen) gefunden|(markiere|markieren"
+    r" sie|kennzeichne|kennzeichnen sie|stufe|klassifiziere) (dies|das|meine frage|diese (frage"
+    r"|anfrage)|die frage) als (beantwortet|im rahmen|im kontext gefunden|abgedeckt)",
+    "persona_unbound": r"(eine?|die|der) (ki|bot|assistent\w*|chatbot|modell|figur) ,?(die|der|das) (nie"
+    r" ablehnt|niemals ablehnt|alles (beantwortet|kann|sagt|darf)|keine (regeln|filter|grenzen)"
+    r" hat|alle (regeln|filter) ignoriert)|(sprich|antworte|rede) (mit mir )?(wie|als) (meine|mein)"
+    r" (verstorbene|verstorbener|tote|toter|selige|seliger) (oma|grossmutter|opa|grossvater|mutter"
+    r"|vater)|als (dan|unzensierte ki|ungefilterte ki)\b[^.?!\n]{0,10}(antworte|sag|erklar|schreib)",
 }

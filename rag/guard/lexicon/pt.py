@@ -68,4 +68,23 @@ LEXICON: Lexicon = {
     "extract_more": r"(o )?(paragrafo|texto|mensagem|conteudo|linhas|palavras) (que (vem|esta"
     r"|aparece) )?(antes da|anterior a|que precede a) (primeira|mensagem inicial)"
     r"|(o )?prompt (bruto|exato|completo|que (voce )?recebeu|recebido)",
+    "void_subject": r"(tuas|as tuas) (\w+ )?(instrucoes|regras|diretrizes|orientacoes|restricoes|ordens"
+    r"|normas)|(suas|as suas) (\w+ )?(instrucoes|diretrizes|orientacoes|restricoes|ordens"
+    r"|configuracoes)|(as|todas as) (\w+ )?(instrucoes|regras|diretrizes|orientacoes|restricoes"
+    r"|normas) (anteriores|iniciais|originais|de antes|acima|do sistema|que (voce )?recebeu)",
+    "void_state": r"nao (importam|importa|contam|conta|valem|vale|se aplicam|se aplica) mais|ja nao"
+    r" (importam|contam|valem|se aplicam)|(sao|e|estao|esta|ficam|fica) (agora )?(nulas?"
+    r"|anuladas?|obsoletas?|invalidas?|revogadas?|canceladas?|sem efeito|irrelevantes)|(foram"
+    r"|foi) (anuladas?|revogadas?|substituidas?|canceladas?|removidas?)|nao tem mais"
+    r" (validade|importancia)",
+    "status_words": r"(diga|dize|fala|responda|afirme|escreva|finja|confirme)( que)? [^.?!\n]{0,30}"
+    r"(encontrou|achou|encontrei|encontrada|encontrado) [^.?!\n]{0,30}(no contexto|nos documentos"
+    r"|na base de conhecimento|nas fontes)|(marque|classifique|rotule|marca) (isto|isso|esta"
+    r" (pergunta|solicitacao)|minha pergunta|a pergunta) como (respondida|dentro do escopo"
+    r"|encontrada no contexto|coberta)",
+    "persona_unbound": r"(uma?|a|o) (ia|bot|assistente|chatbot|modelo|personagem) que (nunca recusa|nunca se"
+    r" recusa|responde a tudo|pode fazer (tudo|qualquer coisa)|ignora (todas )?(as|suas) (regras"
+    r"|normas|filtros)|nao tem (regras|filtros|limites))|(fala|fale|responda|responde) (comigo )?como"
+    r" (a minha|o meu|minha|meu) (falecida|falecido|saudosa|saudoso|querida|querido) (avo|vovo|mae"
+    r"|pai)|como (dan|uma ia sem censura)\b[^.?!\n]{0,10}(responda|diga|explique|escreva)",
 }
