@@ -94,7 +94,7 @@ LEXICON: Lexicon = {
     r" wissensbasis|in den quellen|in deinen quellen|in den unterlagen) gefunden|(markiere|markieren"
     r" sie|kennzeichne|kennzeichnen sie|stufe|klassifiziere) (dies|das|meine frage|diese (frage"
     r"|anfrage)|die frage) als (beantwortet|im rahmen|im kontext gefunden|abgedeckt)",
-    "persona_unbound": r"(eine?|die|der) (ki|bot|assistent\w*|chatbot|modell|figur) ,?(die|der|das) (nie"
+    "persona_unbound": r"(eine?|die|der) (ki|bot|assistent\w*|chatbot|modell|figur),? (die|der|das) (nie"
     r" ablehnt|niemals ablehnt|alles (beantwortet|kann|sagt|darf)|keine (regeln|filter|grenzen)"
     r" hat|alle (regeln|filter) ignoriert)|(sprich|antworte|rede) (mit mir )?(wie|als) (meine|mein)"
     r" (verstorbene|verstorbener|tote|toter|selige|seliger) (oma|grossmutter|opa|grossvater|mutter"

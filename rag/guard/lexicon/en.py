@@ -62,7 +62,7 @@ LEXICON: Lexicon = {
     r"|simulate"
     r"|impersonate)"
     # "a way to pretend to be offline", "we pretend to be pirates": the user pretends, not the bot.
-    r"|(?<!\bto )(?<!\bi )(?<!\bwe )(?<!\bthey )pretend (to be|you are|you'?re|that you)"
+    r"|(?<!\bto )(?<!\bi )(?<!\bwe )(?<!\bthey )pretend (to be|you are|you'?re|that you)(?! \w+ing\b)"
     r"|you are (now|no longer)|you'?re now"
     r"|from now on,? (you|your|act|answer|respond|reply|speak|behave)|do anything now"
     r"|(god|jailbreak|unrestricted|unfiltered|dan) mode"

@@ -49,7 +49,7 @@ LEXICON: Lexicon = {
     "persona": r"imagine[sz]? (que tu es|etre|que vous etes) (une?|le|la) (\w+ )?(ia|modele"
     r"|assistant|chatbot|bot)|je (veux|voudrais|souhaite) que (tu|vous) (agisses|agissiez|sois"
     r"|soyez|joues|jouiez"
-    r"|fasses semblant|te comportes|incarnes|deviennes|repondes)|fai(s|tes) (comme si|semblant)"
+    r"|fasses semblant|te comportes|incarnes|deviennes|repondes)|fai(s|tes) (comme si(?! (j'|je |nous |on |mon |ma |mes ))|semblant)"
     r"|(desormais|dorenavant|a partir de maintenant|a partir d'aujourd'hui),? (tu|vous|reponds|agis"
     r"|ton)"
     r"|tu es (desormais|maintenant|a present) |tu n'es plus|joue[sz]? le role|incarne[sz]? (un|une"
