@@ -96,6 +96,7 @@ def main() -> None:
             print(f"-- {heading}:")
         report(f"detection, {name}attacks", labelled_lines(f"attacks{suffix}.txt"))
         report(f"false positives, {name}look-alikes", labelled_lines(f"lookalikes{suffix}.txt"))
+    _out_of_fold(args.corpora or corpora_dir(), baseline_flags)
     print("-- ordinary questions:")
     for corpus, texts in questions.items():
         _row(f"false positives, {corpus} questions", texts, baseline_flags, new)
@@ -124,6 +125,29 @@ def _row(
     old_rate = sum(map(old, texts)) / len(texts)
     new_rate = sum(map(new, texts)) / len(texts)
     print(f"{title:40} {len(texts):>5} {old_rate:>7.3f} {new_rate:>7.3f}")
+
+
+def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
+    """The training data's rows scored out of fold (rag.guard.training.out_of_fold_detector, in the
+    model's meta): the public set's attacks and benign rows as an unseen split would meet them."""
+    from rag.guard.classifier import classifier_model
+    from rag.guard.training import examples_jsonl
+
+    model = classifier_model()
+    report = model.meta.get("out_of_fold_detector") if model else None
+    if not isinstance(report, dict):
+        return
+    public = {
+        path.stem: examples_jsonl(path=path)
+        for path in sorted(root.glob("injection-train/*.jsonl"))
+    }
+    print("-- training rows out of fold (grouped 5-fold: a classifier that never saw the row):")
+    for name, figures in report.items():
+        source, _, kind = name.rpartition(" ")
+        rows = [e.text for e in public.get(source, []) if e.label == (kind == "attacks")]
+        old_rate = f"{sum(map(old, rows)) / len(rows):>7.3f}" if rows else f"{'':>7}"
+        title = f"{'detection' if kind == 'attacks' else 'false positives'}, {source} {kind}"
+        print(f"{title:40} {figures['n']:>5} {old_rate} {figures['flagged']:>7.3f}")
 
 
 def _latency(texts: list[str]) -> None:

@@ -24,7 +24,7 @@ LEXICON: Lexicon = {
     r"|everything (above|before|else|so far|prior|previous|you (were|have been|'ve been) (told"
     r"|given))"
     r"|(all|everything) (that )?(came|comes|was said|was written|i said) (before|above|earlier)"
-    r"|(the|all) above|what (was|i|you were|has been) (said|told|written|given)( to you)?( before"
+    r"|(the|all) above|what (was|you were|has been) (said|told|written|given)( to you)?( before"
     r"| above)?",
     "disobey": r"(do not|don'?t|stop|no longer|never) (follow|obey|respect)(ing)? (your|the|any"
     r"|those|these) (\w+ )?(rules|instructions|guidelines|directives|policy)"

@@ -16,7 +16,9 @@ LEXICON: Lexicon = {
     r"|previas|de arriba|iniciales|originales|del sistema|recibidas|que te (dieron|di))"
     r"|(tus|sus|todas las|todas tus) (\w+ )?(instrucciones|reglas|normas|directrices|indicaciones"
     r"|restricciones)"
-    r"|(todo )?lo (anterior|de arriba|que (te )?(dije|dijeron|precede|esta arriba|se dijo))"
+    r"|(todo )?lo (anterior|de arriba|que (te )?(dijeron|precede|esta arriba|se dijo))"
+    # "olvida lo que dije de la talla": the user takes back their own words (only "todo" is more).
+    r"|todo lo que (te )?dije|lo que (te )?dije (antes|arriba|hasta ahora)"
     r"|todo lo que (precede|esta (arriba|antes)|te (han|hayan) dicho)|todo lo demas",
     "disobey": r"no (sigas|sigan|siga|obedezcas|respetes|respete) (mas )?(tus|sus"
     r"|las) (\w+ )?(reglas|normas|instrucciones|directrices)"

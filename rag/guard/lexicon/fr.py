@@ -22,7 +22,10 @@ LEXICON: Lexicon = {
     r"|directives"
     r"|restrictions|limites|contraintes|indications|orientations|parametres|reglages)"
     r"|(tout )?ce qui (precede|a ete dit|est au-dessus|est ecrit au-dessus)"
-    r"|(tout )?ce (que|qu'on) (je t'ai|t'a|on t'a|vous a|l'on t'a) (dit|ecrit|donne)"
+    r"|(tout )?ce (que|qu'on) (t'a|on t'a|vous a|l'on t'a) (dit|ecrit|donne)"
+    # "oublie ce que je t'ai dit sur la couleur": the user takes back their own words.
+    r"|tout ce que je (t'ai|vous ai) (dit|ecrit)|ce que je (t'ai|vous ai) (dit|ecrit) (avant"
+    r"|plus haut|precedemment|jusqu'ici)"
     r"|(le texte |tout )?ci-dessus|tout le reste|tout ce qui est avant",
     "disobey": r"ne (suis|suivez|respecte|respectez|applique|appliquez) (plus|pas) (tes|vos|les"
     r"|ces) (\w+ )?(regles|consignes|instructions|directives)"
@@ -49,7 +52,9 @@ LEXICON: Lexicon = {
     "persona": r"imagine[sz]? (que tu es|etre|que vous etes) (une?|le|la) (\w+ )?(ia|modele"
     r"|assistant|chatbot|bot)|je (veux|voudrais|souhaite) que (tu|vous) (agisses|agissiez|sois"
     r"|soyez|joues|jouiez"
-    r"|fasses semblant|te comportes|incarnes|deviennes|repondes)|fai(s|tes) (comme si(?! (j'|je |nous |on |mon |ma |mes ))|semblant)"
+    r"|fasses semblant|te comportes|incarnes|deviennes|repondes)"
+    # "faites comme si j'étais débutant": the user casts themself, not the bot.
+    r"|fai(s|tes) (comme si(?! (j'|je |nous |on |mon |ma |mes ))|semblant)"
     r"|(desormais|dorenavant|a partir de maintenant|a partir d'aujourd'hui),? (tu|vous|reponds|agis"
     r"|ton)"
     r"|tu es (desormais|maintenant|a present) |tu n'es plus|joue[sz]? le role|incarne[sz]? (un|une"
