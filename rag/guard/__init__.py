@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.guard.classifier import classifier_model
-from rag.guard.normalise import base64_payloads, text_fold
-from rag.guard.patterns import PatternHit, patterns_match, patterns_score
+from rag.guard.normalise import base64_payloads, spelled_out, text_fold
+from rag.guard.patterns import HALF, PatternHit, patterns_match, patterns_score
 
 DEFAULT_THRESHOLD = 0.6
 # A chunk scoring between this and the threshold is kept but its instruction-like sentences are watched
@@ -132,20 +132,39 @@ def _probabilities(
     return model.probabilities(folded=folded, embeddings=matrix)
 
 
-def _detection(
-    text: str, folded: str, matched: list[PatternHit], probability: float, *, documents: bool
-) -> Detection:
+def injection_cues_score(text: str) -> float:
+    """The patterns' part of the score alone (every cue re-read, as for a suspicious text): what the
+    training report combines with out-of-fold classifier probabilities."""
+    folded = text_fold(text)
+    return patterns_score(_cues(text, folded, patterns_match(folded), reread=True, documents=False))
+
+
+def _cues(
+    text: str, folded: str, matched: list[PatternHit], *, reread: bool, documents: bool
+) -> list[PatternHit]:
+    """The folded text's pattern hits plus those of what folding cannot undo in one pass: a leet 1
+    read as an l, letters spelt out one by one, base64 payloads."""
     hits = list(matched)
     # "ru1es": the leet 1 was an l. Only re-read when something already looks off: ordinary text full
     # of digits (a chunk of figures) would otherwise be matched twice.
-    suspicious = bool(hits) or probability >= BORDERLINE
-    if suspicious and "1" in text and (alternative := text_fold(text, one="l")) != folded:
+    if reread and "1" in text and (alternative := text_fold(text, one="l")) != folded:
         hits += patterns_match(alternative)
+    # A document's table or alphabet may spell letters out; a message doing so is dodging a filter.
+    if not documents and spelled_out(text):
+        hits.append(PatternHit("encoded_payload", "", HALF, -1, -1))
     for payload in base64_payloads(text):
         decoded_hits = patterns_match(text_fold(payload))
         if decoded_hits:
             weight = max(0.8, patterns_score(decoded_hits))
             hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
+    return hits
+
+
+def _detection(
+    text: str, folded: str, matched: list[PatternHit], probability: float, *, documents: bool
+) -> Detection:
+    suspicious = bool(matched) or probability >= BORDERLINE
+    hits = _cues(text, folded, matched, reread=suspicious, documents=documents)
     pattern_score = patterns_score(hits)
     if documents and not hits:
         probability = 0.0

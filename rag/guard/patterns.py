@@ -53,6 +53,12 @@ def _language_patterns() -> list[_Pattern]:
                 WEAK,
                 rf"\b({words['override_verbs']})\b{_GAP}\b({words['override_weak']})\b",
             ),
+            # The object first: "die obigen Ausführungen ignorieren" (German's infinitive order).
+            (
+                "override",
+                MEDIUM,
+                rf"\b({words['override_objects']})\b{_GAP}\b({words['override_verbs']})\b",
+            ),
             ("override", STRONG, rf"\b({words['disobey']})"),
             # "Ignore the documents": a user may mean a product's documents, so only half a cue.
             (
@@ -154,9 +160,70 @@ _SHARED: tuple[tuple[str, float, str], ...] = (
 )
 
 
+# Shapes of the public injection sets (deepset's family): a stop signal before a new order, a new task
+# announced, a fake "Context: … Question: …" frame, few-shot "Input:/Output:" pairs steering the answer,
+# a run of escaped line breaks pushing the real prompt out of view, and a persona handed a name.
+_STOP = r"(attention|achtung|atencion|attenzione|atencao|stop|stopp|halt|alto)"
+_ORDER = (
+    r"(write|say|print|answer|tell|reply|schreib\w*|sag\w*|antworte\w*|gib|ecris|dis|reponds"
+    r"|escribe|di|responde|scrivi|dimmi|rispondi|escreva|diga|responda)"
+)
+_TASK = (
+    r"(task|test|challenge|assignment|aufgabe|herausforderung|tache|defi|mission|tarea|desafio"
+    r"|reto|compito|sfida|tarefa)"
+)
+_FAMILIES: tuple[tuple[str, float, str], ...] = (
+    ("override", MEDIUM, rf"\b{_STOP}\s*[-!:.]+\s*(\w+\s*[-!:.]+\s*)?{_ORDER}\b"),
+    ("override", HALF, rf"\b{_STOP}\s*[-!]+\s*{_STOP}\b"),
+    (
+        "fake_system",
+        HALF,
+        r"\b(here (comes|is)|now (comes|for)|hier (kommt|ist)|voici|aqui (esta|vem)|ecco|aqui va)"
+        rf" (the |die |la |el |a |il |your |deine )?(next|new|second|third|real|nachste|neue|zweite"
+        rf"|prochaine|nouvelle|deuxieme|siguiente|nueva|segunda|prossim[oa]|nuov[oa]|second[oa]"
+        rf"|proxima|nova) {_TASK}",
+    ),
+    (
+        "fake_system",
+        WEAK,
+        rf"\b(neue|new|nouvelle|nueva|nuova|nova|additional|extra|zusatzliche) {_TASK}\w* (fur"
+        r" dich|for you|pour toi|para ti|per te|para voce)",
+    ),
+    (
+        "fake_system",
+        MEDIUM,
+        r"(^|\n|[.!?] )(additional|extra|further|important|zusatzliche|weitere|wichtige|nouvelle"
+        r"|autre|nueva|otra|nuova|altra|nova|outra) (instructions?|anweisung(en)?|instruccion(es)?"
+        r"|istruzion[ei]|instrucao|instrucoes|consignes?)\s*[-:]",
+    ),
+    (
+        "fake_system",
+        MEDIUM,
+        r"\b(context|kontext|contexte|contexto|contesto)\s*:\s*[\[{(\"']?[^\n]{0,400}\b(question"
+        r"|frage|pregunta|domanda|pergunta)\s*:",
+    ),
+    (
+        "format_hijack",
+        HALF,
+        r"\b(input|eingabe|entree|entrada|ingresso)\s*:[^\n]{0,80}\b(output|ausgabe|sortie|salida"
+        r"|uscita|saida)\s*:[^\n]{0,80}\b(input|eingabe|entree|entrada|ingresso)\s*:",
+    ),
+    ("fake_system", HALF, r"(\\ ?n\s*){4,}"),
+    (
+        "role_play",
+        WEAK,
+        r"^(you are|you'?re|du bist|tu es|vous etes|eres|sei|voce e|tu es) (the |a |an |der |die"
+        r" |das |le |la |l'|el |un |una |il |lo |o |a )?[^.?!,\n]{1,40}[.,!] [^\n]{0,80}\b(what do you"
+        r" think|your opinion|wie findest du|was (haltst|denkst) du|que penses-tu|qu'en penses-tu|que"
+        r" piensas|que opinas|cosa ne pensi|che ne pensi|o que (voce )?acha|tell me what you"
+        r"|wer ist|who is|who are)",
+    ),
+)
+
 _PATTERNS: tuple[_Pattern, ...] = (
     *_language_patterns(),
     *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in _SHARED),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in _FAMILIES),
 )
 
 

@@ -228,12 +228,11 @@ def out_of_fold_detector(
     """What the whole detector (patterns and the classifier that never saw the example) flags per
     source and label, at the default threshold: on the public set's rows (deepset-train) this is a
     cross-validated detection and false-positive rate, the nearest figure to its unseen test split."""
-    from rag.guard import CLASSIFIER_WEIGHT, DEFAULT_THRESHOLD
-    from rag.guard.patterns import patterns_match, patterns_score
+    from rag.guard import CLASSIFIER_WEIGHT, DEFAULT_THRESHOLD, injection_cues_score
 
     counts: dict[str, list[int]] = {}
     for example, probability in zip(examples, probabilities, strict=True):
-        pattern = patterns_score(patterns_match(text_fold(example.text)))
+        pattern = injection_cues_score(example.text)
         score = 1.0 - (1.0 - pattern) * (1.0 - CLASSIFIER_WEIGHT * float(probability))
         kind = "attacks" if example.label else "benign"
         tally = counts.setdefault(f"{_family(example.source)} {kind}", [0, 0])

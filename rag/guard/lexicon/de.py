@@ -14,7 +14,7 @@ LEXICON: Lexicon = {
     r"|vorangegangenen|vorangehenden|ursprunglichen|ersten|fruheren|gegebenen) (anweisungen?"
     r"|instruktionen|regeln|vorgaben|befehle|richtlinien|hinweise|leitlinien|einstellungen"
     r"|konfiguration|beschrankungen|auftrage|aufgaben|prompts?|informationen"
-    r"|texte?)"
+    r"|texte?|ausfuhrungen)"
     r"|(deine|ihre|alle) (\w+ )?(anweisungen|instruktionen|regeln|vorgaben|richtlinien|hinweise"
     r"|leitlinien|einstellungen|konfiguration|beschrankungen|befehle"
     r"|einschrankungen|aufgaben)"

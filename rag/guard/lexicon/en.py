@@ -53,22 +53,31 @@ LEXICON: Lexicon = {
     r"|instructions?)\b)\w+)"
     r"|before (this|my|the|that)|preceding|that precedes|precedes|previously|prior|so far"
     r"|up to (here|now|this point)|at the (top|beginning|start))"
-    r"|(system|initial|original|hidden|secret|developer|first|full|entire|complete) (prompt"
+    # "help me write a system prompt for my bot", "your own system prompt": the user's, not the bot's.
+    r"|(?<!\bown )(?<!\bmy )(?<!\ba )(?<!\bour )(system|initial|original|hidden|secret|developer"
+    r"|first|full|entire|complete) (prompt"
     r"|instructions?"
     r"|system message|rules|configuration)"
-    r"|your (\w+ )?(instructions|prompt|rules|guidelines|directives|configuration|system message)",
+    # "write your own system prompt": the user's prompt, not the bot's.
+    r"|your (?!own\b)(\w+ )?(instructions|prompt|rules|guidelines|directives|configuration"
+    r"|system message)",
     "persona": r"imagine (you are|you'?re|being|that you are) (an?|the) (\w+ )?(ai|model|assistant"
     r"|chatbot|bot|llm)|i want you to (act|behave|pretend|play|respond|answer|become|be|roleplay"
     r"|simulate"
     r"|impersonate)"
-    # "a way to pretend to be offline", "we pretend to be pirates": the user pretends, not the bot.
-    r"|(?<!\bto )(?<!\bi )(?<!\bwe )(?<!\bthey )pretend (to be|you are|you'?re|that you)(?! \w+ing\b)"
-    r"|you are (now|no longer)|you'?re now"
+    # Told to the bot: opening a clause or after "please", "you", "now"... ("make the app pretend to
+    # be offline", "we pretend to be pirates" are not), and not "pretend you're explaining" (a style).
+    r"|(?:(?<![\w'] )|(?<=\bplease )|(?<=\byou )|(?<=\bnow )|(?<=\band )|(?<=\bjust )|(?<=\bthen )"
+    r"|(?<=\bso ))pretend (to be|you are|you'?re|that you)(?! \w+ing\b)"
+    # "You're now able to track orders?": a feature announced, not a persona.
+    r"|(you are|you'?re) (now|no longer)(?! (able|available|ready|connected|logged|signed"
+    r"|subscribed|registered|eligible|enrolled|up to date|all set|done|in the queue)\b)"
     r"|from now on,? (you|your|act|answer|respond|reply|speak|behave)|do anything now"
     r"|(god|jailbreak|unrestricted|unfiltered|dan) mode"
     r"|(unrestricted|unfiltered|uncensored|jailbroken|evil|amoral|unethical|unlimited) (ai"
     r"|assistant"
-    r"|model|chatbot|bot|version|persona)|stay in character"
+    r"|model|chatbot|bot|persona|version of (you|yourself|chatgpt|gpt|the (ai|bot|assistant|model"
+    r"|chatbot)))|stay in character"
     r"|you have no (rules|restrictions|limits|filters|guidelines)"
     r"|(free|freed|liberated) from (all |your )?(rules|restrictions|constraints|limitations)",
     "persona_weak": r"(act|behave|respond|answer) as (if|an?|my|though)|role[- ]?play|\bdan\b"
@@ -82,8 +91,10 @@ LEXICON: Lexicon = {
     "policy_off": r"(is|are|have been|has been|now|were|been) (now )?(disabled|deactivated|lifted"
     r"|suspended|off|removed|turned off|switched off|no longer (active|valid|in (effect|force)))"
     r"|no longer (apply|applies)|do(es)? not apply( anymore)?",
+    # "my boss gave me a new task:" is news; "New task:" opening a line is an order.
     "new_orders": r"(new|different) (rules?|instructions?|policy) (for|in) (this|the) (chat"
-    r"|conversation|session)|(new|updated|real|actual|true|revised|override) (instructions?"
+    r"|conversation|session)|(?<!\ba )(?<!\bmy )(?<!\bthe )(?<!\bour )(?<!\bher )(?<!\bhis )(new"
+    r"|updated|real|actual|true|revised|override) (instructions?"
     r"|rules|task|orders"
     r"|directives?|system (prompt|message)) ?:",
     "context_objects": r"(the|your|my|all (the|your)) (knowledge base|kb|documents?|docs|sources"

@@ -18,7 +18,9 @@ LEXICON: Lexicon = {
     r"|iniciais|originais|do sistema|recebidas|dadas)"
     r"|(suas|tuas|todas as|todas as suas) (\w+ )?(instrucoes|regras|normas|diretrizes|orientacoes"
     r"|restricoes|limitacoes|pautas|configuracao|limites|indicacoes)"
-    r"|(tudo )?o que (foi dito|esta acima|precede|vem antes|te disseram)|tudo o que eu (te )?disse|o que eu (te )?disse (antes|acima|ate agora)"
+    r"|(tudo )?o que (foi dito|esta acima|precede|vem antes|te disseram)"
+    # "esquece o que eu disse sobre o tamanho": the user takes back their own words.
+    r"|tudo o que eu (te )?disse|o que eu (te )?disse (antes|acima|ate agora)"
     r"|tudo (acima|antes|o resto|isso)|o (texto )?acima",
     "disobey": r"nao (siga|sigas|obedeca|respeite|respeites) (mais )?(as suas|suas|as"
     r"|tuas) (\w+ )?(regras|instrucoes|diretrizes|normas)"
