@@ -12,12 +12,17 @@ import re
 from dataclasses import dataclass
 
 from rag.guard.lexicon import LEXICONS
+from rag.guard.shapes import (
+    FAINT,
+    HALF,
+    MEDIUM,
+    PUBLIC_SET_SHAPES,
+    SHARED_SHAPES,
+    SPOKEN_SHAPES,
+    STRONG,
+    WEAK,
+)
 
-STRONG = 0.9
-MEDIUM = 0.7
-HALF = 0.5
-WEAK = 0.4
-FAINT = 0.25
 # Between a verb and its object: a few words, never across a sentence end.
 _GAP = r"[^.?!\n]{0,40}?"
 
@@ -104,126 +109,11 @@ def _language_patterns() -> list[_Pattern]:
     return built
 
 
-_SHARED: tuple[tuple[str, float, str], ...] = (
-    (
-        "fake_system",
-        STRONG,
-        r"</?\s*(system|assistant|user|question|context|instructions?|prompt|document|sys|admin|human|ai)\s*>",
-    ),
-    ("fake_system", STRONG, r"\[/?(inst|sys|system)\]|<<\s*/?sys\s*>>|<\|[a-z_]{2,20}\|>"),
-    (
-        "fake_system",
-        0.8,
-        r"(^|\n)\s*#+\s*(system|assistant|instructions?|new instructions?|admin|developer|systeme|sistema)\b",
-    ),
-    (
-        "fake_system",
-        0.8,
-        r"\b(begin|end|start) (of )?(the )?(system|admin|developer) (prompt|message|instructions?)",
-    ),
-    (
-        "fake_system",
-        WEAK,
-        r"(^|\n|[.!?] )\s*(system|assistant|admin(istrator)?|developer|root|sysadmin|systeme|sistema|systemnachricht)"
-        r"\s*(:|>)",
-    ),
-    (
-        "format_hijack",
-        STRONG,
-        r"[\"']?status[\"']?\s*[:=]\s*[\"']?(found_in_context|not_found_in_context|out_of_scope|small_talk"
-        r"|human_escalation|injection_attempt|answered|ok)\b",
-    ),
-    (
-        "format_hijack",
-        0.8,
-        r"[\"'](confidence(_score)?|context_usage|redirection_intent|display_answer)[\"']\s*:",
-    ),
-    (
-        "format_hijack",
-        MEDIUM,
-        r"\b(set|mark|put|force|change|return|report)\s+(the\s+|your\s+)?(status|confidence)( field| score)?"
-        r"\s+(to|as|at|=)\b",
-    ),
-    (
-        "prompt_extraction",
-        STRONG,
-        r"\b(starting|beginning|that (starts|begins)|commencant|beginnend|empezando|comenzando|iniziando"
-        r"|comecando)\s+(with|par|mit|con|por|da|com)\W{0,3}(you are|tu es|du bist|eres|sei|voce e|vous etes"
-        r"|sie sind)",
-    ),
-    (
-        "encoded_payload",
-        0.8,
-        r"\b(decode|decodifica|decodez?|dekodier\w*|descodifica|entschlussel\w*)\b[^.?!\n]{0,60}\b(follow|execute"
-        r"|do|obey|run|apply|suis|suivez|executez?|befolge|ausfuhren|sigue|ejecuta|segui|esegui|siga)\b",
-    ),
-)
-
-
-# Shapes of the public injection sets (deepset's family): a stop signal before a new order, a new task
-# announced, a fake "Context: … Question: …" frame, few-shot "Input:/Output:" pairs steering the answer,
-# a run of escaped line breaks pushing the real prompt out of view, and a persona handed a name.
-_STOP = r"(attention|achtung|atencion|attenzione|atencao|stop|stopp|halt|alto)"
-_ORDER = (
-    r"(write|say|print|answer|tell|reply|schreib\w*|sag\w*|antworte\w*|gib|ecris|dis|reponds"
-    r"|escribe|di|responde|scrivi|dimmi|rispondi|escreva|diga|responda)"
-)
-_TASK = (
-    r"(task|test|challenge|assignment|aufgabe|herausforderung|tache|defi|mission|tarea|desafio"
-    r"|reto|compito|sfida|tarefa)"
-)
-_FAMILIES: tuple[tuple[str, float, str], ...] = (
-    ("override", MEDIUM, rf"\b{_STOP}\s*[-!:.]+\s*(\w+\s*[-!:.]+\s*)?{_ORDER}\b"),
-    ("override", HALF, rf"\b{_STOP}\s*[-!]+\s*{_STOP}\b"),
-    (
-        "fake_system",
-        HALF,
-        r"\b(here (comes|is)|now (comes|for)|hier (kommt|ist)|voici|aqui (esta|vem)|ecco|aqui va)"
-        rf" (the |die |la |el |a |il |your |deine )?(next|new|second|third|real|nachste|neue|zweite"
-        rf"|prochaine|nouvelle|deuxieme|siguiente|nueva|segunda|prossim[oa]|nuov[oa]|second[oa]"
-        rf"|proxima|nova) {_TASK}",
-    ),
-    (
-        "fake_system",
-        WEAK,
-        rf"\b(neue|new|nouvelle|nueva|nuova|nova|additional|extra|zusatzliche) {_TASK}\w* (fur"
-        r" dich|for you|pour toi|para ti|per te|para voce)",
-    ),
-    (
-        "fake_system",
-        MEDIUM,
-        r"(^|\n|[.!?] )(additional|extra|further|important|zusatzliche|weitere|wichtige|nouvelle"
-        r"|autre|nueva|otra|nuova|altra|nova|outra) (instructions?|anweisung(en)?|instruccion(es)?"
-        r"|istruzion[ei]|instrucao|instrucoes|consignes?)\s*[-:]",
-    ),
-    (
-        "fake_system",
-        MEDIUM,
-        r"\b(context|kontext|contexte|contexto|contesto)\s*:\s*[\[{(\"']?[^\n]{0,400}\b(question"
-        r"|frage|pregunta|domanda|pergunta)\s*:",
-    ),
-    (
-        "format_hijack",
-        HALF,
-        r"\b(input|eingabe|entree|entrada|ingresso)\s*:[^\n]{0,80}\b(output|ausgabe|sortie|salida"
-        r"|uscita|saida)\s*:[^\n]{0,80}\b(input|eingabe|entree|entrada|ingresso)\s*:",
-    ),
-    ("fake_system", HALF, r"(\\ ?n\s*){4,}"),
-    (
-        "role_play",
-        WEAK,
-        r"^(you are|you'?re|du bist|tu es|vous etes|eres|sei|voce e|tu es) (the |a |an |der |die"
-        r" |das |le |la |l'|el |un |una |il |lo |o |a )?[^.?!,\n]{1,40}[.,!] [^\n]{0,80}\b(what do you"
-        r" think|your opinion|wie findest du|was (haltst|denkst) du|que penses-tu|qu'en penses-tu|que"
-        r" piensas|que opinas|cosa ne pensi|che ne pensi|o que (voce )?acha|tell me what you"
-        r"|wer ist|who is|who are)",
-    ),
-)
-
 _PATTERNS: tuple[_Pattern, ...] = (
     *_language_patterns(),
-    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in _SHARED),
-    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in _FAMILIES),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in SHARED_SHAPES),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in PUBLIC_SET_SHAPES),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in SPOKEN_SHAPES),
 )
 
 

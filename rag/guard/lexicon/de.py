@@ -8,7 +8,8 @@ LEXICON: Lexicon = {
     "override_verbs": r"ignorier\w*|vergiss|vergessen sie|vergesst"
     r"|missacht\w*|ubergeh\w*|verwirf"
     r"|verwerfen sie|umgeh\w*|beachte (nicht|keine)|befolge nicht mehr|nicht mehr befolgen"
-    r"|lass\w* weg|lass\w* (\w+ )?beiseite|setz\w* dich (\w+ )?uber|hinwegsetz\w*",
+    r"|lass\w* weg|lass\w* (\w+ )?beiseite|beiseite\w*lass\w*|setz\w* dich (\w+ )?uber"
+    r"|hinweg\w*setz\w*",
     "override_objects": r"(deine|ihre) (rolle|aufgabe|identitat|persona)|(alle |deine |ihre |die "
     r"|samtliche )?(bisherigen|vorherigen|vorigen|obigen"
     r"|vorangegangenen|vorangehenden|ursprunglichen|ersten|fruheren|gegebenen) (anweisungen?"

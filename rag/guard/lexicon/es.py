@@ -8,7 +8,8 @@ LEXICON: Lexicon = {
     "override_verbs": r"no (prestes|preste) atencion a|ignora[rd]?|ignore[ns]?|olvida[rd]?"
     r"|olvide[ns]?|omite|omita[ns]?|omitir"
     r"|haz caso omiso|hagan? caso omiso|no (hagas|haga) caso|descarta[rd]?|deja de (seguir|lado)"
-    r"|pasa por alto|no sigas|desobedece|deja a un lado|saltate|pasa de|no (tengas|tenga) en cuenta",
+    r"|pasa por alto|no sigas|desobedece|deja a un lado|saltate|saltarse|saltese|pasa de"
+    r"|no (tengas|tenga) en cuenta",
     "override_objects": r"(tu|su) (papel|rol|personaje|mision|identidad)|(todas? |tus |sus |las "
     r"|los |estas |mis )?(\w+ )?(instrucciones|instruccion"
     r"|reglas|normas|directrices|indicaciones|ordenes|restricciones|limitaciones|pautas"

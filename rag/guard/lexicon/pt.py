@@ -10,6 +10,7 @@ LEXICON: Lexicon = {
     r"|esquecam|desconsidere"
     r"|desconsidera(r)?|nao (leve|leves) em (conta|consideracao)|descarte|descarta(r)?|pule"
     r"|deixe de (seguir|lado)|nao siga|pare de seguir|contorne|burle|ponha de lado|passe por cima"
+    r"|passar por cima"
     r"|salte",
     "override_objects": r"(o seu|o teu|seu|teu|a sua) (papel|personagem|missao|identidade)|(todas "
     r"|as |suas |tuas |estas |minhas )?(\w+ )?(instrucoes|instrucao|regras"
