@@ -24,6 +24,9 @@ DEFAULT_THRESHOLD = 0.6
 # at answer time (conversations.contract.planted).
 BORDERLINE = 0.3
 LABEL_CLASSIFIER = "classifier"
+# On a document chunk the classifier counts only beside a cue this strong: fainter ones ("act as a",
+# "role play", "verbatim") are words of ordinary prose, where the classifier already reads high.
+DOCUMENT_CUE = HALF
 PATTERN_LABEL_WEIGHT = 0.4
 # The classifier alone reaches at most this score: learnt from few attack styles, it is never as sure as
 # a strong pattern, so with the default threshold it flags alone only above 0.8 (or with a weak cue).
@@ -68,7 +71,8 @@ def injection_detect_batch(
     Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM.
 
     `documents`: the texts are document chunks, unlike the messages the classifier learnt from (it
-    scores plain prose as high as 0.7): there it only strengthens a pattern's cue, never flags alone.
+    scores plain prose as high as 0.7): there it only strengthens a cue of DOCUMENT_CUE weight or
+    more, never flags alone.
     """
     if not texts:
         return []
@@ -81,7 +85,7 @@ def injection_detect_batch(
     scored = [
         index
         for index, hits in enumerate(matched)
-        if not documents or hits or base64_payloads(texts[index])
+        if not documents or _document_cue(hits) or base64_payloads(texts[index])
     ]
     probabilities = [0.0] * len(texts)
     if scored:
@@ -166,7 +170,7 @@ def _detection(
     suspicious = bool(matched) or probability >= BORDERLINE
     hits = _cues(text, folded, matched, reread=suspicious, documents=documents)
     pattern_score = patterns_score(hits)
-    if documents and not hits:
+    if documents and not _document_cue(hits):
         probability = 0.0
     score = 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
     if score < BORDERLINE and not hits:
@@ -193,3 +197,7 @@ def _excerpt(text: str, folded: str, hit: PatternHit) -> str:
         if matched and matched[:40] in text_fold(sentence):
             return sentence.strip()[:EXCERPT_LIMIT]
     return matched[:EXCERPT_LIMIT]
+
+
+def _document_cue(hits: list[PatternHit]) -> bool:
+    return any(hit.weight >= DOCUMENT_CUE for hit in hits)

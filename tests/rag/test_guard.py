@@ -12,7 +12,12 @@ import pytest
 from django.core.management import call_command
 
 from bots.models.bot import INJECTION_THRESHOLD_DEFAULT
-from rag.guard import DEFAULT_THRESHOLD, NOTHING, injection_detect, injection_detect_batch
+from rag.guard import (
+    DEFAULT_THRESHOLD,
+    NOTHING,
+    injection_detect,
+    injection_detect_batch,
+)
 from rag.guard.classifier import FEATURES
 from rag.guard.normalise import base64_payloads, spelled_out, text_fold
 from rag.guard.patterns import patterns_match
@@ -143,6 +148,19 @@ def test_the_third_pass_cues_flag_with_their_label(language: str, text: str, lab
 def test_ordinary_uses_of_the_cue_words_match_no_pattern(language: str, text: str) -> None:
     assert patterns_match(text_fold(text)) == []
     assert not injection_detect(text=text).flagged()
+
+
+def test_a_faint_cue_in_a_document_never_lets_the_classifier_quarantine_it() -> None:
+    prose = (
+        "In the marmoset cortex, these neurons act as a relay: the role play of each area in vocal "
+        "production was mapped verbatim from the recordings."
+    )
+
+    chunk = injection_detect_batch(texts=[prose], documents=True)[0]
+
+    # The patterns' noisy-or alone (0.4 and 0.25): the classifier, which reads prose high, adds nothing.
+    assert chunk.score == pytest.approx(1 - 0.6 * 0.75, abs=1e-3)
+    assert not chunk.flagged() and injection_detect(text=prose).score >= chunk.score
 
 
 def test_letters_spelt_out_one_by_one_are_a_cue_in_messages_not_in_documents() -> None:
