@@ -8,9 +8,10 @@ per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (
 looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
 tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
 *_blind.txt: written and committed before that pass's retraining, in styles the training data
-avoids, its lines never tuned on; *_round5.txt: written by an engineer who never saw the detector,
-its training data or its misses, never tuned on), and every question of the shared corpora's
-queries.jsonl as ordinary benign traffic.
+avoids, its misses read in the third pass; *_round5.txt: written by an engineer who never saw the
+detector, its training data or its misses, never tuned on), every question of the shared corpora's
+queries.jsonl as ordinary benign traffic, and the training rows scored out of fold (the public
+deepset set's included: the nearest figure to its unseen test split).
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
 (p50/p95 over the corpora questions).
 """
@@ -43,7 +44,8 @@ ROUNDS = (
         "fresh ",
     ),
     (
-        "fourth round: blind, written before the retraining in other styles, never tuned on",
+        "fourth round: written blind before the second pass's retraining (0.804 detection after"
+        " it); its misses were read in issue 18's third pass",
         "_blind",
         "blind ",
     ),
@@ -61,6 +63,9 @@ def main() -> None:
     parser.add_argument("--corpora", type=Path, default=None, help="Folder of BEIR corpora.")
     parser.add_argument("--threshold", type=float, default=None, help="Default: the detector's.")
     parser.add_argument("--latency-samples", type=int, default=300, help="0: skip latency.")
+    parser.add_argument(
+        "--chunks", type=int, default=3000, help="Documents per corpus scored as chunks (0: skip)."
+    )
     parser.add_argument(
         "--misses", action="store_true", help="Print each missed attack and flagged look-alike."
     )
@@ -96,11 +101,14 @@ def main() -> None:
             print(f"-- {heading}:")
         report(f"detection, {name}attacks", labelled_lines(f"attacks{suffix}.txt"))
         report(f"false positives, {name}look-alikes", labelled_lines(f"lookalikes{suffix}.txt"))
+    _out_of_fold(args.corpora or corpora_dir(), baseline_flags)
     print("-- ordinary questions:")
     for corpus, texts in questions.items():
         _row(f"false positives, {corpus} questions", texts, baseline_flags, new)
     every = [text for texts in questions.values() for text in texts]
     _row("false positives, all corpora questions", every, baseline_flags, new)
+    if args.chunks:
+        _chunks(args.corpora or corpora_dir(), args.chunks, baseline_flags, threshold)
     if args.latency_samples:
         _latency(every[: args.latency_samples])
 
@@ -124,6 +132,47 @@ def _row(
     old_rate = sum(map(old, texts)) / len(texts)
     new_rate = sum(map(new, texts)) / len(texts)
     print(f"{title:40} {len(texts):>5} {old_rate:>7.3f} {new_rate:>7.3f}")
+
+
+def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
+    """The training data's rows scored out of fold (rag.guard.training.out_of_fold_detector, in the
+    model's meta): the public set's attacks and benign rows as an unseen split would meet them."""
+    from rag.guard.classifier import classifier_model
+    from rag.guard.training import examples_jsonl
+
+    model = classifier_model()
+    report = model.meta.get("out_of_fold_detector") if model else None
+    if not isinstance(report, dict):
+        return
+    public = {
+        path.stem: examples_jsonl(path=path)
+        for path in sorted(root.glob("injection-train/*.jsonl"))
+    }
+    print("-- training rows out of fold (grouped 5-fold: a classifier that never saw the row):")
+    for name, figures in report.items():
+        source, _, kind = name.rpartition(" ")
+        rows = [e.text for e in public.get(source, []) if e.label == (kind == "attacks")]
+        old_rate = f"{sum(map(old, rows)) / len(rows):>7.3f}" if rows else f"{'':>7}"
+        title = f"{'detection' if kind == 'attacks' else 'false positives'}, {source} {kind}"
+        print(f"{title:40} {figures['n']:>5} {old_rate} {figures['flagged']:>7.3f}")
+
+
+def _chunks(root: Path, limit: int, old: Callable[[str], bool], threshold: float) -> None:
+    """Ordinary documents scored as ingestion scores chunks: the share quarantine would hide."""
+    from bench.guard.sets import corpora_chunks
+    from rag.guard import injection_detect_batch
+
+    print("-- ordinary documents scored as chunks (the share quarantined):")
+    for corpus, texts in corpora_chunks(root, limit=limit).items():
+        flagged = 0
+        for start in range(0, len(texts), 256):
+            batch = injection_detect_batch(texts=texts[start : start + 256], documents=True)
+            flagged += sum(detection.flagged(threshold) for detection in batch)
+        old_rate = sum(map(old, texts)) / len(texts)
+        print(
+            f"{'quarantined, ' + corpus + ' documents':40} {len(texts):>5} {old_rate:>7.3f} "
+            f"{flagged / len(texts):>7.3f}"
+        )
 
 
 def _latency(texts: list[str]) -> None:

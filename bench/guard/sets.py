@@ -40,3 +40,18 @@ def corpora_questions(root: Path) -> dict[str, list[str]]:
             texts = [json.loads(line)["text"] for line in handle if line.strip()]
         questions[path.parent.name] = texts
     return questions
+
+
+def corpora_chunks(root: Path, *, limit: int) -> dict[str, list[str]]:
+    """Up to `limit` documents (title and text) of each corpus's corpus.jsonl, by corpus folder name:
+    ordinary document text, which quarantine must leave alone."""
+    chunks = {}
+    for path in sorted(root.glob("*/corpus.jsonl")):
+        texts = []
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip() and len(texts) < limit:
+                    row = json.loads(line)
+                    texts.append(f"{row.get('title', '')}\n{row['text']}".strip())
+        chunks[path.parent.name] = texts
+    return chunks

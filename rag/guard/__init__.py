@@ -16,14 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag.guard.classifier import classifier_model
-from rag.guard.normalise import base64_payloads, text_fold
-from rag.guard.patterns import PatternHit, patterns_match, patterns_score
+from rag.guard.normalise import base64_payloads, spelled_out, text_fold
+from rag.guard.patterns import HALF, PatternHit, patterns_match, patterns_score
 
 DEFAULT_THRESHOLD = 0.6
 # A chunk scoring between this and the threshold is kept but its instruction-like sentences are watched
 # at answer time (conversations.contract.planted).
 BORDERLINE = 0.3
 LABEL_CLASSIFIER = "classifier"
+# On a document chunk the classifier counts only beside a cue this strong: fainter ones ("act as a",
+# "role play", "verbatim") are words of ordinary prose, where the classifier already reads high.
+DOCUMENT_CUE = HALF
 PATTERN_LABEL_WEIGHT = 0.4
 # The classifier alone reaches at most this score: learnt from few attack styles, it is never as sure as
 # a strong pattern, so with the default threshold it flags alone only above 0.8 (or with a weak cue).
@@ -68,7 +71,8 @@ def injection_detect_batch(
     Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM.
 
     `documents`: the texts are document chunks, unlike the messages the classifier learnt from (it
-    scores plain prose as high as 0.7): there it only strengthens a pattern's cue, never flags alone.
+    scores plain prose as high as 0.7): there it only strengthens a cue of DOCUMENT_CUE weight or
+    more, never flags alone.
     """
     if not texts:
         return []
@@ -81,7 +85,7 @@ def injection_detect_batch(
     scored = [
         index
         for index, hits in enumerate(matched)
-        if not documents or hits or base64_payloads(texts[index])
+        if not documents or _document_cue(hits) or base64_payloads(texts[index])
     ]
     probabilities = [0.0] * len(texts)
     if scored:
@@ -132,22 +136,41 @@ def _probabilities(
     return model.probabilities(folded=folded, embeddings=matrix)
 
 
-def _detection(
-    text: str, folded: str, matched: list[PatternHit], probability: float, *, documents: bool
-) -> Detection:
+def injection_cues_score(text: str) -> float:
+    """The patterns' part of the score alone (every cue re-read, as for a suspicious text): what the
+    training report combines with out-of-fold classifier probabilities."""
+    folded = text_fold(text)
+    return patterns_score(_cues(text, folded, patterns_match(folded), reread=True, documents=False))
+
+
+def _cues(
+    text: str, folded: str, matched: list[PatternHit], *, reread: bool, documents: bool
+) -> list[PatternHit]:
+    """The folded text's pattern hits plus those of what folding cannot undo in one pass: a leet 1
+    read as an l, letters spelt out one by one, base64 payloads."""
     hits = list(matched)
     # "ru1es": the leet 1 was an l. Only re-read when something already looks off: ordinary text full
     # of digits (a chunk of figures) would otherwise be matched twice.
-    suspicious = bool(hits) or probability >= BORDERLINE
-    if suspicious and "1" in text and (alternative := text_fold(text, one="l")) != folded:
+    if reread and "1" in text and (alternative := text_fold(text, one="l")) != folded:
         hits += patterns_match(alternative)
+    # A document's table or alphabet may spell letters out; a message doing so is dodging a filter.
+    if not documents and spelled_out(text):
+        hits.append(PatternHit("encoded_payload", "", HALF, -1, -1))
     for payload in base64_payloads(text):
         decoded_hits = patterns_match(text_fold(payload))
         if decoded_hits:
             weight = max(0.8, patterns_score(decoded_hits))
             hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
+    return hits
+
+
+def _detection(
+    text: str, folded: str, matched: list[PatternHit], probability: float, *, documents: bool
+) -> Detection:
+    suspicious = bool(matched) or probability >= BORDERLINE
+    hits = _cues(text, folded, matched, reread=suspicious, documents=documents)
     pattern_score = patterns_score(hits)
-    if documents and not hits:
+    if documents and not _document_cue(hits):
         probability = 0.0
     score = 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
     if score < BORDERLINE and not hits:
@@ -174,3 +197,7 @@ def _excerpt(text: str, folded: str, hit: PatternHit) -> str:
         if matched and matched[:40] in text_fold(sentence):
             return sentence.strip()[:EXCERPT_LIMIT]
     return matched[:EXCERPT_LIMIT]
+
+
+def _document_cue(hits: list[PatternHit]) -> bool:
+    return any(hit.weight >= DOCUMENT_CUE for hit in hits)

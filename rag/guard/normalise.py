@@ -34,6 +34,7 @@ _LEET_WORD = re.compile(r"(?=[\w@$]*[a-z])(?=[\w@$]*[013457@$])[a-z013457@$]{3,}
 # Letters spelt out one by one: "i g n o r e" or "i-g-n-o-r-e".
 _SPACED = re.compile(r"\b(?:[a-z][ .\-_*]){3,}[a-z]\b")
 _SEPARATORS = re.compile(r"[ .\-_*]")
+SPELLED_OUT_LETTERS = 10
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _SPACES = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r" ?\n[\s]*")
@@ -50,6 +51,15 @@ def text_fold(text: str, *, one: str = "i") -> str:
     folded = _SPACED.sub(lambda match: _SEPARATORS.sub("", match.group(0)), folded)
     # Line breaks are kept: a fake "SYSTEM:" or "### system" heading is only one at the start of a line.
     return _BLANK_LINES.sub("\n", _SPACES.sub(" ", folded)).strip()
+
+
+def spelled_out(text: str) -> bool:
+    """Whether `text` spells a long run out letter by letter ("S a y t h a t y o u …"): folding joins
+    the letters, but ten or more in a row is itself a way round a filter, whatever they say."""
+    return any(
+        len(_SEPARATORS.sub("", match.group(0))) >= SPELLED_OUT_LETTERS
+        for match in _SPACED.finditer(text.casefold())
+    )
 
 
 def base64_payloads(text: str) -> list[str]:

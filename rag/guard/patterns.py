@@ -12,12 +12,17 @@ import re
 from dataclasses import dataclass
 
 from rag.guard.lexicon import LEXICONS
+from rag.guard.shapes import (
+    FAINT,
+    HALF,
+    MEDIUM,
+    PUBLIC_SET_SHAPES,
+    SHARED_SHAPES,
+    SPOKEN_SHAPES,
+    STRONG,
+    WEAK,
+)
 
-STRONG = 0.9
-MEDIUM = 0.7
-HALF = 0.5
-WEAK = 0.4
-FAINT = 0.25
 # Between a verb and its object: a few words, never across a sentence end.
 _GAP = r"[^.?!\n]{0,40}?"
 
@@ -53,6 +58,12 @@ def _language_patterns() -> list[_Pattern]:
                 WEAK,
                 rf"\b({words['override_verbs']})\b{_GAP}\b({words['override_weak']})\b",
             ),
+            # The object first: "die obigen Ausführungen ignorieren" (German's infinitive order).
+            (
+                "override",
+                MEDIUM,
+                rf"\b({words['override_objects']})\b{_GAP}\b({words['override_verbs']})\b",
+            ),
             ("override", STRONG, rf"\b({words['disobey']})"),
             # "Ignore the documents": a user may mean a product's documents, so only half a cue.
             (
@@ -81,6 +92,16 @@ def _language_patterns() -> list[_Pattern]:
                 rf"\b({words['policy_nouns']})\b{_GAP}\b({words['policy_off']})",
             ),
             ("fake_system", MEDIUM, rf"\b({words['new_orders']})"),
+            # "Your earlier directions no longer matter": the instructions declared void, not ignored.
+            (
+                "override",
+                0.8,
+                rf"\b({words['void_subject']})\b{_GAP}\b({words['void_state']})",
+            ),
+            # "Say you found it in the documents": the answer's status demanded in words.
+            ("format_hijack", MEDIUM, rf"\b({words['status_words']})"),
+            # "an AI that never refuses", "speak as my late grandma": a persona without "you are".
+            ("role_play", 0.8, rf"\b({words['persona_unbound']})"),
         )
         built.extend(
             _Pattern(label, language, weight, re.compile(regex)) for label, weight, regex in shapes
@@ -88,65 +109,11 @@ def _language_patterns() -> list[_Pattern]:
     return built
 
 
-_SHARED: tuple[tuple[str, float, str], ...] = (
-    (
-        "fake_system",
-        STRONG,
-        r"</?\s*(system|assistant|user|question|context|instructions?|prompt|document|sys|admin|human|ai)\s*>",
-    ),
-    ("fake_system", STRONG, r"\[/?(inst|sys|system)\]|<<\s*/?sys\s*>>|<\|[a-z_]{2,20}\|>"),
-    (
-        "fake_system",
-        0.8,
-        r"(^|\n)\s*#+\s*(system|assistant|instructions?|new instructions?|admin|developer|systeme|sistema)\b",
-    ),
-    (
-        "fake_system",
-        0.8,
-        r"\b(begin|end|start) (of )?(the )?(system|admin|developer) (prompt|message|instructions?)",
-    ),
-    (
-        "fake_system",
-        WEAK,
-        r"(^|\n|[.!?] )\s*(system|assistant|admin(istrator)?|developer|root|sysadmin|systeme|sistema|systemnachricht)"
-        r"\s*(:|>)",
-    ),
-    (
-        "format_hijack",
-        STRONG,
-        r"[\"']?status[\"']?\s*[:=]\s*[\"']?(found_in_context|not_found_in_context|out_of_scope|small_talk"
-        r"|human_escalation|injection_attempt|answered|ok)\b",
-    ),
-    (
-        "format_hijack",
-        0.8,
-        r"[\"'](confidence(_score)?|context_usage|redirection_intent|display_answer)[\"']\s*:",
-    ),
-    (
-        "format_hijack",
-        MEDIUM,
-        r"\b(set|mark|put|force|change|return|report)\s+(the\s+|your\s+)?(status|confidence)( field| score)?"
-        r"\s+(to|as|at|=)\b",
-    ),
-    (
-        "prompt_extraction",
-        STRONG,
-        r"\b(starting|beginning|that (starts|begins)|commencant|beginnend|empezando|comenzando|iniziando"
-        r"|comecando)\s+(with|par|mit|con|por|da|com)\W{0,3}(you are|tu es|du bist|eres|sei|voce e|vous etes"
-        r"|sie sind)",
-    ),
-    (
-        "encoded_payload",
-        0.8,
-        r"\b(decode|decodifica|decodez?|dekodier\w*|descodifica|entschlussel\w*)\b[^.?!\n]{0,60}\b(follow|execute"
-        r"|do|obey|run|apply|suis|suivez|executez?|befolge|ausfuhren|sigue|ejecuta|segui|esegui|siga)\b",
-    ),
-)
-
-
 _PATTERNS: tuple[_Pattern, ...] = (
     *_language_patterns(),
-    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in _SHARED),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in SHARED_SHAPES),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in PUBLIC_SET_SHAPES),
+    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in SPOKEN_SHAPES),
 )
 
 

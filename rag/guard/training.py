@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from rag.guard.classifier import (
     MODEL_PATH,
@@ -42,10 +43,13 @@ class Example:
 
 
 def examples_own() -> list[Example]:
-    """Parley's written examples: data/attacks.txt (label 1) and data/benign.txt (label 0)."""
+    """Parley's written examples: data/attacks*.txt (label 1) and data/benign*.txt (label 0), e.g.
+    benign_triggers.txt, everyday messages using trigger words in their ordinary sense."""
     examples = []
-    for name, label in (("attacks.txt", 1), ("benign.txt", 0)):
-        for line in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
+    files = [(path, 1) for path in sorted(DATA_DIR.glob("attacks*.txt"))]
+    files += [(path, 0) for path in sorted(DATA_DIR.glob("benign*.txt"))]
+    for path, label in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
             if not line.strip() or line.startswith("#"):
                 continue
             language, _, text = line.partition("|")
@@ -209,7 +213,44 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
             "out_of_fold_false_positives_lookalikes": round(calibration.false_positives, 4),
             "out_of_fold_false_positives_all_benign": round(calibration.false_positives_all, 4),
         }
+        meta["out_of_fold_detector"] = out_of_fold_detector(
+            examples=examples, probabilities=_shifted(calibration.scores, shift)
+        )
     weights, bias = classifier_fit(features=features, labels=labels, regularisation=regularisation)
     model = ClassifierModel(weights=weights, bias=bias + shift, meta=meta)
     classifier_save(model=model, path=output)
     return model
+
+
+def out_of_fold_detector(
+    *, examples: list[Example], probabilities: NDArray[np.float64]
+) -> dict[str, dict[str, float | int]]:
+    """What the whole detector (patterns and the classifier that never saw the example) flags per
+    source and label, at the default threshold: on the public set's rows (deepset-train) this is a
+    cross-validated detection and false-positive rate, the nearest figure to its unseen test split."""
+    from rag.guard import CLASSIFIER_WEIGHT, DEFAULT_THRESHOLD, injection_cues_score
+
+    counts: dict[str, list[int]] = {}
+    for example, probability in zip(examples, probabilities, strict=True):
+        pattern = injection_cues_score(example.text)
+        score = 1.0 - (1.0 - pattern) * (1.0 - CLASSIFIER_WEIGHT * float(probability))
+        kind = "attacks" if example.label else "benign"
+        tally = counts.setdefault(f"{_family(example.source)} {kind}", [0, 0])
+        tally[0] += 1
+        tally[1] += int(score >= DEFAULT_THRESHOLD)
+    return {
+        name: {"n": total, "flagged": round(flagged / total, 4)}
+        for name, (total, flagged) in sorted(counts.items())
+    }
+
+
+def _family(source: str) -> str:
+    """ "templates-fr" → "templates", "deepset-train" stays itself (the sources a report groups)."""
+    prefix = source.split("-")[0]
+    return prefix if prefix in {"templates", "parley", "django", "python"} else source
+
+
+def _shifted(probabilities: NDArray[np.float64], shift: float) -> NDArray[np.float64]:
+    """The probabilities once the saved model's bias shift is applied (what the detector reads)."""
+    clipped = np.clip(probabilities, 1e-9, 1 - 1e-9)
+    return 1.0 / (1.0 + np.exp(-(np.log(clipped / (1.0 - clipped)) + shift)))

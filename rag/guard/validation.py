@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,8 @@ class Calibration:
     detection: float  # out-of-fold detection of the training attacks at the cut
     false_positives: float  # out-of-fold false-positive rate of the benign look-alikes at the cut
     false_positives_all: float  # ... and of every benign example
+    # Each training example's out-of-fold probability at the chosen regularisation (for reports).
+    scores: NDArray[np.float64] = field(repr=False, compare=False)
 
 
 def folds_assign(*, groups: Sequence[str], folds: int = FOLDS) -> NDArray[np.int_]:
@@ -96,7 +98,9 @@ def classifier_calibrate(
         )
         if best is None or detection > best.detection:
             everything = float(np.mean(scores[labels == 0] >= cut))
-            best = Calibration(regularisation, cut, detection, false_positives, everything)
+            best = Calibration(
+                regularisation, cut, detection, false_positives, everything, scores=scores
+            )
     assert best is not None
     return best
 

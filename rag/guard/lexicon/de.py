@@ -8,13 +8,14 @@ LEXICON: Lexicon = {
     "override_verbs": r"ignorier\w*|vergiss|vergessen sie|vergesst"
     r"|missacht\w*|ubergeh\w*|verwirf"
     r"|verwerfen sie|umgeh\w*|beachte (nicht|keine)|befolge nicht mehr|nicht mehr befolgen"
-    r"|lass\w* weg|lass\w* (\w+ )?beiseite|setz\w* dich (\w+ )?uber|hinwegsetz\w*",
+    r"|lass\w* weg|lass\w* (\w+ )?beiseite|beiseite\w*lass\w*|setz\w* dich (\w+ )?uber"
+    r"|hinweg\w*setz\w*",
     "override_objects": r"(deine|ihre) (rolle|aufgabe|identitat|persona)|(alle |deine |ihre |die "
     r"|samtliche )?(bisherigen|vorherigen|vorigen|obigen"
     r"|vorangegangenen|vorangehenden|ursprunglichen|ersten|fruheren|gegebenen) (anweisungen?"
     r"|instruktionen|regeln|vorgaben|befehle|richtlinien|hinweise|leitlinien|einstellungen"
     r"|konfiguration|beschrankungen|auftrage|aufgaben|prompts?|informationen"
-    r"|texte?)"
+    r"|texte?|ausfuhrungen)"
     r"|(deine|ihre|alle) (\w+ )?(anweisungen|instruktionen|regeln|vorgaben|richtlinien|hinweise"
     r"|leitlinien|einstellungen|konfiguration|beschrankungen|befehle"
     r"|einschrankungen|aufgaben)"
@@ -80,4 +81,23 @@ LEXICON: Lexicon = {
     "extract_more": r"(den |die |das )?(absatz|text|nachricht|inhalt|zeilen|worter) (direkt "
     r"|unmittelbar )?(vor|oberhalb) (der|meiner|deiner|ihrer) (allerersten|ersten)|(den )?(rohen"
     r"|ungefilterten|exakten|vollstandigen) (prompt|anweisungen)",
+    "void_subject": r"(deine|ihre) (\w+ )?(anweisungen|instruktionen|vorgaben|direktiven|richtlinien"
+    r"|einschrankungen|befehle|programmierung|konfiguration)|deine (\w+ )?regeln|(die|alle|samtliche)"
+    r" (bisherigen|vorherigen|fruheren|ursprunglichen|obigen|alten|vorangegangenen|vorigen|ersten)"
+    r" (anweisungen|instruktionen|vorgaben|regeln|richtlinien|einschrankungen|befehle|direktiven)",
+    "void_state": r"(gelten|gilt|zahlen|zahlt) (ab sofort |jetzt |nun |ab heute )?nicht mehr|spielen"
+    r" keine rolle mehr|(sind|ist) (ab sofort |jetzt |nun |hiermit )?(ungultig|nichtig|aufgehoben"
+    r"|hinfallig|uberholt|obsolet|widerrufen|gestrichen|irrelevant|geloscht|ausser kraft)|(wurden"
+    r"|wurde) (aufgehoben|widerrufen|ersetzt|gestrichen|geloscht|annulliert)|haben keine"
+    r" (bedeutung|gultigkeit) mehr",
+    "status_words": r"(sag|sage|sagen sie|antworte|antworten sie|behaupte|behaupten sie|schreib|schreibe"
+    r"|bestatige)\w*,? (dass )?(du|sie) [^.?!\n]{0,40}(im kontext|in den dokumenten|in der"
+    r" wissensbasis|in den quellen|in deinen quellen|in den unterlagen) gefunden|(markiere|markieren"
+    r" sie|kennzeichne|kennzeichnen sie|stufe|klassifiziere) (dies|das|meine frage|diese (frage"
+    r"|anfrage)|die frage) als (beantwortet|im rahmen|im kontext gefunden|abgedeckt)",
+    "persona_unbound": r"(eine?|die|der) (ki|bot|assistent\w*|chatbot|modell|figur),? (die|der|das) (nie"
+    r" ablehnt|niemals ablehnt|alles (beantwortet|kann|sagt|darf)|keine (regeln|filter|grenzen)"
+    r" hat|alle (regeln|filter) ignoriert)|(sprich|antworte|rede) (mit mir )?(wie|als) (meine|mein)"
+    r" (verstorbene|verstorbener|tote|toter|selige|seliger) (oma|grossmutter|opa|grossvater|mutter"
+    r"|vater)|als (dan|unzensierte ki|ungefilterte ki)\b[^.?!\n]{0,10}(antworte|sag|erklar|schreib)",
 }

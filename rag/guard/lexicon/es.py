@@ -8,7 +8,8 @@ LEXICON: Lexicon = {
     "override_verbs": r"no (prestes|preste) atencion a|ignora[rd]?|ignore[ns]?|olvida[rd]?"
     r"|olvide[ns]?|omite|omita[ns]?|omitir"
     r"|haz caso omiso|hagan? caso omiso|no (hagas|haga) caso|descarta[rd]?|deja de (seguir|lado)"
-    r"|pasa por alto|no sigas|desobedece|deja a un lado|saltate|pasa de|no (tengas|tenga) en cuenta",
+    r"|pasa por alto|no sigas|desobedece|deja a un lado|saltate|saltarse|saltese|pasa de"
+    r"|no (tengas|tenga) en cuenta",
     "override_objects": r"(tu|su) (papel|rol|personaje|mision|identidad)|(todas? |tus |sus |las "
     r"|los |estas |mis )?(\w+ )?(instrucciones|instruccion"
     r"|reglas|normas|directrices|indicaciones|ordenes|restricciones|limitaciones|pautas"
@@ -16,7 +17,9 @@ LEXICON: Lexicon = {
     r"|previas|de arriba|iniciales|originales|del sistema|recibidas|que te (dieron|di))"
     r"|(tus|sus|todas las|todas tus) (\w+ )?(instrucciones|reglas|normas|directrices|indicaciones"
     r"|restricciones)"
-    r"|(todo )?lo (anterior|de arriba|que (te )?(dije|dijeron|precede|esta arriba|se dijo))"
+    r"|(todo )?lo (anterior|de arriba|que (te )?(dijeron|precede|esta arriba|se dijo))"
+    # "olvida lo que dije de la talla": the user takes back their own words (only "todo" is more).
+    r"|todo lo que (te )?dije|lo que (te )?dije (antes|arriba|hasta ahora)"
     r"|todo lo que (precede|esta (arriba|antes)|te (han|hayan) dicho)|todo lo demas",
     "disobey": r"no (sigas|sigan|siga|obedezcas|respetes|respete) (mas )?(tus|sus"
     r"|las) (\w+ )?(reglas|normas|instrucciones|directrices)"
@@ -68,4 +71,24 @@ LEXICON: Lexicon = {
     "extract_more": r"(el )?(parrafo|texto|mensaje|contenido|lineas?|palabras) (que (va|viene|esta"
     r"|aparece) )?(antes del|previo al|que precede al) (primer|mensaje inicial)"
     r"|(el )?prompt (en bruto|exacto|completo|que recibiste|recibido)",
+    "void_subject": r"tus (\w+ )?(instrucciones|indicaciones|directrices|normas|reglas|restricciones"
+    r"|ordenes|limites)|sus (\w+ )?(instrucciones|indicaciones|directrices|restricciones|ordenes)"
+    r"|(las|todas las) (\w+ )?(instrucciones|indicaciones|directrices|normas|reglas|restricciones"
+    r"|ordenes) (anteriores|previas|iniciales|originales|de antes|de arriba|del sistema|que (te"
+    r" dieron|recibiste))|tu configuracion( inicial| original)?",
+    "void_state": r"ya no (importan|importa|cuentan|cuenta|valen|vale|aplican|aplica|se aplican|se aplica"
+    r"|son validas|estan vigentes|tienen validez)|(son|es|quedan|queda|estan|esta) (ahora )?(nulas?"
+    r"|anuladas?|obsoletas?|invalidas?|revocadas?|canceladas?|sin efecto|irrelevantes|derogadas?)"
+    r"|(han sido|ha sido|fueron|fue) (anuladas?|revocadas?|reemplazadas?|sustituidas?|canceladas?"
+    r"|eliminadas?|derogadas?)|no tienen (ya )?(validez|importancia)",
+    "status_words": r"(di|diga|decid|responde|responda|afirma|afirme|escribe|escriba|finge|asegura)( que)?"
+    r" [^.?!\n]{0,30}(encontraste|has encontrado|encontre|encontro|hallaste|esta) [^.?!\n]{0,30}en"
+    r" (el contexto|los documentos|la base de conocimientos?|tus fuentes|las fuentes)|(marca|marque"
+    r"|clasifica|clasifique|etiqueta|etiquete) (esto|esta (pregunta|consulta)|mi pregunta|la"
+    r" pregunta) como (respondida|dentro del alcance|encontrada en el contexto|cubierta)",
+    "persona_unbound": r"(una?|la|el) (ia|bot|asistente|chatbot|modelo|personaje) que (nunca se niega|nunca"
+    r" rechaza|responde a todo|puede hacer (cualquier cosa|todo)|ignora (todas )?(las|sus) (reglas"
+    r"|normas|filtros)|no tiene (reglas|filtros|limites))|(habla|hablame|responde|respondeme) como"
+    r" (mi|si fueras mi) (difunta|difunto|fallecida|fallecido|querida|querido) (abuela|abuelo|madre"
+    r"|padre)|como (dan|una ia sin censura)\b[^.?!\n]{0,10}(responde|di|explica|escribe)",
 }

@@ -22,7 +22,10 @@ LEXICON: Lexicon = {
     r"|directives"
     r"|restrictions|limites|contraintes|indications|orientations|parametres|reglages)"
     r"|(tout )?ce qui (precede|a ete dit|est au-dessus|est ecrit au-dessus)"
-    r"|(tout )?ce (que|qu'on) (je t'ai|t'a|on t'a|vous a|l'on t'a) (dit|ecrit|donne)"
+    r"|(tout )?ce (que|qu'on) (t'a|on t'a|vous a|l'on t'a) (dit|ecrit|donne)"
+    # "oublie ce que je t'ai dit sur la couleur": the user takes back their own words.
+    r"|tout ce que je (t'ai|vous ai) (dit|ecrit)|ce que je (t'ai|vous ai) (dit|ecrit) (avant"
+    r"|plus haut|precedemment|jusqu'ici)"
     r"|(le texte |tout )?ci-dessus|tout le reste|tout ce qui est avant",
     "disobey": r"ne (suis|suivez|respecte|respectez|applique|appliquez) (plus|pas) (tes|vos|les"
     r"|ces) (\w+ )?(regles|consignes|instructions|directives)"
@@ -39,7 +42,8 @@ LEXICON: Lexicon = {
     r"|dis(-moi)?|dites(-moi)?|liste[rsz]?|reproduis(ez)?|partage[rsz]?",
     "extract_objects": r"(tout )?ce qui (precede|est (ecrit )?(au-dessus|plus haut|avant)"
     r"|se trouve avant)"
-    r"|(le |du )?texte (ci-dessus|au-dessus|precedent|qui precede|plus haut)"
+    r"|(le |du )?texte (ci-dessus|au-dessus(?! (du|de la|des|de l') ?(?!(message|texte|question"
+    r"|conversation|prompt)\b)\w+)|precedent|qui precede|plus haut)"
     r"|(les )?mots (ci-dessus|au-dessus|precedents|qui precedent)"
     r"|(tes|vos) (instructions|consignes|regles|directives)( (initiales|systeme|cachees))?"
     r"|(le |ton |votre )?prompt( systeme| initial)?"
@@ -48,7 +52,9 @@ LEXICON: Lexicon = {
     "persona": r"imagine[sz]? (que tu es|etre|que vous etes) (une?|le|la) (\w+ )?(ia|modele"
     r"|assistant|chatbot|bot)|je (veux|voudrais|souhaite) que (tu|vous) (agisses|agissiez|sois"
     r"|soyez|joues|jouiez"
-    r"|fasses semblant|te comportes|incarnes|deviennes|repondes)|fai(s|tes) (comme si|semblant)"
+    r"|fasses semblant|te comportes|incarnes|deviennes|repondes)"
+    # "faites comme si j'étais débutant": the user casts themself, not the bot.
+    r"|fai(s|tes) (comme si(?! (j'|je |nous |on |mon |ma |mes ))|semblant)"
     r"|(desormais|dorenavant|a partir de maintenant|a partir d'aujourd'hui),? (tu|vous|reponds|agis"
     r"|ton)"
     r"|tu es (desormais|maintenant|a present) |tu n'es plus|joue[sz]? le role|incarne[sz]? (un|une"
@@ -85,4 +91,24 @@ LEXICON: Lexicon = {
     "extract_more": r"(le )?(paragraphe|texte|message|contenu|lignes?|mots) (juste |qui (se trouve"
     r"|vient) )?(precede|avant|qui precede(nt)?) (le|mon|ton|votre) (tout )?premier"
     r"|(le )?prompt (brut|exact|complet|recu)",
+    "void_subject": r"(tes|vos|toutes tes|toutes vos) (\w+ )?(instructions?|consignes?|regles|directives"
+    r"|restrictions|limites|contraintes|indications|parametres|ordres)|(les|ces|toutes les) (\w+ )?"
+    r"(instructions?|consignes?|regles|directives|restrictions|indications|ordres) (precedentes"
+    r"|anterieures|initiales|d'origine|de depart|du systeme|systeme|ci-dessus|d'avant|qu'on t'a"
+    r" donnees)|(ta|votre) (configuration|programmation)( (initiale|d'origine|de depart))?",
+    "void_state": r"ne (comptent|compte|valent|vaut|s'appliquent|s'applique) plus|n'ont plus"
+    r" (d'importance|cours|lieu d'etre)|(sont|est) (desormais |maintenant |donc )?(caduques?"
+    r"|nulles?|obsoletes?|annulee?s?|revoquee?s?|perimee?s?|abrogee?s?|invalides?|sans objet)"
+    r"|(ont ete|a ete) (annulee?s?|revoquee?s?|remplacee?s?|abrogee?s?|levee?s?|supprimee?s?)",
+    "status_words": r"(dis|dites|reponds|repondez|affirme|affirmez|indique|indiquez|pretends|pretendez"
+    r"|fais croire|ecris|ecrivez)( que)? [^.?!\n]{0,30}(trouve|trouvee|trouvees|trouves)"
+    r" [^.?!\n]{0,30}(dans|a partir) (le contexte|du contexte|les documents|des documents|la base"
+    r"|tes sources|vos sources)|(marque|marquez|classe|classez|note|notez|etiquette|etiquetez)"
+    r" (ceci|cela|ca|ma question|cette (question|demande)|la question) comme (repondue?|dans le"
+    r" perimetre|trouvee? dans le contexte|couverte?)",
+    "persona_unbound": r"(une?|l') (ia|bot|assistant|chatbot|modele|personnage) (qui ne refuse jamais|qui peut"
+    r" tout (faire|dire)|qui repond a tout|qui ignore (toutes )?(les|ses) (regles|filtres)|capable"
+    r" de tout)|(parle|parlez|reponds|repondez)(-moi)? comme (ma|mon) (defunte?|feue?|regrettee?"
+    r"|decedee?) (grand-mere|grand-pere|mere|pere|mamie|papi)|en tant que (dan|ia (non censuree|sans"
+    r" filtre))",
 }

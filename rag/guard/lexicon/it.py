@@ -71,4 +71,24 @@ LEXICON: Lexicon = {
     "extract_more": r"(il )?(paragrafo|testo|messaggio|contenuto|righe|parole) (che (viene|sta"
     r"|c'e) )?(prima del|precedente al|che precede il) (primo|messaggio iniziale)"
     r"|(il )?prompt (grezzo|esatto|completo|ricevuto|che hai ricevuto)",
+    "void_subject": r"(le tue|tue) (\w+ )?(istruzioni|regole|direttive|indicazioni|restrizioni|limitazioni"
+    r"|impostazioni|consegne)|(le|tutte le) (\w+ )?(istruzioni|regole|direttive|indicazioni"
+    r"|restrizioni|consegne) (precedenti|iniziali|originali|di prima|di sistema|del sistema|qui"
+    r" sopra|ricevute|che hai ricevuto)|la tua (configurazione|programmazione)( iniziale)?",
+    "void_state": r"non (contano|conta|valgono|vale|importano|importa|si applicano|si applica) piu|non"
+    r" (sono|e) piu (valide|valida|in vigore|attive|attiva)|(sono|e) (ora |ormai )?(nulle|annullate"
+    r"|obsolete|revocate|superate|invalide|decadute|irrilevanti|cancellate)|(sono state|e stata)"
+    r" (annullate?|revocate?|sostituite?|cancellate?|rimosse?|abrogate?)|non hanno piu"
+    r" (importanza|valore)",
+    "status_words": r"(di|dici|dimmi|digli|dica|rispondi|risponda|afferma|scrivi|fingi|conferma)"
+    r"( che)? [^.?!\n]{0,30}"
+    r"(trovato|trovata|trovate|trovati) [^.?!\n]{0,30}(nel contesto|nei documenti|nella base di"
+    r" conoscenza|nelle fonti)|(segna|segnala|classifica|marca|etichetta) (questo|questa (domanda"
+    r"|richiesta)|la mia domanda|la domanda) come (risposta|nell'ambito|trovata nel contesto"
+    r"|coperta)",
+    "persona_unbound": r"(una?|un'|l') ?(ia|bot|assistente|chatbot|modello|personaggio) che (non rifiuta mai"
+    r"|risponde a tutto|puo fare (tutto|qualsiasi cosa)|ignora (tutte )?(le|sue) (regole|filtri)"
+    r"|non ha (regole|filtri|limiti))|(parla|parlami|rispondi|rispondimi) come (la mia|il mio|mia"
+    r"|mio) (defunta|defunto|compianta|compianto|povera|povero) (nonna|nonno|madre|padre)|come (dan"
+    r"|un'ia senza censura)\b[^.?!\n]{0,10}(rispondi|di|dimmi|spiega|scrivi)",
 }

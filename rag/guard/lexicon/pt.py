@@ -10,6 +10,7 @@ LEXICON: Lexicon = {
     r"|esquecam|desconsidere"
     r"|desconsidera(r)?|nao (leve|leves) em (conta|consideracao)|descarte|descarta(r)?|pule"
     r"|deixe de (seguir|lado)|nao siga|pare de seguir|contorne|burle|ponha de lado|passe por cima"
+    r"|passar por cima"
     r"|salte",
     "override_objects": r"(o seu|o teu|seu|teu|a sua) (papel|personagem|missao|identidade)|(todas "
     r"|as |suas |tuas |estas |minhas )?(\w+ )?(instrucoes|instrucao|regras"
@@ -18,7 +19,9 @@ LEXICON: Lexicon = {
     r"|iniciais|originais|do sistema|recebidas|dadas)"
     r"|(suas|tuas|todas as|todas as suas) (\w+ )?(instrucoes|regras|normas|diretrizes|orientacoes"
     r"|restricoes|limitacoes|pautas|configuracao|limites|indicacoes)"
-    r"|(tudo )?o que (foi dito|esta acima|precede|vem antes|te disseram|eu disse)"
+    r"|(tudo )?o que (foi dito|esta acima|precede|vem antes|te disseram)"
+    # "esquece o que eu disse sobre o tamanho": the user takes back their own words.
+    r"|tudo o que eu (te )?disse|o que eu (te )?disse (antes|acima|ate agora)"
     r"|tudo (acima|antes|o resto|isso)|o (texto )?acima",
     "disobey": r"nao (siga|sigas|obedeca|respeite|respeites) (mais )?(as suas|suas|as"
     r"|tuas) (\w+ )?(regras|instrucoes|diretrizes|normas)"
@@ -68,4 +71,23 @@ LEXICON: Lexicon = {
     "extract_more": r"(o )?(paragrafo|texto|mensagem|conteudo|linhas|palavras) (que (vem|esta"
     r"|aparece) )?(antes da|anterior a|que precede a) (primeira|mensagem inicial)"
     r"|(o )?prompt (bruto|exato|completo|que (voce )?recebeu|recebido)",
+    "void_subject": r"(tuas|as tuas) (\w+ )?(instrucoes|regras|diretrizes|orientacoes|restricoes|ordens"
+    r"|normas)|(suas|as suas) (\w+ )?(instrucoes|diretrizes|orientacoes|restricoes|ordens"
+    r"|configuracoes)|(as|todas as) (\w+ )?(instrucoes|regras|diretrizes|orientacoes|restricoes"
+    r"|normas) (anteriores|iniciais|originais|de antes|acima|do sistema|que (voce )?recebeu)",
+    "void_state": r"nao (importam|importa|contam|conta|valem|vale|se aplicam|se aplica) mais|ja nao"
+    r" (importam|contam|valem|se aplicam)|(sao|e|estao|esta|ficam|fica) (agora )?(nulas?"
+    r"|anuladas?|obsoletas?|invalidas?|revogadas?|canceladas?|sem efeito|irrelevantes)|(foram"
+    r"|foi) (anuladas?|revogadas?|substituidas?|canceladas?|removidas?)|nao tem mais"
+    r" (validade|importancia)",
+    "status_words": r"(diga|dize|fala|responda|afirme|escreva|finja|confirme)( que)? [^.?!\n]{0,30}"
+    r"(encontrou|achou|encontrei|encontrada|encontrado) [^.?!\n]{0,30}(no contexto|nos documentos"
+    r"|na base de conhecimento|nas fontes)|(marque|classifique|rotule|marca) (isto|isso|esta"
+    r" (pergunta|solicitacao)|minha pergunta|a pergunta) como (respondida|dentro do escopo"
+    r"|encontrada no contexto|coberta)",
+    "persona_unbound": r"(uma?|a|o) (ia|bot|assistente|chatbot|modelo|personagem) que (nunca recusa|nunca se"
+    r" recusa|responde a tudo|pode fazer (tudo|qualquer coisa)|ignora (todas )?(as|suas) (regras"
+    r"|normas|filtros)|nao tem (regras|filtros|limites))|(fala|fale|responda|responde) (comigo )?como"
+    r" (a minha|o meu|minha|meu) (falecida|falecido|saudosa|saudoso|querida|querido) (avo|vovo|mae"
+    r"|pai)|como (dan|uma ia sem censura)\b[^.?!\n]{0,10}(responda|diga|explique|escreva)",
 }

@@ -22,3 +22,7 @@ class Lexicon(TypedDict):
     own_knowledge: str
     persona_more: str
     extract_more: str
+    void_subject: str
+    void_state: str
+    status_words: str
+    persona_unbound: str
