@@ -9,8 +9,9 @@ looked at while the patterns were written; *_late.txt: written after a first fre
 tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
 *_blind.txt: written and committed before that pass's retraining, in styles the training data
 avoids, its lines never tuned on; *_round5.txt: written by an engineer who never saw the detector,
-its training data or its misses, never tuned on), and every question of the shared corpora's
-queries.jsonl as ordinary benign traffic.
+its training data or its misses, never tuned on; *_round6.txt: likewise written by another engineer
+who never saw the detector, its training data, its misses or the fifth round, never tuned on), and
+every question of the shared corpora's queries.jsonl as ordinary benign traffic.
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
 (p50/p95 over the corpora questions).
 """
@@ -52,6 +53,12 @@ ROUNDS = (
         " misses; never tuned on",
         "_round5",
         "round5 ",
+    ),
+    (
+        "sixth round: written by an engineer who never saw the detector, its training data or its"
+        " misses; never tuned on",
+        "_round6",
+        "round6 ",
     ),
 )
 
