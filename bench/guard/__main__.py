@@ -1,7 +1,7 @@
 """Injection guard: detection and false-positive rates, the old regex guard vs the scored detector, side by side.
 
     nice -n 10 .venv/bin/python -m bench.guard [--corpora ../shared/corpora] [--threshold 0.6]
-        [--misses] [--latency-samples 300]
+        [--misses] [--latency-samples 300] [--chunks 3000]
 
 Sets (bench/guard/sets, written apart from the training examples in rag/guard/data): held-out attacks
 per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
@@ -9,9 +9,12 @@ looked at while the patterns were written; *_late.txt: written after a first fre
 tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
 *_blind.txt: written and committed before that pass's retraining, in styles the training data
 avoids, its misses read in the third pass; *_round5.txt: written by an engineer who never saw the
-detector, its training data or its misses, never tuned on), every question of the shared corpora's
-queries.jsonl as ordinary benign traffic, and the training rows scored out of fold (the public
-deepset set's included: the nearest figure to its unseen test split).
+detector, its training data or its misses, its totals (never its lines) watched during the third
+pass; *_round6.txt: written by another engineer who never saw the detector, its training data, its
+misses or the fifth round, after the third pass's tuning, never tuned on), every question of the
+shared corpora's queries.jsonl as ordinary benign traffic, the shared corpora's documents scored as
+chunks, and the training rows scored out of fold (the public deepset set's included: the nearest
+figure to its unseen test split).
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
 (p50/p95 over the corpora questions).
 """
@@ -51,9 +54,15 @@ ROUNDS = (
     ),
     (
         "fifth round: written by an engineer who never saw the detector, its training data or its"
-        " misses; never tuned on",
+        " misses; its totals, never its lines, were watched during issue 18's third pass",
         "_round5",
         "round5 ",
+    ),
+    (
+        "sixth round: written blind by another engineer after the third pass's tuning; never"
+        " tuned on",
+        "_round6",
+        "round6 ",
     ),
 )
 
