@@ -19,6 +19,7 @@ from handoff.models import Handoff, HandoffPolicy
 from prompts.services.demo import demo_bot_ensure
 from rag.language import language_detect
 from tests.handoff.pages import browser_context, widget_ask, widget_of, widget_open
+from tests.insights.helpers import curated_answer_make
 from tests.support.browser import artifact_path
 from tests.support.demo import demo_bot_ingested
 from widget.services import demo_widget_ensure
@@ -188,6 +189,28 @@ def test_a_visitor_walks_the_demo_streamed_cited_explained_and_kept_across_a_rel
     at_bottom = log.evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight <= 2")
     assert at_bottom
     page.screenshot(path=str(artifact_path("visitor-walk-reloaded.png")))
+
+
+def test_a_curated_answers_source_opens_from_its_citation_without_asking_for_a_chunk(
+    browser: Browser, live_api: str, demo: Bot
+) -> None:
+    answer = "Yes: tandems are rented at the Lyon shop only, for 40 euros a day."
+    curated_answer_make(
+        bot=demo, question="Can I rent a tandem bike for two people?", answer=answer
+    )
+    page = browser_context(browser).new_page()
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    widget = widget_open(page, live_api)
+
+    reply = _ask_streamed(page, widget, "Can I rent a tandem for two?")
+    expect(reply).to_contain_text("Lyon shop")
+    widget.locator(".msg.bot").last.locator(".tools button.cite").first.click()
+
+    preview = widget.locator(".preview")
+    expect(preview.locator(".src")).to_contain_text("40 euros a day")
+    # The citation carries the curated text; "curated:<id>" is no chunk the API could return.
+    assert not [url for url in asked if "/chunks/curated" in url], asked
 
 
 def test_the_visitor_waits_sees_the_timeout_and_leaves_a_message_kept_across_a_reload(

@@ -296,7 +296,10 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     const whereNode = where ? el("div", { class: "who" }, where) : null;
     previewBody.replaceChildren(...(whereNode ? [whereNode] : []));
     let text = c.text_preview || "", chunk = null;
-    try { chunk = await api(`/chunks/${c.chunk_id}`); text = chunk.text_preview || chunk.text || chunk.content || text; } catch { /* keep the preview we have */ }
+    // A curated answer ("curated:<id>") is no document chunk: its citation already holds the text.
+    if (!String(c.chunk_id).startsWith("curated:")) {
+      try { chunk = await api(`/chunks/${c.chunk_id}`); text = chunk.text_preview || chunk.text || chunk.content || text; } catch { /* keep the preview we have */ }
+    }
     // A passage with a Markdown table shows the table; plain text stays one paragraph.
     const body = el("div", { class: "src" }, /^\s*\|.*\|\s*$/m.test(text) ? markdown(text) : el("p", {}, text));
     previewBody.append(body); preview.focus();
