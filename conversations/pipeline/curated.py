@@ -20,6 +20,7 @@ import numpy as np
 
 from conversations.answering import GeneratedAnswer
 from conversations.contract.attempts import answer_obtain
+from conversations.curated_embeddings import curated_answers_reembed_queue
 from conversations.models import CuratedAnswer, CuratedAnswerPolicy
 from conversations.types import UNKNOWN_TOPIC, AnswerStatus, BotRules
 from rag.retrieval import RetrievedChunk
@@ -76,6 +77,9 @@ def curated_answers_get(*, bot_id: str, workspace_id: str) -> CuratedAnswers | N
         for pk, question, answer, embedding, model in rows
         if model == model_id
     )
+    if len(candidates) < len(rows):
+        # Left in the workspace's previous model: re-embedded in the background, skipped till then.
+        curated_answers_reembed_queue(bot_id=bot_id)
     if not candidates:
         return None
     threshold = (

@@ -13,13 +13,13 @@ from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
+from conversations.curated_embeddings import curated_answer_embed
 from conversations.models import CuratedAnswer, CuratedAnswerPolicy
 from core.admin_scoping import WorkspaceScopedAdmin, workspace_scope
 from insights.models import FaqCandidate, GapCluster
 from insights.services.knowledge import (
     ReviewRefused,
     curated_answer_attach,
-    curated_answer_embed,
     faq_candidate_approve,
     faq_candidate_reject,
 )

@@ -1,6 +1,7 @@
 """The knowledge-gap loop's writes: FAQ candidates collected from resolved handoffs (the visitor's
 question and the agent's replies), approved into a document of the bot (ingested like any other,
-through rag.services) or rejected; curated answers embedded when saved and attached to gap clusters.
+through rag.services) or rejected; curated answers attached to gap clusters (their embedding is
+conversations.curated_embeddings', kept in the workspace's model).
 
 The turn's path answers with a curated answer itself (conversations.pipeline.curated), so live
 turns, the Try-it console and evaluation runs all match the same way.
@@ -11,7 +12,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-import numpy as np
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
@@ -20,8 +20,6 @@ from django.utils.text import slugify
 from conversations.models import CuratedAnswer
 from handoff.models import Handoff, Message
 from insights.models import FaqCandidate, GapCluster
-from rag.embeddings import embed_query
-from rag.selectors import workspace_embedding_model
 from rag.services import document_create
 
 COLLECT_BATCH = 500
@@ -111,18 +109,6 @@ def faq_candidate_reject(*, candidate_id: uuid.UUID | str, user: object) -> bool
             reviewed_by_id=getattr(user, "pk", None),
             reviewed_at=timezone.now(),
         )
-    )
-
-
-def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
-    """(Re)compute a curated answer's question embedding with its workspace's model (the one the
-    turn's question is embedded with)."""
-    curated = CuratedAnswer.objects.select_related("bot").get(pk=curated_id)
-    model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
-    vector = np.asarray(embed_query(curated.question, model_id=model), dtype=np.float64)
-    norm = float(np.linalg.norm(vector)) or 1.0
-    CuratedAnswer.objects.filter(pk=curated.pk).update(
-        embedding=[round(float(v) / norm, 6) for v in vector], embedding_model=model
     )
 
 

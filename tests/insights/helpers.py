@@ -12,11 +12,11 @@ from django.utils import timezone
 from playwright.sync_api import Page
 
 from bots.models import Bot
+from conversations.curated_embeddings import curated_answer_embed
 from conversations.models import Conversation, CuratedAnswer, Turn
 from core.models import Membership, Workspace
 from core.permissions import workspace_admins_group_ensure
 from handoff.models import Handoff, HandoffReason, Message
-from insights.services.knowledge import curated_answer_embed
 from rag.models import Chunk
 from tests.support.browser import admin_login
 from tests.support.factories import PASSWORD, MembershipFactory

@@ -1,0 +1,60 @@
+"""Curated answers' question embeddings, kept in the workspace's embedding model.
+
+A curated answer matches a turn only when its question was embedded with the model the turn's
+question is embedded with. When a workspace switches model (rag.services.workspace_embedding_model_set,
+below this app, re-embeds the documents), the turn's path finds the curated answers left in the old
+model and queues their re-embedding here; until it has run, the turn goes through retrieval.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+from django.core.cache import cache
+from django.db import transaction
+
+from conversations.models import CuratedAnswer
+from rag.embeddings import embed_query
+from rag.selectors import workspace_embedding_model
+
+# One queued re-embedding per bot and process at a time (the task is idempotent: a second run finds
+# nothing stale).
+REEMBED_GUARD_SECONDS = 600
+
+
+def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
+    """(Re)compute a curated answer's question embedding with its workspace's model (the one the
+    turn's question is embedded with), stored normalised."""
+    curated = CuratedAnswer.objects.select_related("bot").get(pk=curated_id)
+    model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
+    vector = np.asarray(embed_query(curated.question, model_id=model), dtype=np.float64)
+    norm = float(np.linalg.norm(vector)) or 1.0
+    CuratedAnswer.objects.filter(pk=curated.pk).update(
+        embedding=[round(float(v) / norm, 6) for v in vector], embedding_model=model
+    )
+
+
+def curated_answers_reembed(*, bot_id: uuid.UUID | str) -> int:
+    """Re-embed the bot's curated answers not embedded with its workspace's current model (or not
+    at all); returns how many."""
+    curated = CuratedAnswer.objects.filter(bot_id=bot_id).select_related("bot").first()
+    if curated is None:
+        return 0
+    model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
+    stale = CuratedAnswer.objects.filter(bot_id=bot_id).exclude(embedding_model=model)
+    ids = list(stale.values_list("pk", flat=True))
+    for curated_id in ids:
+        curated_answer_embed(curated_id=curated_id)
+    return len(ids)
+
+
+def curated_answers_reembed_queue(*, bot_id: uuid.UUID | str) -> bool:
+    """Queue the bot's re-embedding once (after the current transaction commits); False when one is
+    already queued from this process."""
+    if not cache.add(f"parley:curated-reembed:{bot_id}", 1, REEMBED_GUARD_SECONDS):
+        return False
+    from conversations.tasks import curated_answers_reembed_task  # tasks import this module
+
+    transaction.on_commit(lambda: curated_answers_reembed_task.delay(str(bot_id)))
+    return True
