@@ -4,18 +4,14 @@ model, and the next paraphrase gets the curated answer again."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from django.test import Client
 
-from bots.models import Bot
 from conversations.curated_embeddings import curated_answers_reembed
-from conversations.models import Conversation, CuratedAnswer
+from conversations.models import CuratedAnswer
 from conversations.pipeline.curated import CURATED_MODEL
 from rag.embeddings import LOCAL_MODEL_ID
 from tests.api.factories import bot_make, server_key_make
-from tests.insights.helpers import curated_answer_make
+from tests.insights.helpers import api_turn_ask, curated_answer_make
 from tests.support.knowledge import document_ingested
 from tests.support.processes import wait_for
 
@@ -25,18 +21,6 @@ QUESTION = "Can I rent a tandem bike for two people?"
 PARAPHRASE = "Can I rent a tandem for two?"
 ANSWER = "Yes: tandems are rented at the Lyon shop only, for 40 euros a day."
 PREVIOUS_MODEL = "openai/text-embedding-previous"
-
-
-def _ask(raw: str, bot: Bot, cid: str) -> dict[str, Any]:
-    conversation = Conversation.objects.create(bot=bot)
-    response = Client(headers={"Authorization": f"Bearer {raw}"}).post(
-        f"/api/v1/conversations/{conversation.pk}/turns",
-        {"message": PARAPHRASE, "client_message_id": cid},
-        content_type="application/json",
-    )
-    assert response.status_code == 200, response.content
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def _left_in_the_previous_model(curated: CuratedAnswer) -> None:
@@ -57,7 +41,7 @@ def test_a_curated_answer_in_the_previous_model_is_re_embedded_by_the_worker(
     curated = curated_answer_make(bot=bot, question=QUESTION, answer=ANSWER)
     _left_in_the_previous_model(curated)
 
-    first = _ask(raw, bot, "m-1")
+    first = api_turn_ask(raw, bot, PARAPHRASE, "m-1")
 
     assert first["model"] != CURATED_MODEL  # not comparable yet: retrieval answered
     wait_for(
@@ -65,7 +49,7 @@ def test_a_curated_answer_in_the_previous_model_is_re_embedded_by_the_worker(
         timeout=90,
         what="the worker's re-embedding",
     )
-    again = _ask(raw, bot, "m-2")
+    again = api_turn_ask(raw, bot, PARAPHRASE, "m-2")
     assert (again["model"], again["answer"]) == (CURATED_MODEL, ANSWER)
 
 

@@ -97,3 +97,16 @@ def resolved_handoff(*, bot: Bot, question: str, answer: str) -> Handoff:
     Message.objects.create(conversation=conversation, role="agent", text=answer, author=agent)
     Handoff.objects.filter(pk=handoff.pk).update(closed_at=timezone.now())  # after the reply
     return handoff
+
+
+def api_turn_ask(raw: str, bot: Bot, message: str, cid: str) -> dict[str, Any]:
+    """One turn of a new API conversation of the bot, with a server key; the answer's JSON."""
+    conversation = Conversation.objects.create(bot=bot)
+    response = Client(headers={"Authorization": f"Bearer {raw}"}).post(
+        f"/api/v1/conversations/{conversation.pk}/turns",
+        {"message": message, "client_message_id": cid},
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    body: dict[str, Any] = response.json()
+    return body

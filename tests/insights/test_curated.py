@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 import conversations.pipeline.run as pipeline_run
@@ -22,7 +21,7 @@ from insights.services.rollups import turn_rollups_refresh
 from insights.services.runs import evaluation_run_create, evaluation_run_execute
 from insights.services.sets import evaluation_cases_add
 from tests.api.factories import bot_make, server_key_make
-from tests.insights.helpers import curated_answer_make, member_client
+from tests.insights.helpers import api_turn_ask, curated_answer_make, member_client
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
@@ -39,18 +38,6 @@ def shop() -> tuple[Bot, str, CuratedAnswer]:
     document_ingested(workspace=bot.workspace, text=GUIDE, bots=[bot], filename="guide.md")
     raw, _ = server_key_make(bot.workspace)
     return bot, raw, curated_answer_make(bot=bot, question=QUESTION, answer=ANSWER)
-
-
-def _ask(raw: str, bot: Bot, message: str, cid: str) -> dict[str, Any]:
-    conversation = Conversation.objects.create(bot=bot)
-    response = Client(headers={"Authorization": f"Bearer {raw}"}).post(
-        f"/api/v1/conversations/{conversation.pk}/turns",
-        {"message": message, "client_message_id": cid},
-        content_type="application/json",
-    )
-    assert response.status_code == 200, response.content
-    body: dict[str, Any] = response.json()
-    return body
 
 
 class _Calls:
@@ -73,7 +60,7 @@ def test_a_close_question_gets_the_curated_answer_cited_and_audited_as_curated(
     bot, raw, curated = shop
     ahead = _Calls(monkeypatch, pipeline_run, "embed_query")
     in_retrieval = _Calls(monkeypatch, retrieval_service, "embed_query")
-    body = _ask(raw, bot, PARAPHRASE, "m-1")
+    body = api_turn_ask(raw, bot, PARAPHRASE, "m-1")
     assert body["status"] == "found_in_context" and body["answer"] == ANSWER
     assert body["model"] == CURATED_MODEL
     [citation] = body["citations"]
@@ -92,7 +79,7 @@ def test_a_close_question_gets_the_curated_answer_cited_and_audited_as_curated(
     )  # embedded once, ahead of retrieval, which is skipped
 
     # Another question: the same single embedding, handed to retrieval, which answers it.
-    other = _ask(raw, bot, "How much is a day rental?", "m-2")
+    other = api_turn_ask(raw, bot, "How much is a day rental?", "m-2")
     assert other["model"] != CURATED_MODEL and "25 euros" in other["answer"]
     assert other["citations"][0]["title"] != f"Curated answer: {QUESTION}"
     assert (ahead.n, in_retrieval.n) == (2, 0)
@@ -101,11 +88,11 @@ def test_a_close_question_gets_the_curated_answer_cited_and_audited_as_curated(
 def test_the_bot_threshold_and_an_inactive_answer_keep_retrieval_in_charge(shop: Any) -> None:
     bot, raw, curated = shop
     CuratedAnswerPolicy.objects.create(bot=bot, similarity_threshold=0.999)
-    assert _ask(raw, bot, PARAPHRASE, "m-1")["model"] != CURATED_MODEL
+    assert api_turn_ask(raw, bot, PARAPHRASE, "m-1")["model"] != CURATED_MODEL
     CuratedAnswerPolicy.objects.filter(bot=bot).update(similarity_threshold=0.85)
-    assert _ask(raw, bot, PARAPHRASE, "m-2")["model"] == CURATED_MODEL
+    assert api_turn_ask(raw, bot, PARAPHRASE, "m-2")["model"] == CURATED_MODEL
     CuratedAnswer.objects.filter(pk=curated.pk).update(is_active=False)
-    assert _ask(raw, bot, PARAPHRASE, "m-3")["model"] != CURATED_MODEL
+    assert api_turn_ask(raw, bot, PARAPHRASE, "m-3")["model"] != CURATED_MODEL
 
 
 def test_a_bot_without_curated_answers_embeds_nothing_ahead(
@@ -115,14 +102,14 @@ def test_a_bot_without_curated_answers_embeds_nothing_ahead(
     CuratedAnswer.objects.all().delete()
     ahead = _Calls(monkeypatch, pipeline_run, "embed_query")
     in_retrieval = _Calls(monkeypatch, retrieval_service, "embed_query")
-    assert "25 euros" in _ask(raw, bot, "How much is a day rental?", "m-1")["answer"]
+    assert "25 euros" in api_turn_ask(raw, bot, "How much is a day rental?", "m-1")["answer"]
     assert (ahead.n, in_retrieval.n) == (0, 1)
 
 
 def test_the_analytics_count_curated_turns_and_link_to_them(shop: Any) -> None:
     bot, raw, _ = shop
-    _ask(raw, bot, PARAPHRASE, "m-1")
-    _ask(raw, bot, "How much is a day rental?", "m-2")
+    api_turn_ask(raw, bot, PARAPHRASE, "m-1")
+    api_turn_ask(raw, bot, "How much is a day rental?", "m-2")
     turn_rollups_refresh()
     client = member_client(bot)
     html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
@@ -216,6 +203,6 @@ def test_try_it_and_the_turn_page_show_a_curated_answer(shop: Any) -> None:
         {"question": PARAPHRASE, "history": "", "provider": "offline"},
     ).content.decode()
     assert ANSWER in page and f"curated:{curated.pk}" in page
-    turn = Turn.objects.get(pk=_ask(raw, bot, PARAPHRASE, "m-1")["turn_id"])
+    turn = Turn.objects.get(pk=api_turn_ask(raw, bot, PARAPHRASE, "m-1")["turn_id"])
     change = client.get(reverse("admin:conversations_turn_change", args=[turn.pk]))
     assert change.status_code == 200 and ANSWER in change.content.decode()
