@@ -14,6 +14,7 @@ import numpy as np
 from django.core.cache import cache
 from django.db import transaction
 
+from bots.models import Bot
 from conversations.models import CuratedAnswer
 from rag.embeddings import embed_query
 from rag.selectors import workspace_embedding_model
@@ -28,25 +29,29 @@ def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
     turn's question is embedded with), stored normalised."""
     curated = CuratedAnswer.objects.select_related("bot").get(pk=curated_id)
     model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
-    vector = np.asarray(embed_query(curated.question, model_id=model), dtype=np.float64)
-    norm = float(np.linalg.norm(vector)) or 1.0
-    CuratedAnswer.objects.filter(pk=curated.pk).update(
-        embedding=[round(float(v) / norm, 6) for v in vector], embedding_model=model
-    )
+    _embedding_store(curated_id=curated.pk, question=curated.question, model=model)
 
 
 def curated_answers_reembed(*, bot_id: uuid.UUID | str) -> int:
     """Re-embed the bot's curated answers not embedded with its workspace's current model (or not
     at all); returns how many."""
-    curated = CuratedAnswer.objects.filter(bot_id=bot_id).select_related("bot").first()
-    if curated is None:
+    workspace_id = Bot.objects.filter(pk=bot_id).values_list("workspace_id", flat=True).first()
+    if workspace_id is None:
         return 0
-    model = workspace_embedding_model(workspace_id=curated.bot.workspace_id)
+    model = workspace_embedding_model(workspace_id=workspace_id)
     stale = CuratedAnswer.objects.filter(bot_id=bot_id).exclude(embedding_model=model)
-    ids = list(stale.values_list("pk", flat=True))
-    for curated_id in ids:
-        curated_answer_embed(curated_id=curated_id)
-    return len(ids)
+    rows = list(stale.values_list("pk", "question"))
+    for curated_id, question in rows:
+        _embedding_store(curated_id=curated_id, question=question, model=model)
+    return len(rows)
+
+
+def _embedding_store(*, curated_id: uuid.UUID, question: str, model: str) -> None:
+    vector = np.asarray(embed_query(question, model_id=model), dtype=np.float64)
+    norm = float(np.linalg.norm(vector)) or 1.0
+    CuratedAnswer.objects.filter(pk=curated_id).update(
+        embedding=[round(float(v) / norm, 6) for v in vector], embedding_model=model
+    )
 
 
 def curated_answers_reembed_queue(*, bot_id: uuid.UUID | str) -> bool:

@@ -136,6 +136,11 @@ def _probabilities(
     return model.probabilities(folded=folded, embeddings=matrix)
 
 
+def scores_combine(*, pattern_score: float, probability: float) -> float:
+    """The detector's score: the noisy-or of the patterns' score and the weighted probability."""
+    return 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
+
+
 def injection_cues_score(text: str) -> float:
     """The patterns' part of the score alone (every cue re-read, as for a suspicious text): what the
     training report combines with out-of-fold classifier probabilities."""
@@ -172,7 +177,7 @@ def _detection(
     pattern_score = patterns_score(hits)
     if documents and not _document_cue(hits):
         probability = 0.0
-    score = 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
+    score = scores_combine(pattern_score=pattern_score, probability=probability)
     if score < BORDERLINE and not hits:
         return Detection(round(score, 4), "", "", "")
     top = max(hits, key=lambda hit: hit.weight) if hits else None

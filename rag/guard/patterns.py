@@ -111,9 +111,11 @@ def _language_patterns() -> list[_Pattern]:
 
 _PATTERNS: tuple[_Pattern, ...] = (
     *_language_patterns(),
-    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in SHARED_SHAPES),
-    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in PUBLIC_SET_SHAPES),
-    *(_Pattern(label, "", weight, re.compile(regex)) for label, weight, regex in SPOKEN_SHAPES),
+    *(
+        _Pattern(label, "", weight, re.compile(regex))
+        for shapes in (SHARED_SHAPES, PUBLIC_SET_SHAPES, SPOKEN_SHAPES)
+        for label, weight, regex in shapes
+    ),
 )
 
 

@@ -23,7 +23,7 @@ from rag.guard.classifier import (
     classifier_save,
 )
 from rag.guard.normalise import text_fold
-from rag.guard.validation import FOLDS, bias_shift, classifier_calibrate
+from rag.guard.validation import FOLDS, bias_shift, classifier_calibrate, probabilities_shift
 
 DATA_DIR = Path(__file__).with_name("data")
 # Below this many examples of either class a k-fold split says nothing: the model is saved as fitted.
@@ -214,7 +214,7 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
             "out_of_fold_false_positives_all_benign": round(calibration.false_positives_all, 4),
         }
         meta["out_of_fold_detector"] = out_of_fold_detector(
-            examples=examples, probabilities=_shifted(calibration.scores, shift)
+            examples=examples, probabilities=probabilities_shift(calibration.scores, shift=shift)
         )
     weights, bias = classifier_fit(features=features, labels=labels, regularisation=regularisation)
     model = ClassifierModel(weights=weights, bias=bias + shift, meta=meta)
@@ -228,12 +228,13 @@ def out_of_fold_detector(
     """What the whole detector (patterns and the classifier that never saw the example) flags per
     source and label, at the default threshold: on the public set's rows (deepset-train) this is a
     cross-validated detection and false-positive rate, the nearest figure to its unseen test split."""
-    from rag.guard import CLASSIFIER_WEIGHT, DEFAULT_THRESHOLD, injection_cues_score
+    from rag.guard import DEFAULT_THRESHOLD, injection_cues_score, scores_combine
 
     counts: dict[str, list[int]] = {}
     for example, probability in zip(examples, probabilities, strict=True):
-        pattern = injection_cues_score(example.text)
-        score = 1.0 - (1.0 - pattern) * (1.0 - CLASSIFIER_WEIGHT * float(probability))
+        score = scores_combine(
+            pattern_score=injection_cues_score(example.text), probability=float(probability)
+        )
         kind = "attacks" if example.label else "benign"
         tally = counts.setdefault(f"{_family(example.source)} {kind}", [0, 0])
         tally[0] += 1
@@ -248,9 +249,3 @@ def _family(source: str) -> str:
     """ "templates-fr" → "templates", "deepset-train" stays itself (the sources a report groups)."""
     prefix = source.split("-")[0]
     return prefix if prefix in {"templates", "parley", "django", "python"} else source
-
-
-def _shifted(probabilities: NDArray[np.float64], shift: float) -> NDArray[np.float64]:
-    """The probabilities once the saved model's bias shift is applied (what the detector reads)."""
-    clipped = np.clip(probabilities, 1e-9, 1 - 1e-9)
-    return 1.0 / (1.0 + np.exp(-(np.log(clipped / (1.0 - clipped)) + shift)))

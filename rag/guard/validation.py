@@ -110,5 +110,12 @@ def bias_shift(*, cut: float, target_probability: float) -> float:
     return _logit(target_probability) - _logit(min(max(cut, 1e-6), 1 - 1e-6))
 
 
+def probabilities_shift(probabilities: NDArray[np.float64], *, shift: float) -> NDArray[np.float64]:
+    """The probabilities once `shift` (bias_shift's) is added to their logits: what the saved
+    model reads for the same texts."""
+    clipped = np.clip(probabilities, 1e-9, 1 - 1e-9)
+    return 1.0 / (1.0 + np.exp(-(np.log(clipped / (1.0 - clipped)) + shift)))
+
+
 def _logit(probability: float) -> float:
     return math.log(probability / (1.0 - probability))
