@@ -26,7 +26,7 @@ class RetrievalPair:
 
 def evaluation_retrieval_pairs(*, bot_id: Any) -> list[RetrievalPair]:
     """The bot's cases naming expected sources, as (question, the named documents' ids)."""
-    names = _document_names(bot_id=bot_id)
+    names = _bot_documents(bot_id=bot_id).names
     pairs = []
     for question, sources in (
         EvaluationCase.objects.filter(evaluation_set__bot_id=bot_id)
@@ -48,17 +48,23 @@ def workspace_evaluation_pairs(workspace_id: str) -> list[tuple[CalibrationPair,
         .select_related("evaluation_set__bot")
         .order_by("evaluation_set__bot__name", "evaluation_set__name", "position", "pk")
     )
-    names_by_bot: dict[Any, dict[str, set[str]]] = {}
+    # Per bot, its ready documents are read once (names and languages), and each snippet searched once.
+    documents_by_bot: dict[Any, _BotDocuments] = {}
+    holding: dict[tuple[Any, str], set[str]] = {}
     out = []
     for case in cases:
         bot = case.evaluation_set.bot
-        names = names_by_bot.setdefault(bot.pk, _document_names(bot_id=bot.pk))
-        ids = set(_named(names, case.expected_sources))
-        if case.expected_snippet.strip():
-            ids.update(_holding(bot_id=bot.pk, snippet=case.expected_snippet.strip()))
+        if bot.pk not in documents_by_bot:
+            documents_by_bot[bot.pk] = _bot_documents(bot_id=bot.pk)
+        documents = documents_by_bot[bot.pk]
+        ids = set(_named(documents.names, case.expected_sources))
+        if snippet := case.expected_snippet.strip():
+            if (bot.pk, snippet) not in holding:
+                holding[bot.pk, snippet] = _holding(bot_id=bot.pk, snippet=snippet)
+            ids.update(holding[bot.pk, snippet])
         if not ids:
             continue  # its documents are gone or not ready: nothing to find
-        languages = Document.objects.filter(pk__in=ids).values_list("language", flat=True)
+        languages = (documents.languages.get(pk, "") for pk in sorted(ids))
         pair = CalibrationPair(
             query=case.question,
             chunk_id="",
@@ -70,14 +76,22 @@ def workspace_evaluation_pairs(workspace_id: str) -> list[tuple[CalibrationPair,
     return out
 
 
-def _document_names(*, bot_id: Any) -> dict[str, set[str]]:
+@dataclass(frozen=True)
+class _BotDocuments:
+    names: dict[str, set[str]]  # casefolded title or filename → document ids
+    languages: dict[str, str]  # document id → language ("" when unknown)
+
+
+def _bot_documents(*, bot_id: Any) -> _BotDocuments:
     names: dict[str, set[str]] = {}
-    for pk, title, filename in Document.objects.filter(
+    languages: dict[str, str] = {}
+    for pk, title, filename, language in Document.objects.filter(
         bots=bot_id, status=Document.Status.READY
-    ).values_list("pk", "title", "filename"):
+    ).values_list("pk", "title", "filename", "language"):
         for name in (title, filename):
             names.setdefault(name.casefold(), set()).add(str(pk))
-    return names
+        languages[str(pk)] = language
+    return _BotDocuments(names, languages)
 
 
 def _named(names: dict[str, set[str]], sources: Iterable[str]) -> tuple[str, ...]:
