@@ -77,21 +77,19 @@ class ConversationAdmin(WorkspaceScopedAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
         return super().get_queryset(request).distinct()
 
-    def change_view(
+    def render_change_form(
         self,
         request: HttpRequest,
-        object_id: str,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
         form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
+        obj: Conversation | None = None,
     ) -> HttpResponse:
-        # The scoped queryset decides first: a conversation of another workspace reads nothing.
-        conversation = self.get_object(request, object_id)
-        transcript = (
-            conversation_transcript(conversation_id=conversation.pk) if conversation else []
-        )
-        return super().change_view(
-            request, object_id, form_url, {**(extra_context or {}), "transcript": transcript}
-        )
+        # Only when the page is drawn, for the object the scoped queryset already found (a
+        # conversation of another workspace never gets here).
+        context["transcript"] = conversation_transcript(conversation_id=obj.pk) if obj else []
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
