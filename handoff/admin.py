@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from conversations.models import Conversation, Turn
+from conversations.models import Conversation
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from handoff.models import FeedbackReason, Handoff, HandoffPolicy, TurnFeedback
-from handoff.transcript import conversation_transcript
+from handoff.transcript import conversation_transcript, turn_shown_text
 
 
 class _ReadOnlyInline(admin.TabularInline):
@@ -165,7 +165,7 @@ class TurnFeedbackAdmin(WorkspaceScopedAdmin):
 
     @admin.display(description="answer")
     def answer(self, feedback: TurnFeedback) -> str:
-        return feedback_answer_text(feedback.turn)
+        return turn_shown_text(turn=feedback.turn)
 
     @admin.display(description="question", ordering="turn__user_text")
     def question_short(self, feedback: TurnFeedback) -> str:
@@ -173,7 +173,7 @@ class TurnFeedbackAdmin(WorkspaceScopedAdmin):
 
     @admin.display(description="answer")
     def answer_short(self, feedback: TurnFeedback) -> str:
-        return Truncator(feedback_answer_text(feedback.turn)).chars(FEEDBACK_LIST_CHARS)
+        return Truncator(turn_shown_text(turn=feedback.turn)).chars(FEEDBACK_LIST_CHARS)
 
     @admin.display(description="turn")
     def turn_link(self, feedback: TurnFeedback) -> str:
@@ -185,11 +185,6 @@ class TurnFeedbackAdmin(WorkspaceScopedAdmin):
         conversation = feedback.turn.conversation
         url = reverse("admin:conversations_conversation_change", args=[conversation.pk])
         return format_html('<a class="feedback-conversation" href="{}">{}</a>', url, conversation)
-
-
-def feedback_answer_text(turn: Turn) -> str:
-    """What the visitor rated: the text they were shown (the answer itself when nothing was shown)."""
-    return turn.reply_text or turn.answer
 
 
 @admin.register(HandoffPolicy)

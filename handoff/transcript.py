@@ -16,16 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from conversations.models import Conversation, Turn
+from conversations.models import Turn
 from handoff.models import Message, OwnerEvent
 from handoff.names import agent_console_name
 from handoff.selectors import turn_is_pending_answer
 
 EntryKind = Literal["visitor", "bot", "agent", "system", "owner"]
-
-OWNER_LABELS = dict(Conversation.Owner.choices)
-ACTOR_LABELS = dict(OwnerEvent.Actor.choices)
-STATUS_LABELS = dict(Turn.Status.choices)
 
 
 @dataclass(frozen=True)
@@ -43,7 +39,6 @@ class TranscriptEntry:
     confidence: float | None = None
     # The titles of the documents the answer used, in retrieval order, each once.
     sources: tuple[str, ...] = field(default_factory=tuple)
-    route: str = ""
     # A turn whose answer is not recorded yet (still running, or cut short).
     pending: bool = False
     # The bot answered but the visitor was shown nothing (display_answer false).
@@ -107,15 +102,19 @@ def _answer_entry(turn: Turn) -> TranscriptEntry:
     return TranscriptEntry(
         at=turn.completed_at,
         kind="bot",
-        text=turn.reply_text or turn.answer,
+        text=turn_shown_text(turn=turn),
         turn_id=turn.pk,
         status=turn.status,
-        status_label=STATUS_LABELS.get(turn.status, turn.status),
+        status_label=turn.get_status_display(),
         confidence=turn.confidence,
         sources=turn_source_titles(turn=turn),
-        route=turn.route_action,
         hidden=not turn.reply_text,
     )
+
+
+def turn_shown_text(*, turn: Turn) -> str:
+    """The text the visitor was shown (the answer itself when nothing was shown)."""
+    return turn.reply_text or turn.answer
 
 
 def turn_source_titles(*, turn: Turn) -> tuple[str, ...]:
@@ -138,11 +137,8 @@ def _message_kind(role: str) -> EntryKind:
 
 
 def _owner_change_text(event: OwnerEvent) -> str:
-    moved = (
-        f"{OWNER_LABELS.get(event.from_owner, event.from_owner)} → "
-        f"{OWNER_LABELS.get(event.to_owner, event.to_owner)}"
-    )
-    by = ACTOR_LABELS.get(event.actor, event.actor).lower()
+    moved = f"{event.get_from_owner_display()} → {event.get_to_owner_display()}"
+    by = event.get_actor_display().lower()
     if event.agent_id:
         by = f"{by} {agent_console_name(event.agent)}"
     return f"{moved}, by the {by}" + (
