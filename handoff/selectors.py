@@ -12,7 +12,7 @@ from django.db.models import Prefetch, QuerySet
 from conversations.models import Conversation, Turn
 from conversations.services import HistoryMessage
 from core.models import Membership
-from handoff.models import Message, OwnerEvent
+from handoff.models import HandoffPolicy, Message, OwnerEvent
 from handoff.names import agent_display_name
 
 AGENTS_GROUP = "Agents"
@@ -40,6 +40,13 @@ def agent_conversation_get(*, user: Any, conversation_id: uuid.UUID) -> Conversa
         Conversation.objects.select_related("bot")
         .filter(pk=conversation_id, bot__workspace_id__in=agent_workspace_ids(user=user))
         .first()
+    )
+
+
+def handoff_policy_get(*, conversation: Conversation) -> HandoffPolicy:
+    """The conversation's bot's handoff policy, or the defaults (unsaved) when it has none."""
+    return HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(
+        bot=conversation.bot
     )
 
 

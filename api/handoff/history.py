@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from conversations.models import Conversation, Turn
 from conversations.pipeline.results import turn_citations
-from handoff.models import Handoff, HandoffPolicy, Message, TurnFeedback
+from handoff.models import Handoff, Message, TurnFeedback
 from handoff.names import agent_display_name
-from handoff.selectors import conversation_history
+from handoff.selectors import conversation_history, handoff_policy_get
 
 
 def visitor_history_get(*, conversation: Conversation) -> list[dict[str, Any]]:
@@ -65,8 +65,7 @@ def visitor_handoff_state_get(*, conversation: Conversation) -> dict[str, Any] |
         "claimed_at": handoff.claimed_at.isoformat() if handoff.claimed_at else None,
     }
     if handoff.timed_out_at is not None:
-        policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first()
-        state["timeout_text"] = (policy or HandoffPolicy()).timeout_text
+        state["timeout_text"] = handoff_policy_get(conversation=conversation).timeout_text
         state["message_left"] = Message.objects.filter(
             conversation=conversation,
             role=Message.Role.VISITOR,

@@ -17,8 +17,9 @@ from django.utils import timezone
 from conversations.models import Conversation, Turn
 from core.errors import ErrorKind, ParleyError
 from handoff.live import conversation_channel, queue_channel
-from handoff.models import Handoff, HandoffPolicy, HandoffReason, Message, OwnerEvent
+from handoff.models import Handoff, HandoffReason, Message, OwnerEvent
 from handoff.names import agent_console_name, agent_display_name
+from handoff.selectors import handoff_policy_get
 from streams.live import live_publish, live_publish_on_commit
 
 Owner = Conversation.Owner
@@ -148,9 +149,7 @@ def _handoff_create(
         conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id
     )
     _queue_changed(conversation, "waiting")
-    policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(
-        bot=conversation.bot
-    )
+    policy = handoff_policy_get(conversation=conversation)
     handoff_id = str(handoff.pk)
     transaction.on_commit(
         lambda: handoff_timeout_check.apply_async(
@@ -369,9 +368,7 @@ def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
         conversation = handoff.conversation
         if conversation.owner != Owner.WAITING_AGENT:
             return False
-        policy = HandoffPolicy.objects.filter(bot_id=conversation.bot_id).first() or HandoffPolicy(
-            bot=conversation.bot
-        )
+        policy = handoff_policy_get(conversation=conversation)
         _message_create(
             conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text
         )
