@@ -10,9 +10,10 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import URLPattern, path
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
-from conversations.repairs_explained import CONTRACT_MET, repairs_explain
+from conversations.repairs_explained import CONTRACT_MET, chunk_label, repairs_explain
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from prompts.admin.bot import bot_admin_link_register
 
@@ -163,13 +164,14 @@ class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     @admin.display(description="repairs in words")
     def repairs_in_words(self, turn: Turn) -> str:
         labels = {
-            str(chunk.get("chunk_id")): f"[{chunk.get('rank')}]"
-            + (f" ({chunk['title']})" if chunk.get("title") else "")
+            str(chunk.get("chunk_id")): chunk_label(
+                rank=chunk.get("rank"), title=chunk.get("title") or ""
+            )
             for chunk in turn.retrieved_chunks
         }
         explained = repairs_explain(repairs=turn.repairs, chunk_labels=labels)
         if not explained:
-            return CONTRACT_MET[0].upper() + CONTRACT_MET[1:] + "."
+            return capfirst(CONTRACT_MET) + "."
         return format_html(
             '<ul class="turn-repairs">{}</ul>',
             format_html_join(

@@ -74,6 +74,11 @@ class RepairExplained:
     change: str  # what the server changed, chunks named by their marker and document
 
 
+def chunk_label(*, rank: object, title: str) -> str:
+    """How an explanation names a retrieved chunk: "[2] (Shop guide)", or "[2]" without a title."""
+    return f"[{rank}]" + (f" ({title})" if title else "")
+
+
 def repairs_explain(
     *, repairs: Iterable[Repair | Mapping[str, str]], chunk_labels: Mapping[str, str]
 ) -> list[RepairExplained]:

@@ -22,12 +22,11 @@ from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline import answer_run
 from conversations.pipeline.results import cited_response
 from conversations.pipeline.retrieve import scope_for
-from conversations.repairs_explained import CONTRACT_MET, repairs_explain
+from conversations.repairs_explained import CONTRACT_MET, chunk_label, repairs_explain
 from conversations.types import AnswerStatus
 from prompts.admin.views import BotAdminView
 from prompts.engine import HistoryTurn
 from prompts.selectors import bot_settings_get
-from rag.retrieval import RetrievedChunk
 
 PROVIDERS = [("bot", "The bot's LLM settings"), ("offline", "The offline provider")]
 
@@ -96,7 +95,7 @@ def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
             answer=run.route.text, chunks=run.chunks, usage=answer.context_usage
         )
     by_rank = {chunk.rank: chunk for chunk in run.chunks}
-    labels = {chunk.id: _chunk_label(chunk) for chunk in run.chunks}
+    labels = {chunk.id: chunk_label(rank=chunk.rank, title=chunk.title) for chunk in run.chunks}
     return {
         "run": run,
         "answer": answer,
@@ -132,10 +131,6 @@ def answer_parts(*, cited: str) -> list[AnswerPart]:
     if at < len(cited):
         parts.append(AnswerPart(text=cited[at:]))
     return parts
-
-
-def _chunk_label(chunk: RetrievedChunk) -> str:
-    return f"[{chunk.rank}]" + (f" ({chunk.title})" if chunk.title else "")
 
 
 def try_it_view(model_admin: admin.ModelAdmin) -> Any:

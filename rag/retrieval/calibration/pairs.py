@@ -174,12 +174,12 @@ def synthetic_pairs(
         if (span := sentence_span(text=text, language=language or "", seed=str(chunk_id)))
     ]
     paraphrased = _paraphrased(pairs, share=paraphrase_share)
+    paraphrased_count = sum(pair.paraphrased for pair in paraphrased)
     source = (
         WorkspaceFusion.Source.SYNTHETIC_PARAPHRASED
-        if any(pair.paraphrased for pair in paraphrased)
+        if paraphrased_count
         else WorkspaceFusion.Source.SYNTHETIC
     )
-    paraphrased_count = sum(pair.paraphrased for pair in paraphrased)
     origins = [PairOrigin(f"sentence spans of {len(sampled)} sampled chunks", len(pairs))]
     if paraphrased_count:
         origins.append(PairOrigin("of which paraphrased by the LLM", paraphrased_count))
