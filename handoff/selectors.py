@@ -71,10 +71,18 @@ def _turn_citations(turn: Turn) -> list[dict[str, Any]]:
     ]
 
 
-def conversation_history(*, conversation: Conversation) -> list[dict[str, Any]]:
-    """``[{id, role: visitor|bot|agent|system, text, created_at, turn_id, citations}]``, oldest first."""
+def conversation_turns(*, conversation: Conversation) -> list[Turn]:
+    return list(Turn.objects.filter(conversation=conversation).order_by("created_at"))
+
+
+def conversation_history(
+    *, conversation: Conversation, turns: Sequence[Turn] | None = None
+) -> list[dict[str, Any]]:
+    """``[{id, role: visitor|bot|agent|system, text, created_at, turn_id, citations}]``, oldest first.
+    `turns`: the conversation's turns (conversation_turns) when the caller has them already."""
     items: list[dict[str, Any]] = []
-    turns = Turn.objects.filter(conversation=conversation).order_by("created_at")
+    if turns is None:
+        turns = conversation_turns(conversation=conversation)
     for turn in turns:
         if not turn_is_pending_answer(turn=turn):
             items.append(

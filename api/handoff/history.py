@@ -10,20 +10,21 @@ from typing import Any
 
 from django.utils import timezone
 
-from conversations.models import Conversation, Turn
+from conversations.models import Conversation
 from conversations.pipeline.results import turn_citations
 from handoff.models import Handoff, Message, TurnFeedback
 from handoff.names import agent_display_name
-from handoff.selectors import conversation_history, handoff_policy_get
+from handoff.selectors import conversation_history, conversation_turns, handoff_policy_get
 
 
 def visitor_history_get(*, conversation: Conversation) -> list[dict[str, Any]]:
     """The conversation's history; each bot answer also carries ``citations`` (the sources the answer
     used, numbered as the live answer numbered them), ``feedback`` (``{rating, reasons}`` or None) and,
     when the bot explains its answers, ``understanding``, ``confidence`` and ``context_usage``."""
-    items = conversation_history(conversation=conversation)
+    loaded = conversation_turns(conversation=conversation)
+    items = conversation_history(conversation=conversation, turns=loaded)
     turn_ids = [item["turn_id"] for item in items if item["role"] == "bot" and item["turn_id"]]
-    turns = {str(turn.pk): turn for turn in Turn.objects.filter(pk__in=turn_ids)}
+    turns = {str(turn.pk): turn for turn in loaded}
     feedback = {
         str(row.turn_id): {"rating": row.rating, "reasons": list(row.reasons)}
         for row in TurnFeedback.objects.filter(turn_id__in=turn_ids)
