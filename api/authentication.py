@@ -24,7 +24,7 @@ from rest_framework.request import Request
 
 from api.errors import ApiError, ErrorCode
 from api.key_cache import api_key_entry
-from api.models import BotSigningSecret, Scope, ServerApiKey, WidgetKey
+from api.models import SCOPES_BY_DEFAULT, BotSigningSecret, ServerApiKey, WidgetKey
 from api.principal import (
     WIDGET_SCOPES,
     Principal,
@@ -78,7 +78,7 @@ def server_key_principal(*, raw_key: str) -> Principal:
         key_id=uuid.UUID(entry["key_id"]),
         workspace_id=uuid.UUID(entry["workspace_id"]),
         bot_id=None,
-        scopes=frozenset(entry["scopes"] or Scope.values),
+        scopes=frozenset(entry["scopes"] or SCOPES_BY_DEFAULT),
     )
 
 

@@ -22,6 +22,14 @@ class Scope(models.TextChoices):
     CHUNKS_READ = "chunks:read", "Read chunks"
     DOCUMENTS_READ = "documents:read", "Read documents"
     DOCUMENTS_WRITE = "documents:write", "Upload, re-run and delete documents"
+    PRIVACY = "privacy", "Export and erase visitors' data (only when named)"
+
+
+# What a key with no scopes listed may do: everything but exporting and erasing visitors' data,
+# which a key does only when its scope is named (an older all-purpose key must not gain it).
+SCOPES_BY_DEFAULT: tuple[str, ...] = tuple(
+    scope for scope in Scope.values if scope != Scope.PRIVACY
+)
 
 
 class ServerApiKey(models.Model):
@@ -34,7 +42,8 @@ class ServerApiKey(models.Model):
         models.CharField(max_length=32, choices=Scope.choices),
         default=list,
         blank=True,
-        help_text="Comma-separated; empty allows every scope: " + ", ".join(Scope.values),
+        help_text="Comma-separated; empty allows every scope but privacy: "
+        + ", ".join(Scope.values),
     )
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)

@@ -115,7 +115,13 @@ INSTALLED_APPS = [
     "agent",
     "widget",
     "insights",
+    "privacy",
 ]
+# Where personal data is redacted (core.redaction), phone numbers written without a country code
+# are recognised when valid in one of these regions (ISO 3166 codes); international ones always.
+PARLEY_REDACTION_PHONE_REGIONS = env_list(
+    "PARLEY_REDACTION_PHONE_REGIONS", ["US", "GB", "FR", "DE", "ES", "IT", "NL", "BE", "CH", "AT"]
+)
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -234,6 +240,16 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-analytics-rollups": {
         "task": "insights.turn_rollups_refresh",
         "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
+    },
+    # Per workspace, conversations, audits and security events past its retention (privacy app).
+    "privacy-retention": {
+        "task": "privacy.retention_apply",
+        "schedule": float(env_int("PRIVACY_RETENTION_EVERY_SECONDS", 3600, minimum=10)),
+    },
+    # Visitor erasures a failure or a killed process left unfinished are taken up again.
+    "privacy-erasures-resume": {
+        "task": "privacy.erasures_resume",
+        "schedule": float(env_int("PRIVACY_ERASURE_RESUME_EVERY_SECONDS", 300, minimum=10)),
     },
     # Resolved handoffs become FAQ candidates for review (insights.services.knowledge).
     "collect-faq-candidates": {
@@ -454,6 +470,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Personal data (e-mail addresses, phone numbers, IBANs, card numbers) leaves no log in clear
+    # (core.redaction; docs/privacy.md); PARLEY_LOG_REDACTION=false keeps logs as written.
+    "filters": {"pii": {"()": "core.redaction.PiiRedactingFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["pii"] if env_bool("PARLEY_LOG_REDACTION", True) else [],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -14,6 +14,7 @@ urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("api/v1/widget/config", WidgetConfigView.as_view(), name="widget-config"),
+    path("api/v1/privacy/", include("privacy.urls")),
     path("api/", include("api.urls")),
     path("agent/", include("agent.urls")),
     path("demo/", demo_page, name="demo"),

@@ -15,6 +15,7 @@ from django.utils import timezone
 from conversations.contract.attempts import AnswerOutcome
 from conversations.models import AnswerAudit
 from conversations.routing import RouteDecision
+from core.redaction import pii_redact_json
 from rag.retrieval import RetrievedChunk
 
 ERROR_MESSAGE_LIMIT = 2000
@@ -61,12 +62,47 @@ def answer_audit_fields(*, record: AnswerRecord) -> dict[str, Any]:
     }
 
 
+# Columns holding codes, figures or times, never free text: redaction leaves them as they are.
+_NOT_TEXT = frozenset(
+    {
+        "completed_at",
+        "prompt_version",
+        "prompt_hash",
+        "llm_error_code",
+        "model",
+        "prompt_tokens",
+        "completion_tokens",
+        "latencies",
+        "status",
+        "answer_status",
+        "route_action",
+        "route_reason",
+        "redirection_intent",
+        "display_answer",
+        "confidence",
+        "sources_used",
+    }
+)
+
+
+def answer_audit_redacted(values: Mapping[str, Any]) -> dict[str, Any]:
+    """`values` with personal data replaced by placeholders in every text and JSON column."""
+    return {
+        name: value if name in _NOT_TEXT else pii_redact_json(value)
+        for name, value in values.items()
+    }
+
+
 def answer_audit_complete(
-    *, rows: QuerySet[Any], record: AnswerRecord, own: Mapping[str, Any]
+    *, rows: QuerySet[Any], record: AnswerRecord, own: Mapping[str, Any], redact: bool = False
 ) -> dict[str, Any] | None:
     """One conditional UPDATE of `rows` (the answer's row while it is unfinished) with the shared
-    audit and the model's `own` columns: the values written, or None when it was already finished,
-    so an answer is recorded once even when two workers race."""
+    audit and the model's `own` columns, or None when it was already finished, so an answer is
+    recorded once even when two workers race.
+
+    With `redact` (the workspace's choice) the row stores the text with personal data replaced, and
+    the values returned stay as the model wrote them: they are what the visitor is answered now."""
     assert issubclass(rows.model, AnswerAudit)
     values = {**answer_audit_fields(record=record), **own}
-    return values if rows.update(**values) else None
+    stored = answer_audit_redacted(values) if redact else values
+    return values if rows.update(**stored) else None

@@ -22,6 +22,7 @@ from django.utils import timezone
 from conversations.audit import ERROR_MESSAGE_LIMIT, AnswerRecord, answer_audit_complete
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from conversations.types import AnswerStatus
+from core.redaction import pii_redact
 from rag.guard import DEFAULT_THRESHOLD, injection_detect
 
 SECURITY_EXCERPT_LIMIT = 2000
@@ -36,15 +37,18 @@ class TurnStarted:
 
 
 def turn_start(
-    *, conversation_id: uuid.UUID, client_message_id: str, user_text: str
+    *, conversation_id: uuid.UUID, client_message_id: str, user_text: str, redact: bool = False
 ) -> TurnStarted:
     """The turn for this client message: created now, or the one an earlier delivery created.
 
     The INSERT comes first (the common case costs one statement); the unique constraint turns a
-    repeated delivery into an IntegrityError, and only then is the stored turn read.
+    repeated delivery into an IntegrityError, and only then is the stored turn read. With `redact`
+    (the workspace's choice) the question is stored with its personal data replaced.
     """
     turn = Turn(
-        conversation_id=conversation_id, client_message_id=client_message_id, user_text=user_text
+        conversation_id=conversation_id,
+        client_message_id=client_message_id,
+        user_text=pii_redact(user_text) if redact else user_text,
     )
     try:
         with _savepoint_when_nested():
@@ -60,11 +64,16 @@ def turn_start(
 
 
 def turn_complete(
-    *, turn: Turn, record: AnswerRecord, injection_threshold: float = DEFAULT_THRESHOLD
+    *,
+    turn: Turn,
+    record: AnswerRecord,
+    injection_threshold: float = DEFAULT_THRESHOLD,
+    redact: bool = False,
 ) -> bool:
     """Record the answer and its audit on `turn` (the row, and the instance when the row was updated);
     False when the turn was already completed. `injection_threshold` (the bot's) tells a security
-    event whether the detector or only the model flagged the message."""
+    event whether the detector or only the model flagged the message. With `redact` the row keeps
+    the text with personal data replaced; the instance keeps the answer as the visitor gets it."""
     answer = record.outcome.enforced.answer
     security_event = record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT
     # One UPDATE needs no transaction of its own; with the security event it is two statements.
@@ -73,6 +82,7 @@ def turn_complete(
             rows=Turn.objects.filter(pk=turn.pk, completed_at__isnull=True),
             record=record,
             own=_turn_fields(record=record),
+            redact=redact,
         )
         if stored is not None:
             for name, value in stored.items():
@@ -80,7 +90,9 @@ def turn_complete(
             if security_event:
                 security_event_record(
                     turn=turn,
-                    explanation=answer.understanding,
+                    explanation=pii_redact(answer.understanding)
+                    if redact
+                    else answer.understanding,
                     model=record.model,
                     threshold=injection_threshold,
                 )
@@ -120,7 +132,8 @@ def security_event_record(
     *, turn: Turn, explanation: str, model: str = "", threshold: float = DEFAULT_THRESHOLD
 ) -> SecurityEvent:
     """Record an injection attempt on `turn` (once per turn), with the detector's score, cue and excerpt
-    (the guard scored this text earlier in the turn: the detector's cache answers)."""
+    (the guard scored this text earlier in the turn: the detector's cache answers). The excerpt comes
+    from the turn's stored question: redacted when the workspace redacts."""
     detection = injection_detect(text=turn.user_text)
     event, _ = SecurityEvent.objects.get_or_create(
         turn=turn,
@@ -160,9 +173,14 @@ class RagSearchCaller:
 
 
 def rag_search_execution_start(
-    *, caller: RagSearchCaller, query: str, document_ids: Sequence[uuid.UUID | str] | None
+    *,
+    caller: RagSearchCaller,
+    query: str,
+    document_ids: Sequence[uuid.UUID | str] | None,
+    redact: bool = False,
 ) -> RagSearchExecution:
-    """The audit row of a rag_search that starts now, `running` until completed or failed."""
+    """The audit row of a rag_search that starts now, `running` until completed or failed (its query
+    with personal data replaced when the workspace asks for `redact`)."""
     return RagSearchExecution.objects.create(
         workspace_id=caller.workspace_id,
         bot_id=caller.bot_id,
@@ -170,13 +188,18 @@ def rag_search_execution_start(
         caller_kind=caller.kind,
         api_key_id=caller.api_key_id,
         external_user_id=caller.external_user_id or "",
-        query=query,
+        query=pii_redact(query) if redact else query,
         document_ids=[str(d) for d in document_ids] if document_ids is not None else None,
     )
 
 
 def rag_search_execution_complete(
-    *, execution_pk: uuid.UUID, record: AnswerRecord, response: str, sources_used: Sequence[int]
+    *,
+    execution_pk: uuid.UUID,
+    record: AnswerRecord,
+    response: str,
+    sources_used: Sequence[int],
+    redact: bool = False,
 ) -> bool:
     """Record the answer (`response` with its citation markers, the ranks it cites) and its audit;
     False when the execution had already finished."""
@@ -198,12 +221,18 @@ def rag_search_execution_complete(
             "response": response,
             "sources_used": list(sources_used),
         },
+        redact=redact,
     )
     return stored is not None
 
 
 def rag_search_execution_fail(
-    *, execution_pk: uuid.UUID, error_code: str, error_message: str, latencies: Mapping[str, int]
+    *,
+    execution_pk: uuid.UUID,
+    error_code: str,
+    error_message: str,
+    latencies: Mapping[str, int],
+    redact: bool = False,
 ) -> bool:
     """Record why a rag_search failed; False when the execution had already finished."""
     updated = RagSearchExecution.objects.filter(
@@ -212,7 +241,9 @@ def rag_search_execution_fail(
         status=RagSearchExecution.Status.FAILED,
         completed_at=timezone.now(),
         error_code=error_code or "internal_error",
-        error_message=error_message[:ERROR_MESSAGE_LIMIT],
+        error_message=(pii_redact(error_message) if redact else error_message)[
+            :ERROR_MESSAGE_LIMIT
+        ],
         latencies=dict(latencies),
     )
     return bool(updated)

@@ -31,7 +31,16 @@ class WorkspaceAdmin(WorkspaceScopedAdmin):
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    fields = ["name", "slug"]
+    fieldsets = [
+        (None, {"fields": ["name", "slug"]}),
+        (
+            "Privacy",
+            {
+                "fields": ["redact_personal_data", "redact_before_llm", "retention_days"],
+                "description": "Visitors' personal data: docs/privacy.md.",
+            },
+        ),
+    ]
 
     def change_view(
         self,

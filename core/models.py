@@ -15,9 +15,38 @@ class Workspace(models.Model):
     name = models.CharField(max_length=120, unique=True)
     slug = models.SlugField(max_length=60, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Privacy (docs/privacy.md), all off by default. Redaction replaces e-mail addresses, phone, IBAN
+    # and card numbers by placeholders in what is stored (turns, audits, messages, feedback, exports);
+    # before the LLM too when asked. Retention deletes conversations, audits and security events
+    # older than that many days (the analytics rollups keep their counts).
+    redact_personal_data = models.BooleanField(
+        default=False,
+        help_text="Store visitors' text with e-mail addresses, phone, IBAN and card numbers replaced "
+        "by [email], [phone], [iban], [card]. The visitor's live answer is unchanged.",
+    )
+    redact_before_llm = models.BooleanField(
+        default=False,
+        help_text="Also send the question to the LLM redacted (needs the option above).",
+    )
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Delete conversations, their audits and security events older than this many "
+        "days. Empty: keep them.",
+    )
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(redact_before_llm=False) | models.Q(redact_personal_data=True),
+                name="workspace_redact_before_llm_needs_redaction",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(retention_days__isnull=True) | models.Q(retention_days__gte=1),
+                name="workspace_retention_positive",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name

@@ -1,4 +1,4 @@
-"""Read-side queries of the core app: the health report."""
+"""Read-side queries of the core app: the health report, a workspace's privacy settings."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.database import DatabaseSetupError, pgvector_status
+from core.models import Workspace
 
 
 @dataclass(frozen=True)
@@ -70,3 +71,24 @@ def workspace_ids_for_user(*, user: Any) -> Any:
     from core.models import Workspace
 
     return Workspace.objects.filter(memberships__user_id=user.pk).values("pk")
+
+
+@dataclass(frozen=True)
+class PrivacyPolicy:
+    """A workspace's privacy settings (core.models.Workspace), as plain data for the apps above."""
+
+    redact_stored: bool = False
+    redact_before_llm: bool = False
+    retention_days: int | None = None
+
+
+def workspace_privacy_get(*, workspace_id: Any) -> PrivacyPolicy:
+    """The workspace's privacy settings; the defaults (all off) for an unknown workspace."""
+    row = (
+        Workspace.objects.filter(pk=workspace_id)
+        .values_list("redact_personal_data", "redact_before_llm", "retention_days")
+        .first()
+    )
+    if row is None:
+        return PrivacyPolicy()
+    return PrivacyPolicy(redact_stored=row[0], redact_before_llm=row[1], retention_days=row[2])

@@ -33,6 +33,8 @@ from conversations.services import (
 )
 from conversations.types import AnswerStatus
 from core.llm.types import LLMEndpoint
+from core.redaction import pii_redact
+from core.selectors import workspace_privacy_get
 from prompts.engine import BotSettings, BotTexts, BusinessRules
 from prompts.selectors import bot_settings_get
 from rag.embeddings import EmbeddingError
@@ -86,7 +88,11 @@ def rag_search_answer(
         kind=caller_kind,
         api_key_id=api_key_id,
     )
-    execution = rag_search_execution_start(caller=caller, query=query, document_ids=document_ids)
+    privacy = workspace_privacy_get(workspace_id=workspace_id)
+    redact = privacy.redact_stored
+    execution = rag_search_execution_start(
+        caller=caller, query=query, document_ids=document_ids, redact=redact
+    )
     scope = scope_for(
         workspace_id=str(workspace_id),
         bot_id=str(bot_id) if bot_id else None,
@@ -99,7 +105,7 @@ def rag_search_answer(
         # A search tool's contexts are chunks of the documents in scope: no curated answer.
         run = answer_run(
             bot=bot,
-            question=query,
+            question=pii_redact(query) if privacy.redact_before_llm else query,
             history=(),
             scope=scope,
             endpoint=chosen,
@@ -114,6 +120,7 @@ def rag_search_answer(
                 error_code=_error_code(exc),
                 error_message=f"{type(exc).__name__}: {exc}",
                 latencies={"total": round((time.monotonic() - started) * 1000)},
+                redact=redact,
             )
         except (
             DatabaseError
@@ -133,6 +140,7 @@ def rag_search_answer(
         record=answer_record(run=run),
         response=response,
         sources_used=cited,
+        redact=redact,
     )
     return {
         "response": response,

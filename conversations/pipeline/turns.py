@@ -24,6 +24,7 @@ from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import answer_record, answer_run
 from conversations.services import HistoryMessage, turn_complete, turn_start
 from core.llm.types import LLMEndpoint
+from core.redaction import pii_redact
 from prompts.engine import BotSettings, HistoryTurn
 from prompts.selectors import bot_settings_get
 
@@ -55,10 +56,16 @@ def turn_answer(
 ) -> TurnResult:
     """`history_extra`: messages of the conversation outside the bot's turns (the handoff app's), merged
     into the history by time."""
-    conversation = Conversation.objects.get(pk=conversation_id)
+    # The workspace rides along (its privacy settings): no query of its own.
+    conversation = Conversation.objects.select_related("bot__workspace").get(pk=conversation_id)
+    workspace = conversation.bot.workspace
+    redact = workspace.redact_personal_data
     bot = bot_settings_get(bot_id=conversation.bot_id)
     started = turn_start(
-        conversation_id=conversation.pk, client_message_id=client_message_id, user_text=message
+        conversation_id=conversation.pk,
+        client_message_id=client_message_id,
+        user_text=message,
+        redact=redact,
     )
     if not started.created and started.turn.completed_at is not None:
         return _replayed(started.turn, conversation, bot)  # an earlier delivery answered it
@@ -75,7 +82,8 @@ def turn_answer(
     )
     run = answer_run(
         bot=bot,
-        question=message,
+        # The model reads the question as typed unless the workspace redacts before it too.
+        question=pii_redact(message) if workspace.redact_before_llm else message,
         history=history,
         scope=scope,
         endpoint=llm_endpoint_for_bot(bot=bot) if endpoint is BOT_ENDPOINT else endpoint,
@@ -84,7 +92,10 @@ def turn_answer(
     )
     record = answer_record(run=run)
     if not turn_complete(
-        turn=turn, record=record, injection_threshold=run.rules.injection_threshold
+        turn=turn,
+        record=record,
+        injection_threshold=run.rules.injection_threshold,
+        redact=redact,
     ):
         # A racing delivery recorded its answer first: it owns the turn's consequences (the live
         # announcement, the handoff), so this one reports a replay of what it recorded.

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from conversations.models import Conversation, Turn
 from core.errors import ErrorKind, ParleyError
+from core.redaction import pii_redact
 from handoff.live import conversation_channel, queue_channel
 from handoff.models import Handoff, HandoffReason, Message, OwnerEvent
 from handoff.names import agent_console_name, agent_display_name
@@ -54,7 +55,8 @@ def message_data(message: Message) -> dict[str, Any]:
 
 
 def _conversation(conversation_id: uuid.UUID) -> Conversation:
-    return Conversation.objects.select_related("bot").get(pk=conversation_id)
+    # The workspace comes along for its privacy settings (stored text redacted or not).
+    return Conversation.objects.select_related("bot__workspace").get(pk=conversation_id)
 
 
 def _move(
@@ -145,6 +147,8 @@ def _handoff_create(
 ) -> Handoff:
     from handoff.tasks import handoff_timeout_check  # tasks import services
 
+    if conversation.bot.workspace.redact_personal_data:
+        detail = pii_redact(detail)
     handoff = Handoff.objects.create(
         conversation=conversation, reason=reason, detail=detail[:1000], turn_id=turn_id
     )
@@ -305,15 +309,19 @@ def _message_create(
     author: Any = None,
     client_message_id: str = "",
 ) -> Message:
+    redact = conversation.bot.workspace.redact_personal_data
     try:
         with transaction.atomic():
             message = Message.objects.create(
                 conversation=conversation,
                 role=role,
-                text=text,
+                text=pii_redact(text) if redact else text,
                 author=author,
                 client_message_id=client_message_id,
             )
+        # The row keeps the redacted text; the live event and the sender's answer carry the message
+        # as it was written (redaction never changes what the conversation shows while it happens).
+        message.text = text
     except IntegrityError:
         if not client_message_id:
             raise

@@ -215,7 +215,7 @@ def _conversation_for_delivery(
     answered = Turn.objects.filter(conversation=OuterRef("pk"), client_message_id=client_message_id)
     handed_off = Handoff.objects.filter(conversation=OuterRef("pk"))
     return (
-        Conversation.objects.select_related("bot")
+        Conversation.objects.select_related("bot__workspace")
         .annotate(
             forwarded_message_id=Subquery(forwarded),
             answered=Exists(answered),

@@ -20,7 +20,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -31,6 +31,7 @@ from bots.models import Bot
 from conversations.admin import TurnAdmin
 from conversations.pipeline.curated import CURATED_MODEL
 from core.admin_scoping import workspace_scope
+from core.redaction import pii_redact_json
 from handoff.models import FeedbackReason, Handoff
 from insights.admin.analytics import AnalyticsView
 from insights.admin.evaluation import evaluation_sets_for_user
@@ -58,6 +59,8 @@ EXPORT_FIELDS = [
     "completion_tokens",
     "latencies",
 ]
+# The exported columns holding visitors' or the model's text.
+_EXPORT_TEXT = ("user_text", "answer", "topic", "suggested_topics")
 
 
 class _ParamFilter(admin.SimpleListFilter):
@@ -221,18 +224,27 @@ def _aware(value: str) -> datetime:
 def _export(rows: QuerySet[Any], export: str) -> StreamingHttpResponse:
     """Stream the rows (no full list in memory: a figure may stand for 100k turns)."""
     if export == "json":
-        body: Iterator[str] = _json_lines(rows)
+        body: Iterator[str] = _json_lines(_redacted(rows))
         response = StreamingHttpResponse(body, content_type="application/json")
     else:
-        body = _csv_lines(rows)
+        body = _csv_lines(_redacted(rows))
         response = StreamingHttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="turns.{export}"'
     return response
 
 
-def _json_lines(rows: QuerySet[Any]) -> Iterator[str]:
+def _redacted(rows: QuerySet[Any]) -> Iterator[dict[str, Any]]:
+    """The rows, their text with personal data replaced where the workspace redacts (turns stored
+    before it opted in included)."""
+    for row in rows.iterator(chunk_size=2000):
+        if row.pop("redact"):
+            row.update({name: pii_redact_json(row[name]) for name in _EXPORT_TEXT})
+        yield row
+
+
+def _json_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     yield "["
-    for n, row in enumerate(rows.iterator(chunk_size=2000)):
+    for n, row in enumerate(rows):
         yield ("," if n else "") + json.dumps(row, cls=DjangoJSONEncoder, ensure_ascii=False)
     yield "]"
 
@@ -242,10 +254,10 @@ class _Echo:
         return value
 
 
-def _csv_lines(rows: QuerySet[Any]) -> Iterator[str]:
+def _csv_lines(rows: Iterator[dict[str, Any]]) -> Iterator[str]:
     writer = csv.writer(_Echo())
     yield writer.writerow(EXPORT_FIELDS)
-    for row in rows.iterator(chunk_size=2000):
+    for row in rows:
         yield writer.writerow(
             [
                 json.dumps(row[name], ensure_ascii=False)
@@ -296,7 +308,11 @@ class AnalyzedTurnAdmin(TurnAdmin):
         # The changelist reads its filters from request.GET; "export" is not one of them.
         request.GET = params  # type: ignore[assignment]
         changelist = self.get_changelist_instance(request)
-        rows = changelist.get_queryset(request).values(*EXPORT_FIELDS).order_by("created_at")
+        rows = (
+            changelist.get_queryset(request)
+            .values(*EXPORT_FIELDS, redact=F("conversation__bot__workspace__redact_personal_data"))
+            .order_by("created_at")
+        )
         return _export(rows, export)
 
     def get_urls(self) -> list[URLPattern]:

@@ -114,10 +114,10 @@ WHERE c.bot_id = %(bot)s::uuid
 
 
 def turn_rollups_rebuild(*, bot_id: str) -> int:
-    """Recompute every day of one bot (after importing history, whose turns completed long before
-    the watermark); returns the days redone."""
+    """Recompute every day of one bot that has turns (after importing history, whose turns completed
+    long before the watermark); returns the days redone. A day whose turns are all gone (retention,
+    privacy) keeps its rollups: they are the only count left of it."""
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("DELETE FROM insights_turnrollup WHERE bot_id = %(bot)s", {"bot": bot_id})
         cursor.execute(_BOT_DAYS_SQL, {"bot": bot_id, "tz": settings.TIME_ZONE})
         days = [row[0] for row in cursor.fetchall()]
         for day in days:

@@ -1,0 +1,1 @@
+"""Writes and reads of the privacy app: a visitor's export, erasure and the workspaces' retention."""
