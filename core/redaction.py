@@ -58,6 +58,8 @@ _CARD = re.compile(r"(?<![\w.,/-])[0-9](?:[ -]?[0-9]){12,18}(?![\w]|[.,/-][0-9])
 # 30, 36, 38; Discover and UnionPay 6; JCB 35; Maestro 50, 56-69): a Luhn-valid digit run from
 # elsewhere (a tracking or account number) rarely starts so and has a network's length.
 _CARD_IIN = re.compile(r"^(?:4|5[0-9]|2[2-7]|3[0-9]|6)")
+# A group holding a digit, then one separator, right before a candidate: the number goes on leftwards.
+_NUMBER_BEFORE = re.compile(r"[A-Za-z0-9]*[0-9][A-Za-z0-9]*[ -]\Z")
 # Digits that could be a phone number: a long enough run with the separators people type.
 _PHONE_HINT = re.compile(r"[0-9][0-9 ().\-/]{5,}[0-9]")
 _MIN_PHONE_DIGITS = 7
@@ -96,14 +98,21 @@ def _iban_spans(text: str) -> Iterable[PiiSpan]:
 
 def _card_spans(text: str) -> Iterable[PiiSpan]:
     for match in _CARD.finditer(text):
+        if _NUMBER_BEFORE.search(text, 0, match.start()):
+            continue  # the tail of a longer number (an IBAN, an account): not a card of its own
         digits = re.sub(r"[ -]", "", match.group())
         if _CARD_IIN.match(digits) and luhn.is_valid(digits):
             yield PiiSpan(match.start(), match.end(), PiiKind.CARD)
 
 
+# The regions whose national formats are recognised when settings name none (config.settings'
+# PARLEY_REDACTION_PHONE_REGIONS defaults to the same list).
+DEFAULT_PHONE_REGIONS = ("US", "GB", "FR", "DE", "ES", "IT", "NL", "BE", "CH", "AT")
+
+
 @lru_cache(maxsize=1)
 def _phone_regions() -> tuple[str, ...]:
-    regions = getattr(settings, "PARLEY_REDACTION_PHONE_REGIONS", ()) or ("US",)
+    regions = getattr(settings, "PARLEY_REDACTION_PHONE_REGIONS", ()) or DEFAULT_PHONE_REGIONS
     return tuple(region.upper() for region in regions)
 
 
@@ -116,10 +125,24 @@ def _phone_spans(text: str, regions: Sequence[str]) -> Iterable[PiiSpan]:
     hints = [m for m in _PHONE_HINT.finditer(text) if _digit_count(m.group()) >= _MIN_PHONE_DIGITS]
     if not hints:
         return
-    leniency = phonenumbers.Leniency.VALID
-    for region in regions:
-        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency):
-            yield PiiSpan(match.start, match.end, PiiKind.PHONE)
+    # STRICT_GROUPING: a valid number whose digit groups are grouped as that region writes them, so
+    # "2024-118734" (a reference) is not Washington's 202-411-8734 and "01.02.2023" no French line.
+    leniency = phonenumbers.Leniency.STRICT_GROUPING
+    spans = sorted(
+        (match.start, match.end)
+        for region in regions
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency)
+    )
+    # Regions may read different parts of one number ("0033 1 23 45 67 89": France the whole, another
+    # a tail): the number is the union, so no digit of it stays in clear.
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in merged:
+        yield PiiSpan(start, end, PiiKind.PHONE)
 
 
 def _digit_count(text: str) -> int:
