@@ -152,7 +152,8 @@ def _insights_copies(scope: _Scope) -> int:
     turn_ids = _turn_ids(scope)
     changed = 0
     with transaction.atomic():
-        for cluster in GapCluster.objects.filter(turns__in=turn_ids).distinct().select_for_update():
+        holding = GapCluster.objects.filter(turns__in=turn_ids).values("pk")
+        for cluster in GapCluster.objects.filter(pk__in=holding).select_for_update():
             examples = [example for example in cluster.examples if example not in texts]
             label = cluster.label
             if any(text[:500] == label for text in texts):
