@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from privacy.services.erasure import visitor_erasure_execute, visitor_erasures_unfinished
 from privacy.services.retention import retention_apply
+from privacy.subjects import VisitorNotFound
 
 # An erasure untouched this long is taken up again by the sweep (a run in progress updates its row
 # after every step).
@@ -27,8 +28,12 @@ RESUME_AFTER = timedelta(minutes=2)
     acks_late=True,
 )
 def visitor_erasure_execute_task(erasure_id: str) -> str:
-    """Run or resume one erasure (idempotent: its steps find nothing left to do the second time)."""
-    return visitor_erasure_execute(erasure_id=erasure_id).status
+    """Run or resume one erasure (idempotent: its steps find nothing left to do the second time);
+    any failure is retried with backoff, the row saying why meanwhile."""
+    try:
+        return visitor_erasure_execute(erasure_id=erasure_id).status
+    except VisitorNotFound:
+        return "missing"  # permanent: retrying cannot bring the row back
 
 
 @shared_task(name="privacy.erasures_resume")

@@ -94,7 +94,9 @@ def visitor_erasure_get(
 def visitor_erasure_execute(*, erasure_id: uuid.UUID | str) -> VisitorErasure:
     """Run (or resume) the erasure; done when it returns. A step that fails leaves the row `failed`
     with its reason, and the error goes up to the caller (the task retries it)."""
-    erasure = VisitorErasure.objects.get(pk=erasure_id)
+    erasure = VisitorErasure.objects.filter(pk=erasure_id).first()
+    if erasure is None:  # its workspace was deleted meanwhile: nothing left to erase
+        raise VisitorNotFound("no such erasure")
     if erasure.status == VisitorErasure.Status.DONE:
         return erasure
     VisitorErasure.objects.filter(pk=erasure.pk).update(attempts=F("attempts") + 1)
