@@ -49,6 +49,7 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("insights", "evaluationrun"): ("add", "view", "delete"),
     ("insights", "evaluationresult"): ("view",),
     ("insights", "faqcandidate"): ("change", "view"),
+    ("privacy", "visitorerasure"): ("view",),
 }
 
 

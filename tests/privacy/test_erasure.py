@@ -11,6 +11,7 @@ import uuid
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
+from django.urls import reverse
 
 from conversations.models import Conversation, RagSearchExecution, Turn
 from handoff.models import TurnFeedback
@@ -18,6 +19,7 @@ from insights.models import GapCluster, TurnRollup
 from insights.services.rollups import turn_rollups_refresh
 from privacy.models import VisitorErasure
 from tests.api.factories import bearer, bot_make, server_key_make, workspace_make
+from tests.insights.helpers import member_client
 from tests.privacy.planted import (
     database_holding,
     files_left,
@@ -133,6 +135,12 @@ def test_the_command_erases_one_conversation_and_refuses_an_unknown_one() -> Non
     # The external user's own contract, outside that conversation, stays.
     assert database_holding([visitor.strings["doc_user"]])
     assert Conversation.objects.get(pk=visitor.conversation_id).external_user_id == ""
+    # The record, in the admin of the workspace's members only.
+    url = reverse("admin:privacy_visitorerasure_changelist")
+    erasure = VisitorErasure.objects.get(workspace=workspace)
+    assert str(erasure.pk) in member_client(visitor.bot).get(url).content.decode()
+    stranger = member_client(bot_make(workspace_make()))
+    assert str(erasure.pk) not in stranger.get(url).content.decode()
     with pytest.raises(CommandError, match="visitor_not_found"):
         call_command("visitor_erase", "--conversation-id", str(uuid.uuid4()))
     with pytest.raises(CommandError, match="visitor_not_found"):
