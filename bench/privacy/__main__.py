@@ -145,20 +145,24 @@ def corpora_report(root: Path) -> None:
         sources.append(("spf-fr fiches", [row["text"] for row in rows]))
     print("\n== public text (shared corpora): spans found; in questions, every one is wrong ==")
     for name, texts in sources:
+        found: dict[str, set[tuple[int, str, str]]] = {}
         for label, finder in (("parley", parley_find), ("naive", naive_find)):
             started = time.perf_counter()
             kinds: Counter[str] = Counter()
-            examples: dict[str, list[str]] = {}
-            for text in texts:
+            spans: set[tuple[int, str, str]] = set()
+            for index, text in enumerate(texts):
                 for start, end, kind in finder(text):
                     kinds[kind] += 1
-                    examples.setdefault(kind, []).append(text[start:end])
+                    spans.add((index, kind, text[start:end]))
             elapsed = (time.perf_counter() - started) * 1000 / max(len(texts), 1)
             counts = ", ".join(f"{k} {kinds[k.value]}" for k in PiiKind)
             print(f"{name:<22} {label:<7} {len(texts):>5} texts: {counts} ({elapsed:.2f} ms/text)")
-            if label == "parley":
-                for kind, found in sorted(examples.items()):
-                    print(f"    {kind}: {found[:8]}")
+            found[label] = spans
+        # What one finds and the other does not, to be judged by eye.
+        for label, other in (("parley", "naive"), ("naive", "parley")):
+            only = sorted(found[label] - found[other])
+            shown = [f"{kind}:{text!r}" for _, kind, text in only[:12]]
+            print(f"    only {label} ({len(only)}): {', '.join(shown)}")
 
 
 def main() -> None:
