@@ -53,9 +53,10 @@ class GeneratedAnswer:
     outcome: AnswerOutcome
     # "offline", the endpoint's model, or "offline-fallback(<model>)".
     model: str
-    prompt_tokens: int | None
-    completion_tokens: int | None
     llm_ms: int
+    # None: no remote model was called (the guards, the offline provider, a curated answer).
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
     json_mode: str = ""
 
 
@@ -94,7 +95,7 @@ def answer_generate(
             question=request.question,
             max_attempts=1,
         )
-        return GeneratedAnswer(outcome, GUARD_MODEL, None, None, _elapsed_ms(started))
+        return GeneratedAnswer(outcome=outcome, model=GUARD_MODEL, llm_ms=_elapsed_ms(started))
     if endpoint is None:
         outcome = answer_obtain(
             generate=lambda _feedback: offline(),
@@ -105,7 +106,7 @@ def answer_generate(
         )
         if on_partial is not None and outcome.enforced.answer.display_answer:
             offline_stream(text=outcome.enforced.answer.answer, on_partial=on_partial)
-        return GeneratedAnswer(outcome, OFFLINE_MODEL, None, None, _elapsed_ms(started))
+        return GeneratedAnswer(outcome=outcome, model=OFFLINE_MODEL, llm_ms=_elapsed_ms(started))
     calls = _RemoteCalls(endpoint, request.messages, on_partial)
     outcome = answer_obtain(
         generate=calls.generate,
@@ -118,12 +119,12 @@ def answer_generate(
     if outcome.source == SOURCE_FALLBACK_GENERATOR:
         model = offline_fallback_model(model)
     return GeneratedAnswer(
-        outcome,
-        model,
-        calls.prompt_tokens,
-        calls.completion_tokens,
-        _elapsed_ms(started),
-        calls.json_mode,
+        outcome=outcome,
+        model=model,
+        prompt_tokens=calls.prompt_tokens,
+        completion_tokens=calls.completion_tokens,
+        llm_ms=_elapsed_ms(started),
+        json_mode=calls.json_mode,
     )
 
 

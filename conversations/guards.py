@@ -133,18 +133,25 @@ def message_screen(
     detection = injection_detect(text=text)
     if detection.flagged(injection_threshold):
         return GuardMatch(
-            GuardKind.INJECTION,
-            detection.label,
-            detection.excerpt,
-            detection.language,
-            detection.score,
+            kind=GuardKind.INJECTION,
+            label=detection.label,
+            excerpt=detection.excerpt,
+            language=detection.language,
+            score=detection.score,
         )
     for language, pattern in _HUMAN:
         if match := pattern.search(text):
-            return GuardMatch(GuardKind.HUMAN_REQUEST, "human_request", match.group(0), language)
+            return GuardMatch(
+                kind=GuardKind.HUMAN_REQUEST,
+                label="human_request",
+                excerpt=match.group(0),
+                language=language,
+            )
     if small_talk := _small_talk(text):
         language, category = small_talk
-        return GuardMatch(GuardKind.SMALL_TALK, category, text.strip(), language)
+        return GuardMatch(
+            kind=GuardKind.SMALL_TALK, label=category, excerpt=text.strip(), language=language
+        )
     return None
 
 

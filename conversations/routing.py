@@ -45,15 +45,23 @@ class _Rule:
 
 _TABLE: dict[AnswerStatus, _Rule] = {
     AnswerStatus.FOUND_IN_CONTEXT: _Rule(
-        RouteAction.SHOW_ANSWER, "answer", "answer", show_citations=True
+        action=RouteAction.SHOW_ANSWER, text="answer", reason="answer", show_citations=True
     ),
-    AnswerStatus.NOT_FOUND_IN_CONTEXT: _Rule(RouteAction.SHOW_ANSWER, "answer", "not_found"),
-    AnswerStatus.SMALL_TALK: _Rule(RouteAction.SHOW_ANSWER, "answer", "small_talk"),
-    AnswerStatus.OUT_OF_SCOPE: _Rule(RouteAction.SHOW_TEXT, "out_of_scope_text", "out_of_scope"),
+    AnswerStatus.NOT_FOUND_IN_CONTEXT: _Rule(
+        action=RouteAction.SHOW_ANSWER, text="answer", reason="not_found"
+    ),
+    AnswerStatus.SMALL_TALK: _Rule(
+        action=RouteAction.SHOW_ANSWER, text="answer", reason="small_talk"
+    ),
+    AnswerStatus.OUT_OF_SCOPE: _Rule(
+        action=RouteAction.SHOW_TEXT, text="out_of_scope_text", reason="out_of_scope"
+    ),
     AnswerStatus.INJECTION_ATTEMPT: _Rule(
-        RouteAction.SHOW_TEXT, "refusal_text", "injection", security_event=True
+        action=RouteAction.SHOW_TEXT, text="refusal_text", reason="injection", security_event=True
     ),
-    AnswerStatus.HUMAN_ESCALATION: _Rule(RouteAction.OPEN_HANDOFF, "answer", "human_requested"),
+    AnswerStatus.HUMAN_ESCALATION: _Rule(
+        action=RouteAction.OPEN_HANDOFF, text="answer", reason="human_requested"
+    ),
 }
 
 
@@ -93,7 +101,11 @@ def answer_route(
                 else "intent_human_escalation"
             )
             return RouteDecision(
-                action, text, reason, open_handoff=True, redirection_intent=HUMAN_ESCALATION_INTENT
+                action=action,
+                text=text,
+                reason=reason,
+                open_handoff=True,
+                redirection_intent=HUMAN_ESCALATION_INTENT,
             )
         action, text, reason = (
             RouteAction.SHOW_TEXT,
@@ -110,9 +122,9 @@ def answer_route(
         text = ""
     intent = redirection_intent if redirection_intent != HUMAN_ESCALATION_INTENT else None
     return RouteDecision(
-        action,
-        text,
-        reason,
+        action=action,
+        text=text,
+        reason=reason,
         security_event=rule.security_event,
         offer_human=offer_human,
         show_citations=rule.show_citations and action is RouteAction.SHOW_ANSWER,

@@ -63,7 +63,13 @@ def health_report(*, worker_timeout: float = 1.0, database_timeout: int = 3) -> 
             errors["workers"] = "no Celery worker answered the ping"
     except Exception as exc:  # kombu surfaces many transport errors; the report must not crash.
         errors["broker"] = f"{exc.__class__.__name__}: {exc}"
-    return HealthReport(database_ok, pgvector_version, broker_ok, workers, errors)
+    return HealthReport(
+        database_ok=database_ok,
+        pgvector_version=pgvector_version,
+        broker_ok=broker_ok,
+        workers=workers,
+        errors=errors,
+    )
 
 
 def workspace_ids_for_user(*, user: Any) -> Any:

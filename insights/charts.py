@@ -91,14 +91,14 @@ def stacked_columns(
         if n % label_every == 0:
             x_ticks.append(Tick(position=round(x + slot * 0.4, 2), label=label))
     return Chart(
-        WIDTH,
-        HEIGHT,
-        MARGIN_LEFT,
-        HEIGHT - MARGIN_BOTTOM,
-        bars,
-        x_ticks,
-        _y_ticks(maximum, plot_h),
-        maximum,
+        width=WIDTH,
+        height=HEIGHT,
+        plot_left=MARGIN_LEFT,
+        plot_bottom=HEIGHT - MARGIN_BOTTOM,
+        bars=bars,
+        x_ticks=x_ticks,
+        y_ticks=_y_ticks(maximum, plot_h),
+        maximum=maximum,
     )
 
 
@@ -116,14 +116,14 @@ def simple_columns(
         for n, bar in enumerate(chart.bars)
     ]
     return Chart(
-        chart.width,
-        chart.height,
-        chart.plot_left,
-        chart.plot_bottom,
-        bars,
-        chart.x_ticks,
-        chart.y_ticks,
-        chart.maximum,
+        width=chart.width,
+        height=chart.height,
+        plot_left=chart.plot_left,
+        plot_bottom=chart.plot_bottom,
+        bars=bars,
+        x_ticks=chart.x_ticks,
+        y_ticks=chart.y_ticks,
+        maximum=chart.maximum,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from celery import shared_task
+from celery import Task, shared_task
 
 
 @shared_task(name="insights.gap_clustering_compute", acks_late=True)
@@ -22,7 +22,7 @@ def turn_rollups_refresh_task() -> int:
 
 
 @shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
-def evaluation_run_execute_task(self, run_id: str) -> str:  # type: ignore[no-untyped-def]
+def evaluation_run_execute_task(self: Task, run_id: str) -> str:
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,
         DocumentsPending,

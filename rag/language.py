@@ -80,7 +80,7 @@ MIN_CONFIDENCE = 0.6
 
 
 @functools.cache
-def _identifier() -> Any:
+def language_identifier() -> Any:
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_modelpath(MODEL_DIR / MODEL_FILE, norm_probs=True)
@@ -88,7 +88,7 @@ def _identifier() -> Any:
 
 def language_identifier_load() -> None:
     """Load the identifier now (~1.4 s of CPU), e.g. in a worker's main process before its pool forks."""
-    _identifier()
+    language_identifier()
 
 
 def language_detect(text: str) -> str:
@@ -96,7 +96,7 @@ def language_detect(text: str) -> str:
     sample = text[:20000]
     if len(sample.strip()) < 20:
         return ""
-    code, confidence = _identifier().classify(sample)
+    code, confidence = language_identifier().classify(sample)
     return code if confidence >= MIN_CONFIDENCE else ""
 
 

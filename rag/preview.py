@@ -18,6 +18,7 @@ from django.core.files.storage import default_storage
 from PIL import Image, ImageDraw
 from PIL.PngImagePlugin import PngInfo
 
+from core.errors import ErrorKind, ParleyError
 from rag.errors import IngestError
 from rag.models import Chunk, Document
 from rag.parsing import IMAGE_EXTENSIONS
@@ -32,8 +33,11 @@ LONGEST_SIDE = 1400
 _CACHE_VERSION = "v1"
 
 
-class PreviewUnavailable(Exception):
+class PreviewUnavailable(ParleyError):
     """The chunk's source has no page to show (plain text, HTML, audio, video)."""
+
+    code = "preview_unavailable"
+    kind = ErrorKind.NOT_FOUND
 
 
 @dataclass(frozen=True)

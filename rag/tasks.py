@@ -62,7 +62,7 @@ def _reclaim_on_worker_start(**_: object) -> None:
 
 
 @worker_init.connect
-def _ingestion_preload(**_: object) -> None:
+def ingestion_preload(**_: object) -> None:
     """Import the pipeline and load the language identifier once, before the pool forks: every pool process shares
     them (~70 MB) instead of spending ~2 s of CPU on them in its first ingestion task."""
     import rag.ingestion  # noqa: F401

@@ -121,7 +121,7 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     from django.conf import settings
 
     from bench.api.load import level_run, percentile, plain_requests
-    from tests.support.llm_server import _TOKENS, Reply
+    from tests.support.llm_server import REPLY_TOKENS, Reply
 
     content = json.dumps(
         {
@@ -136,7 +136,7 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
             "context_usage": [],
         }
     )
-    tokens = len(_TOKENS.findall(content))
+    tokens = len(REPLY_TOKENS.findall(content))
     llm_seconds = (tokens + 1) * args.token_delay
     turns_needed = 28 + sum(level * args.rounds for level in levels)
     stack.llm.enqueue(

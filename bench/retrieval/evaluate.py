@@ -125,7 +125,9 @@ def sweep_prepare(corpus: Corpus, scope: RetrievalScope) -> Prepared:
                 )
                 lists[mode].append([(hit.id, score(hit)) for hit in result.hits])
                 titles.update((hit.id, hit.title) for hit in result.hits)
-    return Prepared(corpus, scope, lists["vector"], lists["text"], titles)
+    return Prepared(
+        corpus=corpus, scope=scope, vector=lists["vector"], text=lists["text"], titles=titles
+    )
 
 
 RATIOS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0, 3.0, 5.0)  # vector weight / text weight

@@ -102,7 +102,9 @@ def answer_obtain(
             feedback = retry_feedback(error)
             continue
         attempts.append(AttemptRecord(raw))
-        return AnswerOutcome(enforced, SOURCE_LLM, tuple(attempts), parsed=parsed)
+        return AnswerOutcome(
+            enforced=enforced, source=SOURCE_LLM, attempts=tuple(attempts), parsed=parsed
+        )
     last = attempts[-1]
     logger.error(
         "LLM output unusable after %d attempts (%s): %s",
@@ -111,9 +113,11 @@ def answer_obtain(
         last.error_message,
     )
     return AnswerOutcome(
-        safe_fallback(chunks=chunks, rules=rules, question=question, cause=last.error_code),
-        SOURCE_SAFE_FALLBACK,
-        tuple(attempts),
+        enforced=safe_fallback(
+            chunks=chunks, rules=rules, question=question, cause=last.error_code
+        ),
+        source=SOURCE_SAFE_FALLBACK,
+        attempts=tuple(attempts),
     )
 
 
@@ -137,9 +141,20 @@ def _from_fallback_generator(
         enforced = safe_fallback(
             chunks=chunks, rules=rules, question=question, cause=contract_error.code
         )
-        return AnswerOutcome(enforced, SOURCE_SAFE_FALLBACK, tuple(attempts), error)
+        return AnswerOutcome(
+            enforced=enforced,
+            source=SOURCE_SAFE_FALLBACK,
+            attempts=tuple(attempts),
+            llm_error=error,
+        )
     attempts.append(AttemptRecord(raw, generator=SOURCE_FALLBACK_GENERATOR))
-    return AnswerOutcome(enforced, SOURCE_FALLBACK_GENERATOR, tuple(attempts), error, parsed)
+    return AnswerOutcome(
+        enforced=enforced,
+        source=SOURCE_FALLBACK_GENERATOR,
+        attempts=tuple(attempts),
+        llm_error=error,
+        parsed=parsed,
+    )
 
 
 def _enforce(

@@ -54,7 +54,9 @@ def question_condense(
     started = time.monotonic()
     if endpoint is None:
         previous = [turn.content for turn in history if turn.role == "user"][-1:]
-        return CondensedQuestion(question, tuple(previous), "offline", ms=_ms(started))
+        return CondensedQuestion(
+            question=question, keywords=tuple(previous), method="offline", ms=_ms(started)
+        )
     prompt = condense_prompt_build(
         bot=bot,
         question=question,
@@ -66,18 +68,33 @@ def question_condense(
         raw = llm_complete(endpoint=endpoint, messages=prompt.messages).text
     except LLMError as error:
         return CondensedQuestion(
-            question, (), f"failed:{error.code}", prompt.sha256, ms=_ms(started)
+            question=question,
+            keywords=(),
+            method=f"failed:{error.code}",
+            prompt_hash=prompt.sha256,
+            ms=_ms(started),
         )
     data = _parse(raw)
     standalone = data.get("standalone_question") if data is not None else None
     if data is None or not isinstance(standalone, str) or not standalone.strip():
         return CondensedQuestion(
-            question, (), "failed:unparsable", prompt.sha256, raw, _ms(started)
+            question=question,
+            keywords=(),
+            method="failed:unparsable",
+            prompt_hash=prompt.sha256,
+            raw_output=raw,
+            ms=_ms(started),
         )
     keywords = _words(data.get("keywords"))
     translations = _translations(data.get("translations"), languages=document_languages)
     return CondensedQuestion(
-        standalone.strip(), keywords, "llm", prompt.sha256, raw, _ms(started), translations
+        question=standalone.strip(),
+        keywords=keywords,
+        method="llm",
+        prompt_hash=prompt.sha256,
+        raw_output=raw,
+        ms=_ms(started),
+        translations=translations,
     )
 
 

@@ -150,5 +150,5 @@ def curated_generated(
         max_attempts=1,
     )
     return GeneratedAnswer(
-        outcome, CURATED_MODEL, None, None, round((time.monotonic() - started) * 1000)
+        outcome=outcome, model=CURATED_MODEL, llm_ms=round((time.monotonic() - started) * 1000)
     )

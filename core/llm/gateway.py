@@ -94,7 +94,7 @@ class LLMStream:
         started = time.monotonic()
         attempt = failures = 0
         minimal = False
-        client = _client(endpoint)
+        client = openai_client(endpoint)
         with db_connections_released():
             while True:
                 attempt += 1
@@ -256,7 +256,7 @@ def _stream_chunks(response: openai.APIResponse[object]) -> Iterator[dict[str, A
 def embeddings_create(*, endpoint: EmbeddingEndpoint, texts: Sequence[str]) -> EmbeddingsResult:
     """One embeddings call for `texts` (the caller batches), retried on transient errors. Raises LLMError."""
     started = time.monotonic()
-    client = _client(endpoint)
+    client = openai_client(endpoint)
     with db_connections_released():
         attempt = 0
         while True:
@@ -286,7 +286,7 @@ def vision_describe(
     """A chat completion over one PNG image (a data URL) and an instruction, retried on transient errors.
 
     Raises LLMError; an empty answer is an error too (LLM_REJECTED), so callers never store nothing."""
-    client = _client(endpoint)
+    client = openai_client(endpoint)
     url = "data:image/png;base64," + base64.b64encode(image_png).decode("ascii")
     messages = [
         {
@@ -328,7 +328,7 @@ def transcription_create(
 ) -> TranscriptionResult:
     """Timestamped segments of one audio file (verbose_json), retried on transient errors. Raises LLMError."""
     started = time.monotonic()
-    client = _client(endpoint)
+    client = openai_client(endpoint)
     with db_connections_released():
         attempt = 0
         while True:
@@ -380,7 +380,7 @@ _clients: dict[tuple[object, ...], openai.OpenAI] = {}
 _clients_lock = threading.Lock()
 
 
-def _client(endpoint: Endpoint) -> openai.OpenAI:
+def openai_client(endpoint: Endpoint) -> openai.OpenAI:
     """The one client factory: a client per process and endpoint, reused across calls.
 
     Building one costs ~25 ms (httpx loads the TLS trust store), so it is kept, keyed by process

@@ -54,8 +54,9 @@ def message_data(message: Message) -> dict[str, Any]:
     }
 
 
-def _conversation(conversation_id: uuid.UUID) -> Conversation:
-    # The workspace comes along for its privacy settings (stored text redacted or not).
+def conversation_get(*, conversation_id: uuid.UUID) -> Conversation:
+    """The conversation every move starts from, with its bot (for names, the locale, the policy) and the
+    bot's workspace (for its privacy settings: stored text redacted or not)."""
     return Conversation.objects.select_related("bot__workspace").get(pk=conversation_id)
 
 
@@ -116,7 +117,7 @@ def handoff_open(
     """Moves bot → waiting_agent and queues the conversation; idempotent while a handoff is open."""
     if reason not in HandoffReason.values:
         raise ValueError(f"unknown handoff reason {reason!r}")
-    conversation = _conversation(conversation_id)
+    conversation = conversation_get(conversation_id=conversation_id)
     with transaction.atomic():
         actor = (
             OwnerEvent.Actor.VISITOR
@@ -163,7 +164,7 @@ def _handoff_create(
     return handoff
 
 
-def _escalation_open(*, conversation: Conversation, turn: Turn) -> bool:
+def escalation_open(*, conversation: Conversation, turn: Turn) -> bool:
     """An answer routed to a human: bot → waiting_agent, its event, the handoff row and the queue
     entry in one transaction (the timeout and the live events after its commit). False when the bot
     no longer owns the conversation (the visitor asked for a human meanwhile, or an agent holds it)."""
@@ -185,7 +186,7 @@ def _escalation_open(*, conversation: Conversation, turn: Turn) -> bool:
 
 def handoff_claim(*, conversation_id: uuid.UUID, agent: Any) -> ClaimResult:
     """Exactly one agent wins a waiting conversation; the others learn who did."""
-    conversation = _conversation(conversation_id)
+    conversation = conversation_get(conversation_id=conversation_id)
     with transaction.atomic():
         moved = _move(
             conversation=conversation,
@@ -231,7 +232,7 @@ def _agent_owned_handoff(conversation: Conversation, agent: Any) -> Handoff:
 
 
 def _close(*, conversation_id: uuid.UUID, agent: Any, to_owner: str, outcome: str) -> Conversation:
-    conversation = _conversation(conversation_id)
+    conversation = conversation_get(conversation_id=conversation_id)
     with transaction.atomic():
         handoff = _agent_owned_handoff(conversation, agent)
         moved = _move(
@@ -287,7 +288,7 @@ def handoff_resolve(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:
 def handoff_console_close(*, conversation_id: uuid.UUID, agent: Any) -> int:
     """The agent closes, in the console, a conversation they returned to the bot: it leaves their list.
     HandoffError when there is none of theirs to close (still theirs, someone else's, closed already)."""
-    conversation = _conversation(conversation_id)
+    conversation = conversation_get(conversation_id=conversation_id)
     closed = Handoff.objects.filter(
         conversation=conversation,
         claimed_by=agent,
@@ -301,7 +302,7 @@ def handoff_console_close(*, conversation_id: uuid.UUID, agent: Any) -> int:
     return closed
 
 
-def _message_create(
+def message_create(
     *,
     conversation: Conversation,
     role: str,
@@ -341,9 +342,9 @@ def _message_create(
 def agent_message_post(
     *, conversation_id: uuid.UUID, agent: Any, text: str, client_message_id: str = ""
 ) -> Message:
-    conversation = _conversation(conversation_id)
+    conversation = conversation_get(conversation_id=conversation_id)
     _agent_owned_handoff(conversation, agent)
-    return _message_create(
+    return message_create(
         conversation=conversation,
         role=Message.Role.AGENT,
         text=text,
@@ -377,7 +378,7 @@ def handoff_timeout(*, handoff_id: uuid.UUID) -> bool:
         if conversation.owner != Owner.WAITING_AGENT:
             return False
         policy = handoff_policy_get(conversation=conversation)
-        _message_create(
+        message_create(
             conversation=conversation, role=Message.Role.SYSTEM, text=policy.timeout_text
         )
         # The widget leaves its "waiting" state on this event (the text is also its history's).

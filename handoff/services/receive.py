@@ -1,7 +1,7 @@
 """A visitor's message: the one entry point (`visitor_message_receive`), for the chat API, JSON or
 streamed, and the widget through it. While the owner is ``waiting_agent`` or ``agent`` the bot is
 muted and the message goes to the agent; otherwise the answer pipeline answers it, and an answer
-routed to a human opens the handoff (`moves._escalation_open`: one transaction).
+routed to a human opens the handoff (`moves.escalation_open`: one transaction).
 """
 
 from __future__ import annotations
@@ -9,10 +9,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Subquery
+from django_stubs_ext import WithAnnotations
 
 from conversations.models import Conversation, Turn
 from conversations.pipeline.events import PipelineEmitter
@@ -26,9 +27,9 @@ from handoff.services.moves import (
     MUTED_OWNERS,
     HandoffError,
     Owner,
-    _conversation,
-    _escalation_open,
-    _message_create,
+    conversation_get,
+    escalation_open,
+    message_create,
     message_data,
 )
 from streams.live import live_publish_on_commit
@@ -43,7 +44,7 @@ def visitor_message_post(
 
     Idempotent on client_message_id. Returns ``{status, owner, message}``.
     """
-    conversation = _conversation(conversation_id)
+    conversation = conversation_get(conversation_id=conversation_id)
     with transaction.atomic():
         owner = (
             Conversation.objects.select_for_update()
@@ -54,7 +55,7 @@ def visitor_message_post(
         if owner not in MUTED_OWNERS:
             raise HandoffError("bot_owns_conversation", "the bot answers this conversation")
         conversation.owner = owner
-        message = _message_create(
+        message = message_create(
             conversation=conversation,
             role=Message.Role.VISITOR,
             text=text,
@@ -110,13 +111,13 @@ def visitor_message_receive(
     conversation = _conversation_for_delivery(
         conversation_id=conversation_id, client_message_id=client_message_id
     )
-    forwarded = getattr(conversation, "forwarded_message_id", None)
+    forwarded = conversation.forwarded_message_id
     if forwarded is not None:
         message = Message.objects.select_related("author__agent_profile", "conversation__bot").get(
             pk=forwarded
         )
         return _forwarded(owner=conversation.owner, message=message_data(message))
-    if conversation.owner in MUTED_OWNERS and not getattr(conversation, "answered", False):
+    if conversation.owner in MUTED_OWNERS and not conversation.answered:
         try:
             posted = visitor_message_post(
                 conversation_id=conversation.pk, text=text, client_message_id=client_message_id
@@ -135,7 +136,7 @@ def visitor_message_receive(
         emitter=emitter,
         endpoint=endpoint,
         # Only a conversation once handed off has messages besides the bot's turns.
-        handed_off=getattr(conversation, "handed_off", True),
+        handed_off=conversation.handed_off,
     )
 
 
@@ -169,7 +170,7 @@ def bot_answer(
     escalate = result.escalation_requested or _escalation_interrupted(
         result=result, conversation=conversation
     )
-    escalated = escalate and _escalation_open(conversation=conversation, turn=result.turn)
+    escalated = escalate and escalation_open(conversation=conversation, turn=result.turn)
     payload = {**result.payload, "owner": Owner.WAITING_AGENT} if escalated else result.payload
     if handed_off and result.created:
         live_publish_on_commit(
@@ -177,7 +178,9 @@ def bot_answer(
             event="turn_answered",
             data=_turn_announced(result.turn, payload=payload, pending_answer=pending_answer),
         )
-    return VisitorMessageResult(payload, result.turn, result.created, escalated=escalated)
+    return VisitorMessageResult(
+        payload=payload, turn=result.turn, created=result.created, escalated=escalated
+    )
 
 
 def _turn_announced(turn: Turn, *, payload: dict[str, Any], pending_answer: bool) -> dict[str, Any]:
@@ -203,9 +206,18 @@ def visitor_message_body(received: VisitorMessageResult) -> dict[str, Any]:
     return received.payload
 
 
+class DeliveryState(TypedDict):
+    """What an earlier delivery of the same message left, as `_conversation_for_delivery`
+    annotates it: the message forwarded to an agent, a bot turn, any handoff of the conversation."""
+
+    forwarded_message_id: uuid.UUID | None
+    answered: bool
+    handed_off: bool
+
+
 def _conversation_for_delivery(
     *, conversation_id: uuid.UUID, client_message_id: str
-) -> Conversation:
+) -> WithAnnotations[Conversation, DeliveryState]:
     """The conversation, with what an earlier delivery of this message left (one round trip)."""
     forwarded = Message.objects.filter(
         conversation=OuterRef("pk"),
@@ -226,7 +238,7 @@ def _conversation_for_delivery(
 
 
 def _forwarded(*, owner: str, message: dict[str, Any]) -> VisitorMessageResult:
-    return VisitorMessageResult(muted_result_json(owner=owner), muted=True, message=message)
+    return VisitorMessageResult(payload=muted_result_json(owner=owner), muted=True, message=message)
 
 
 def _escalation_interrupted(*, result: TurnResult, conversation: Conversation) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from conversations.models import TurnStatus
+from core.errors import ErrorKind, ParleyError
 from insights.models.evaluation import (
     CASE_FIELDS,
     CASES_PER_SET_MAX,
@@ -31,13 +32,14 @@ _TRUE = {"true", "yes", "1", "y"}
 _FALSE = {"false", "no", "0", "n", ""}
 
 
-class CasesImportError(Exception):
+class CasesImportError(ParleyError):
     """A refused file; `problems` names each bad row by its line number."""
 
     code = "evaluation_import_invalid"
+    kind = ErrorKind.INVALID
 
     def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
+        super().__init__("; ".join(problems), extra={"problems": list(problems)})
         self.problems = problems
 
 

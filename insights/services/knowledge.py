@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from conversations.models import CuratedAnswer
+from core.errors import ErrorKind, ParleyError
 from handoff.models import Handoff, Message
 from insights.models import FaqCandidate, GapCluster
 from rag.services import document_create
@@ -25,8 +26,11 @@ from rag.services import document_create
 COLLECT_BATCH = 500
 
 
-class ReviewRefused(Exception):
+class ReviewRefused(ParleyError):
+    """A review the candidate's state does not allow (already reviewed, or an empty entry)."""
+
     code = "faq_candidate_reviewed"
+    kind = ErrorKind.CONFLICT
 
 
 def faq_candidates_collect() -> int:

@@ -21,6 +21,7 @@ from bots.models import Bot, PromptTemplateVersion
 from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import PipelineRun, answer_run
+from core.errors import ErrorKind, ParleyError
 from insights.models import EvaluationCase, EvaluationResult, EvaluationRun, EvaluationSet
 from insights.services.gaps import gap_clusters_coverage_refresh
 from insights.services.metrics import NO_ANSWER_STATUSES, ResultFacts, run_metrics
@@ -34,16 +35,20 @@ TOP_K_MAX = 50
 WAIT_FOR_DOCUMENTS_SECONDS = 10
 
 
-class RunRefused(Exception):
+class RunRefused(ParleyError):
     """A run that cannot start: `code` is stable, the message says what to do."""
 
+    kind = ErrorKind.INVALID
+
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code=code)
 
 
-class DocumentsPending(Exception):
+class DocumentsPending(ParleyError):
     """The bot's documents are not ingested yet; the task retries later."""
+
+    code = "documents_pending"
+    kind = ErrorKind.UNAVAILABLE
 
 
 def overrides_clean(*, bot_id: uuid.UUID | str, raw: Mapping[str, Any]) -> dict[str, Any]:

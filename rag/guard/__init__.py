@@ -160,12 +160,20 @@ def _cues(
         hits += patterns_match(alternative)
     # A document's table or alphabet may spell letters out; a message doing so is dodging a filter.
     if not documents and spelled_out(text):
-        hits.append(PatternHit("encoded_payload", "", HALF, -1, -1))
+        hits.append(PatternHit(label="encoded_payload", language="", weight=HALF, start=-1, end=-1))
     for payload in base64_payloads(text):
         decoded_hits = patterns_match(text_fold(payload))
         if decoded_hits:
             weight = max(0.8, patterns_score(decoded_hits))
-            hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
+            hits.append(
+                PatternHit(
+                    label="encoded_payload",
+                    language=decoded_hits[0].language,
+                    weight=weight,
+                    start=-1,
+                    end=-1,
+                )
+            )
     return hits
 
 

@@ -122,9 +122,12 @@ _PATTERNS: tuple[_Pattern, ...] = (
 def patterns_match(folded: str) -> list[PatternHit]:
     """Every pattern that matches the folded text (its first match), strongest first."""
     hits = []
-    for pattern in _PATTERNS:
-        if match := pattern.regex.search(folded):
-            hits.append(PatternHit(pattern.label, pattern.language, pattern.weight, *match.span()))
+    for p in _PATTERNS:
+        if match := p.regex.search(folded):
+            s, e = match.span()
+            hits.append(
+                PatternHit(label=p.label, language=p.language, weight=p.weight, start=s, end=e)
+            )
     hits.sort(key=lambda hit: hit.weight, reverse=True)
     return hits
 

@@ -99,7 +99,12 @@ def classifier_calibrate(
         if best is None or detection > best.detection:
             everything = float(np.mean(scores[labels == 0] >= cut))
             best = Calibration(
-                regularisation, cut, detection, false_positives, everything, scores=scores
+                regularisation=regularisation,
+                cut=cut,
+                detection=detection,
+                false_positives=false_positives,
+                false_positives_all=everything,
+                scores=scores,
             )
     assert best is not None
     return best

@@ -81,7 +81,15 @@ def _figures(document: DocxDocument) -> list[Figure]:
         image = image_open(blob, label="embedded image")
         if min(image.size) < smallest:
             continue
-        figures.append(Figure(image_png(image), None, None, image.width, image.height))
+        figures.append(
+            Figure(
+                png=image_png(image),
+                page_number=None,
+                box=None,
+                width=image.width,
+                height=image.height,
+            )
+        )
     return figures
 
 

@@ -21,8 +21,10 @@ def parse_image(data: bytes, filename: str) -> ParsedDocument:
     figures = []
     if not blocks:
         width, height = image.size
-        box = Box(1, 0.0, 0.0, float(width), float(height))
-        figures.append(Figure(image_png(image), 1, box, width, height))
+        box = Box(page_number=1, x0=0.0, top=0.0, x1=float(width), bottom=float(height))
+        figures.append(
+            Figure(png=image_png(image), page_number=1, box=box, width=width, height=height)
+        )
     return ParsedDocument(
         blocks=blocks, modality="image", figures=figures, ocr_pages=int(settings.PARLEY_OCR_ENABLED)
     )

@@ -99,11 +99,11 @@ def _lines(image: Image.Image, *, page_number: int, scale: float, language: str)
         right = max(data["left"][i] + data["width"][i] for i in indexes)
         bottom = max(data["top"][i] + data["height"][i] for i in indexes)
         box = Box(
-            page_number,
-            round(left / scale, 2),
-            round(top / scale, 2),
-            round(right / scale, 2),
-            round(bottom / scale, 2),
+            page_number=page_number,
+            x0=round(left / scale, 2),
+            top=round(top / scale, 2),
+            x1=round(right / scale, 2),
+            bottom=round(bottom / scale, 2),
         )
         blocks.append(
             Block(

@@ -78,7 +78,7 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
                 headings = [(s, h) for s, h in headings if s > size] + [(size, text)]
                 continue
             x0, top, x1, bottom = (round(line[key], 2) for key in ("x0", "top", "x1", "bottom"))
-            box = Box(page_number, x0, top, x1, bottom)
+            box = Box(page_number=page_number, x0=x0, top=top, x1=x1, bottom=bottom)
             path = tuple(h for _, h in headings)
             blocks.append(Block(text=text, heading_path=path, page_number=page_number, boxes=[box]))
     if scanned:

@@ -78,13 +78,21 @@ def pdf_figures(data: bytes, *, skip_pages: set[int]) -> list[Figure]:
                 except (pdfium.PdfiumError, ValueError):  # a format only rendering decodes
                     picture = item.get_bitmap(render=True).to_pil()
                 box = Box(
-                    index + 1,
-                    round(left, 2),
-                    round(page_height - top, 2),
-                    round(right, 2),
-                    round(page_height - bottom, 2),
+                    page_number=index + 1,
+                    x0=round(left, 2),
+                    top=round(page_height - top, 2),
+                    x1=round(right, 2),
+                    bottom=round(page_height - bottom, 2),
                 )
-                figures.append(Figure(image_png(picture), index + 1, box, width, height))
+                figures.append(
+                    Figure(
+                        png=image_png(picture),
+                        page_number=index + 1,
+                        box=box,
+                        width=width,
+                        height=height,
+                    )
+                )
                 if len(figures) >= limit:
                     break
             page.close()

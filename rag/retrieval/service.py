@@ -202,7 +202,13 @@ def chunks_retrieve(
         "rerank": _ms(time.perf_counter() - searched) if rerank else 0,
     }
     return RetrievalResult(
-        hits, query_text, model_id, len(rows), rerank, latencies, fusion=choice.label()
+        hits=hits,
+        query_text=query_text,
+        model_id=model_id,
+        candidates=len(rows),
+        reranked=rerank,
+        latencies=latencies,
+        fusion=choice.label(),
     )
 
 

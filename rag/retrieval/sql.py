@@ -218,20 +218,20 @@ def hybrid_rows(
         )
     return [
         HybridRow(
-            str(r[0]),
-            str(r[1]),
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            r[6],
-            float(r[7]),
-            r[8],
-            r[9],
-            r[10],
-            float(r[11]),
-            r[12],
-            r[13],
+            chunk_id=str(r[0]),
+            document_id=str(r[1]),
+            text=r[2],
+            page_number=r[3],
+            start_time=r[4],
+            title=r[5],
+            filename=r[6],
+            vector_score=float(r[7]),
+            vector_rank=r[8],
+            text_score=r[9],
+            text_rank=r[10],
+            fused_score=float(r[11]),
+            ordinal=r[12],
+            chunk_count=r[13],
         )
         for r in rows
     ]

@@ -10,7 +10,7 @@ from httpx_sse import connect_sse
 
 from conversations.models import Conversation
 from tests.api.factories import bot_make, server_key_make
-from tests.api.test_sse_live import _join_deltas
+from tests.api.test_sse_live import join_deltas
 from tests.support.knowledge import document_ingested
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker, pytest.mark.timeout(120)]
@@ -66,7 +66,7 @@ def test_chat_turn_streams_phases_answer_deltas_and_the_result(
     }
     with httpx.Client(timeout=60) as client:
         stream_id, events = _stream(client, "POST", url, json=body, headers=headers)
-        joined = _join_deltas(events)
+        joined = join_deltas(events)
         names = [name for name, _, _ in joined]
         assert (
             names[0] == "tool_update" and names[-1] == "tool_end" and "tool_partial_update" in names
@@ -117,7 +117,7 @@ def test_rag_search_streams_with_the_spec_events_and_a_big_result_in_delta_piece
             headers={**headers, "Accept": "text/event-stream"},
         )
     assert any(e.event == "tool_end_delta_sse" for e in events)  # over the 2 KiB test limit: split
-    joined = _join_deltas(events)
+    joined = join_deltas(events)
     result = joined[-1][2]
     assert joined[-1][0] == "tool_end"
     assert set(result) == {"response", "contexts", "sources_used", "model", "execution_id"}

@@ -76,7 +76,13 @@ def test_multipart_upload_of_several_files_creates_one_document_each(tenant) -> 
 def test_session_document_belongs_to_the_conversation(tenant) -> None:  # type: ignore[no-untyped-def]
     workspace, bot, headers = tenant
 
-    principal = Principal(PrincipalKind.SERVER, uuid.uuid4(), workspace.pk, None, frozenset())
+    principal = Principal(
+        kind=PrincipalKind.SERVER,
+        key_id=uuid.uuid4(),
+        workspace_id=workspace.pk,
+        bot_id=None,
+        scopes=frozenset(),
+    )
     session, _ = visitor_session_start(principal=principal, bot=bot, visitor_id="v1")
     response = _post_text(
         headers,

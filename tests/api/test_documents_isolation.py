@@ -142,7 +142,11 @@ def test_another_external_user_cannot_reach_a_private_document(world) -> None:  
 def test_bots_and_conversations_of_other_workspaces_cannot_be_used(world, unchanged) -> None:  # type: ignore[no-untyped-def]
     stranger_bot = world["stranger_bot"]
     principal = Principal(
-        PrincipalKind.SERVER, stranger_bot.pk, stranger_bot.workspace_id, None, frozenset()
+        kind=PrincipalKind.SERVER,
+        key_id=stranger_bot.pk,
+        workspace_id=stranger_bot.workspace_id,
+        bot_id=None,
+        scopes=frozenset(),
     )
     foreign_session, _ = visitor_session_start(
         principal=principal, bot=stranger_bot, visitor_id="v"

@@ -33,7 +33,7 @@ def _publisher(stream_id: str, ids: list[str]) -> StreamEmitter:
     )
 
 
-def _join_deltas(events: list[ServerSentEvent]) -> list[tuple[str, str, Any]]:
+def join_deltas(events: list[ServerSentEvent]) -> list[tuple[str, str, Any]]:
     """What a client does: buffer <event>_delta_sse pieces and parse the joined chunks as the event's data."""
     joined: list[tuple[str, str, Any]] = []
     pieces: list[dict[str, Any]] = []
@@ -126,7 +126,7 @@ def test_an_oversized_payload_arrives_as_delta_pieces_that_join(live_api: str) -
     assert len(deltas) > 3
     assert all(len(event.data.encode()) <= LIVE_SSE_MAX_EVENT_BYTES for event in deltas)
     assert [event.id for event in deltas] == [f"{ids[1]}.{n}" for n in range(len(deltas))]
-    assert _join_deltas(events) == [
+    assert join_deltas(events) == [
         ("tool_update", ids[0], {"phase": "COMPILING_RESULTS", "status": "started"}),
         ("tool_end", ids[1], _big_result()),
     ]
@@ -153,7 +153,7 @@ def test_a_dropped_client_resumes_with_last_event_id(live_api: str) -> None:
         resume_headers = {**headers, "Last-Event-ID": first[-1].id}
         with connect_sse(client, "GET", url, headers=resume_headers) as source:
             rest = list(source.iter_sse())
-        joined = _join_deltas(rest)
+        joined = join_deltas(rest)
         assert [event.id for event in first] == ids[:2]
         assert [(event, event_id) for event, event_id, _ in joined] == [
             ("tool_end", ids[2]),

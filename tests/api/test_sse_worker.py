@@ -11,7 +11,7 @@ from httpx_sse import connect_sse
 from api.authentication import server_key_principal
 from streams.runners import stream_runner_open
 from tests.api.factories import server_key_make, workspace_make
-from tests.api.test_sse_live import _join_deltas
+from tests.api.test_sse_live import join_deltas
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True), pytest.mark.timeout(90)]
 
@@ -32,7 +32,7 @@ def test_a_worker_streams_a_run_that_the_web_process_relays(
         connect_sse(client, "GET", url, headers={"Authorization": f"Bearer {raw}"}) as source,
     ):
         events = list(source.iter_sse())
-    joined = _join_deltas(events)
+    joined = join_deltas(events)
     names = [name for name, _, _ in joined]
     assert names[:4] == ["tool_update"] * 4
     assert names[-1] == "tool_end"

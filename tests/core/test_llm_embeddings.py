@@ -10,7 +10,7 @@ import pytest
 
 from core.llm import errors
 from core.llm.errors import LLMError
-from core.llm.gateway import _client, embeddings_create
+from core.llm.gateway import embeddings_create, openai_client
 from core.llm.types import EmbeddingEndpoint, LLMEndpoint
 from rag.embeddings import EmbeddingError
 from rag.embeddings.remote import OpenAIProvider
@@ -97,8 +97,10 @@ def test_chat_and_embeddings_share_one_client_per_endpoint(
         model="scripted-model", base_url=llm.base_url, api_key="embed-key", read_timeout=2.0
     )
 
-    assert _client(embedding_endpoint) is _client(chat)  # same URL, key and timeouts
-    assert _client(embedding_endpoint) is not _client(replace(embedding_endpoint, api_key="other"))
+    assert openai_client(embedding_endpoint) is openai_client(chat)  # same URL, key and timeouts
+    assert openai_client(embedding_endpoint) is not openai_client(
+        replace(embedding_endpoint, api_key="other")
+    )
 
 
 def test_the_rag_provider_batches_and_names_transient_errors(

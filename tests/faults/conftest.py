@@ -23,7 +23,7 @@ from conversations.models import Conversation, Turn
 from rag.models import Chunk, Document
 from tests.api.conftest import live_api
 from tests.api.factories import bot_make, server_key_make
-from tests.api.test_sse_live import _join_deltas
+from tests.api.test_sse_live import join_deltas
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
 from tests.support.outages import held
@@ -105,7 +105,7 @@ def stream_outcome(followed: Followed) -> tuple[str, dict[str, Any]]:
     Every stream must end with one of the two, exactly once, and carry no event twice."""
     ids = [event.id for event in followed.events if event.id]
     assert len(ids) == len(set(ids)), f"an event arrived twice: {ids}"
-    joined = _join_deltas(followed.events)
+    joined = join_deltas(followed.events)
     names = [name for name, _, _ in joined]
     finals = [name for name in names if name in ("tool_end", "error")]
     assert len(finals) == 1 and names[-1] == finals[0], names

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = "https://shop.example"
 
 
-def _visitor(client: Client, key: str) -> dict:
+def visitor_open(client: Client, key: str) -> dict:
     return widget_session_open(client, key, origin=ORIGIN)
 
 
@@ -26,7 +26,7 @@ def _widget(escalation_allowed: bool = True) -> str:
 
 def test_visitor_asks_for_a_human_and_reads_the_history() -> None:
     client = Client()
-    visitor = _visitor(client, _widget())
+    visitor = visitor_open(client, _widget())
     url = f"/api/v1/conversations/{visitor['conversation_id']}"
     response = client.post(
         f"{url}/handoff",
@@ -43,7 +43,7 @@ def test_visitor_asks_for_a_human_and_reads_the_history() -> None:
 
 def test_same_origin_get_without_origin_uses_the_referer() -> None:
     client = Client()
-    visitor = _visitor(client, _widget())
+    visitor = visitor_open(client, _widget())
     headers = {key: value for key, value in visitor["headers"].items() if key != "Origin"}
     url = f"/api/v1/conversations/{visitor['conversation_id']}/messages"
     assert client.get(url, headers={**headers, "Referer": f"{ORIGIN}/products/"}).status_code == 200
@@ -54,7 +54,7 @@ def test_same_origin_get_without_origin_uses_the_referer() -> None:
 
 def test_handoff_refused_when_the_bot_does_not_allow_it() -> None:
     client = Client()
-    visitor = _visitor(client, _widget(escalation_allowed=False))
+    visitor = visitor_open(client, _widget(escalation_allowed=False))
     response = client.post(
         f"/api/v1/conversations/{visitor['conversation_id']}/handoff",
         data={},
@@ -68,7 +68,7 @@ def test_handoff_refused_when_the_bot_does_not_allow_it() -> None:
 def test_visitor_reaches_only_their_own_conversation_and_turns() -> None:
     client = Client()
     key = _widget()
-    mine, theirs = _visitor(client, key), _visitor(client, key)
+    mine, theirs = visitor_open(client, key), visitor_open(client, key)
     other_url = f"/api/v1/conversations/{theirs['conversation_id']}"
     assert client.get(f"{other_url}/messages", headers=mine["headers"]).status_code == 404
     assert (
@@ -110,7 +110,7 @@ def test_visitor_reaches_only_their_own_conversation_and_turns() -> None:
 
 def test_bot_stays_silent_while_an_agent_owns_the_conversation() -> None:
     client = Client()
-    visitor = _visitor(client, _widget())
+    visitor = visitor_open(client, _widget())
     url = f"/api/v1/conversations/{visitor['conversation_id']}"
     Conversation.objects.filter(pk=visitor["conversation_id"]).update(owner="agent")
     body = {"message": "are you there?", "client_message_id": "c1"}
@@ -134,7 +134,7 @@ def test_bot_stays_silent_while_an_agent_owns_the_conversation() -> None:
 
 def test_a_pipeline_escalation_is_recorded_queued_and_timed() -> None:
     client = Client()
-    visitor = _visitor(client, _widget())
+    visitor = visitor_open(client, _widget())
     response = client.post(
         f"/api/v1/conversations/{visitor['conversation_id']}/turns",
         data={"message": "I want to talk to a human", "client_message_id": "m"},

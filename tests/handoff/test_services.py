@@ -50,7 +50,7 @@ def _setup() -> tuple[Conversation, object, object]:
     return conversation, agents[0], agents[1]
 
 
-def _events(channel_stream_id: str) -> list[tuple[str, dict]]:
+def live_events(channel_stream_id: str) -> list[tuple[str, dict]]:
     entries = redis_sync().xrange(stream_key(channel_stream_id))
     return [(fields["e"], json.loads(fields["d"])) for _, fields in entries]
 
@@ -103,7 +103,7 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
     with pytest.raises(HandoffError):
         visitor_message_post(conversation_id=conversation.pk, text="hello bot?")
 
-    events = _events(conversation_channel(conversation=conversation).stream_id)
+    events = live_events(conversation_channel(conversation=conversation).stream_id)
     # (the bot's answer to "my invoice", left unanswered, comes from a worker: test_agent_console.py)
     names = [name for name, _ in events if name != "turn_answered"]
     assert names == [
@@ -116,7 +116,7 @@ def test_open_claim_message_return_records_every_move_and_publishes_live() -> No
     assert events[2][1]["text"] == "Hi, Alice here" and events[2][1]["author"] == "Alice"
     assert events[1][1]["agent"] == "Alice"  # the claim, as the widget announces it
     assert alice.username not in json.dumps(events)  # visitors never read the login
-    queue_events = _events(queue_channel(workspace_id=conversation.bot.workspace_id).stream_id)
+    queue_events = live_events(queue_channel(workspace_id=conversation.bot.workspace_id).stream_id)
     assert [data["change"] for _, data in queue_events] == ["waiting", "claimed", "returned"]
     roles = [item["role"] for item in conversation_history(conversation=conversation)]
     assert [role for role in roles if role != "bot"] == ["agent", "visitor"]
@@ -196,8 +196,8 @@ def test_timeout_message_fires_through_the_real_worker(celery_worker: str) -> No
     assert Handoff.objects.get(pk=handoff.pk).timed_out_at is not None
     stream_id = conversation_channel(conversation=conversation).stream_id
     # The events go out after the worker's commit: a moment after the row is visible.
-    wait_for(lambda: len(_events(stream_id)) >= 3, timeout=10, what="the timeout's live events")
-    assert [name for name, _ in _events(stream_id)] == [
+    wait_for(lambda: len(live_events(stream_id)) >= 3, timeout=10, what="the timeout's live events")
+    assert [name for name, _ in live_events(stream_id)] == [
         "owner_changed",
         "system_message",
         "handoff_timed_out",

@@ -313,10 +313,12 @@ def test_the_ingest_command_inline_reads_folders_and_prints_a_summary(
 
 
 def test_a_worker_loads_the_language_identifier_before_its_pool_forks() -> None:
-    from rag.language import _identifier
-    from rag.tasks import _ingestion_preload
+    from rag.language import language_identifier
+    from rag.tasks import ingestion_preload
 
-    _identifier.cache_clear()
-    _ingestion_preload()  # connected to worker_init: it runs in the worker's main process
-    assert _identifier.cache_info().currsize == 1
-    assert _identifier.cache_info().hits == 0  # loaded by the preload, not by a first document
+    language_identifier.cache_clear()
+    ingestion_preload()  # connected to worker_init: it runs in the worker's main process
+    assert language_identifier.cache_info().currsize == 1
+    assert (
+        language_identifier.cache_info().hits == 0
+    )  # loaded by the preload, not by a first document

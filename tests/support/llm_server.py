@@ -30,7 +30,7 @@ from typing import Any
 
 from tests.support.processes import free_port
 
-_TOKENS = re.compile(r"\S+\s*|\s+")
+REPLY_TOKENS = re.compile(r"\S+\s*|\s+")
 PAUSE_LIMIT_SECONDS = 60.0
 
 
@@ -331,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         model = body.get("model", "scripted")
-        tokens = _TOKENS.findall(reply.content)
+        tokens = REPLY_TOKENS.findall(reply.content)
         try:
             self._event(_chunk(model, {"role": "assistant", "content": ""}, None))
             paced_from = time.monotonic()
@@ -407,7 +407,7 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
                 "finish_reason": reply.finish_reason,
             }
         ],
-        "usage": _usage(reply, len(_TOKENS.findall(reply.content))),
+        "usage": _usage(reply, len(REPLY_TOKENS.findall(reply.content))),
     }
 
 

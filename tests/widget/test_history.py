@@ -17,8 +17,8 @@ from handoff.models import Handoff, HandoffPolicy
 from handoff.services import handoff_timeout
 from streams.live import live_stream_ensure
 from tests.api.factories import bot_make, widget_key_make, workspace_make
-from tests.handoff.test_api import ORIGIN, _visitor
-from tests.handoff.test_services import _events
+from tests.handoff.test_api import ORIGIN, visitor_open
+from tests.handoff.test_services import live_events
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,7 +57,7 @@ def _widget(*, explainability: bool = True) -> tuple[Client, dict[str, Any]]:
     bot.escalation_allowed, bot.explainability = True, explainability
     bot.save()
     client = Client()
-    return client, _visitor(client, widget_key_make(bot, origins=(ORIGIN,)).key)
+    return client, visitor_open(client, widget_key_make(bot, origins=(ORIGIN,)).key)
 
 
 def _history(client: Client, visitor: dict[str, Any]) -> list[dict[str, Any]]:
@@ -149,9 +149,9 @@ def test_the_config_carries_the_handoff_state_waiting_timed_out_and_message_left
         False,
     )
     # The visitor's live events say so too, after the policy's message itself.
-    names = [name for name, _ in _events(channel.stream_id)]
+    names = [name for name, _ in live_events(channel.stream_id)]
     assert names[-2:] == ["system_message", "handoff_timed_out"]
-    assert dict(_events(channel.stream_id))["handoff_timed_out"] == {
+    assert dict(live_events(channel.stream_id))["handoff_timed_out"] == {
         "text": "Nobody is here; leave a note."
     }
     history = _history(client, visitor)

@@ -137,7 +137,9 @@ def pair_lists(
             )
             vector_hits = [(row.chunk_id, row.vector_score) for row in rows]
         targets = frozenset(pair.document_ids or (pair.chunk_id,))
-        out.append(PairLists(targets, vector_hits, text, held_out=_held_out(pair.key)))
+        out.append(
+            PairLists(targets=targets, vector=vector_hits, text=text, held_out=_held_out(pair.key))
+        )
     return _by_document(out, pairs)
 
 
@@ -211,7 +213,9 @@ def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
         held_out=len(held),
         balance=_sides_balance(vector=vector.held_out, text=text.held_out),
     )
-    return Calibration(chosen, measured, vector, text, held_out_count=len(held))
+    return Calibration(
+        chosen=chosen, candidates=measured, vector=vector, text=text, held_out_count=len(held)
+    )
 
 
 def _sides_balance(*, vector: Figures, text: Figures) -> float:
