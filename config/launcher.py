@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import socket
@@ -23,7 +24,7 @@ from types import FrameType
 from core.errors import ParleyError
 
 _STOP_GRACE_S = 20.0
-_READY_TIMEOUT_S = 120.0
+_READY_TIMEOUT_S = 240.0  # the warm-up loads models in three processes at once
 
 
 class LaunchError(ParleyError):
@@ -207,19 +208,23 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def _wait_until_ready(url: str, supervisor: Supervisor) -> None:
+def _wait_until_ready(url: str, supervisor: Supervisor, *, workers: int) -> None:
+    """Until /healthz is ok and all `workers` answer its ping. Each process warms up before it
+    serves (conversations.warmup): the web server before it listens, a worker before it answers a
+    ping. So "Parley is running" means the first answer is as fast as the later ones."""
     deadline = time.monotonic() + _READY_TIMEOUT_S
     while time.monotonic() < deadline:
         crashed = supervisor.first_exited()
         if crashed:
             raise LaunchError(f"{crashed} during start-up; see the log above")
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (our own http URL)
-                if response.status == 200:
+            with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 (our own http URL)
+                report = json.loads(response.read() or b"{}")
+                if response.status == 200 and int(report.get("workers", 0)) >= workers:
                     return
         except urllib.error.HTTPError:
-            pass  # 503 while the worker is still starting
-        except OSError:
+            pass  # 503 while the workers are still starting
+        except (OSError, ValueError):
             pass
         time.sleep(0.5)
     raise LaunchError(f"Parley did not become healthy at {url} within {_READY_TIMEOUT_S:.0f}s")
@@ -240,9 +245,10 @@ def run() -> int:
         previous[sig] = signal.signal(sig, on_signal)
     try:
         python = sys.executable
-        for name, argv in worker_commands(
+        workers = worker_commands(
             python=python, beat_schedule=str(settings.VAR_DIR / "celerybeat-schedule")
-        ):
+        )
+        for name, argv in workers:
             supervisor.spawn(name, argv)
         supervisor.spawn(
             "web server",
@@ -260,7 +266,8 @@ def run() -> int:
             ],
         )
         base = f"http://{host}:{port}"
-        _wait_until_ready(f"{base}/healthz", supervisor)
+        _say("starting: the web server and workers load their models first")
+        _wait_until_ready(f"{base}/healthz", supervisor, workers=len(workers))
         _say("Parley is running:")
         _say(f"  admin        {base}/admin/")
         _say(f"  health       {base}/healthz")
