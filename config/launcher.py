@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import signal
 import socket
@@ -208,10 +207,17 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def _wait_until_ready(url: str, supervisor: Supervisor, *, workers: int) -> None:
-    """Until /healthz is ok and all `workers` answer its ping. Each process warms up before it
-    serves (conversations.warmup): the web server before it listens, a worker before it answers a
-    ping. So "Parley is running" means the first answer is as fast as the later ones."""
+def _node_names(workers: list[tuple[str, list[str]]]) -> list[str]:
+    """The ``-n`` argument of each worker command (``worker@%h``)."""
+    return [argv[argv.index("-n") + 1] for _, argv in workers if "-n" in argv]
+
+
+def _wait_until_ready(url: str, supervisor: Supervisor, *, workers: list[str]) -> None:
+    """Until /healthz is ok and each of this run's `workers` (node names) answers a ping. Each
+    process warms up before it serves (conversations.warmup): the web server before it listens, a
+    worker before it answers a ping. So "Parley is running" means the first answer is as fast as the
+    later ones. The workers are pinged by name: another run's workers on the same broker (a test
+    session's) must not count."""
     deadline = time.monotonic() + _READY_TIMEOUT_S
     while time.monotonic() < deadline:
         crashed = supervisor.first_exited()
@@ -219,15 +225,22 @@ def _wait_until_ready(url: str, supervisor: Supervisor, *, workers: int) -> None
             raise LaunchError(f"{crashed} during start-up; see the log above")
         try:
             with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 (our own http URL)
-                report = json.loads(response.read() or b"{}")
-                if response.status == 200 and int(report.get("workers", 0)) >= workers:
+                if response.status == 200 and _workers_answer(workers):
                     return
         except urllib.error.HTTPError:
             pass  # 503 while the workers are still starting
-        except (OSError, ValueError):
+        except OSError:
             pass
         time.sleep(0.5)
     raise LaunchError(f"Parley did not become healthy at {url} within {_READY_TIMEOUT_S:.0f}s")
+
+
+def _workers_answer(names: list[str]) -> bool:
+    from config.celery import app
+
+    replies = app.control.ping(destination=names, timeout=1.0) or []
+    answered = {name for reply in replies for name in reply}
+    return answered >= set(names)
 
 
 def run() -> int:
@@ -267,7 +280,9 @@ def run() -> int:
         )
         base = f"http://{host}:{port}"
         _say("starting: the web server and workers load their models first")
-        _wait_until_ready(f"{base}/healthz", supervisor, workers=len(workers))
+        node = socket.gethostname()
+        names = [f"{name.split('@')[0]}@{node}" for name in _node_names(workers)]
+        _wait_until_ready(f"{base}/healthz", supervisor, workers=names)
         _say("Parley is running:")
         _say(f"  admin        {base}/admin/")
         _say(f"  health       {base}/healthz")
