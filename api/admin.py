@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -73,7 +74,24 @@ class ServerApiKeyAdmin(WorkspaceScopedAdmin):
         messages.success(request, f"Revoked {revoked} key(s).")
 
 
+class OriginsField(forms.CharField):
+    """Origins one per line (commas and spaces separate them too) in a text area wide enough to read
+    them whole: the default array input was one narrow line that cut its value (issue 26)."""
+
+    widget = forms.Textarea(attrs={"rows": 4, "cols": 60, "spellcheck": "false"})
+
+    def prepare_value(self, value: Any) -> Any:
+        return "\n".join(value) if isinstance(value, list | tuple) else value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        return [part for part in re.split(r"[\s,]+", str(value or "")) if part]
+
+
 class WidgetKeyForm(forms.ModelForm):
+    allowed_origins = OriginsField(
+        help_text="One origin per line, such as https://www.example.com or http://127.0.0.1:8124.",
+    )
+
     class Meta:
         model = WidgetKey
         fields = ["bot", "name", "allowed_origins"]

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.permissions import BasePermission
@@ -114,8 +115,10 @@ def widget_key_principal(*, raw_key: str, origin: str | None) -> tuple[Principal
         normalized = origin_normalize(origin) if origin else None
     except ValidationError:
         normalized = None
-    if normalized is None or normalized not in entry["allowed_origins"]:
+    if normalized is None:
         raise ApiError(ErrorCode.AUTHENTICATION_FAILED)
+    if normalized not in entry["allowed_origins"]:
+        raise _origin_refused(origin=normalized, key_id=entry["key_id"])
     principal = Principal(
         kind=PrincipalKind.WIDGET,
         key_id=uuid.UUID(entry["key_id"]),
@@ -125,6 +128,17 @@ def widget_key_principal(*, raw_key: str, origin: str | None) -> tuple[Principal
         origin=normalized,
     )
     return principal, entry["signing_secret"]
+
+
+def _origin_refused(*, origin: str, key_id: str) -> ApiError:
+    page = reverse("admin:api_widgetkey_change", args=[key_id])
+    message = (
+        f"This widget key does not allow the origin {origin}. Add {origin} to the key's allowed "
+        f"origins on its admin page: {page}"
+    )
+    return ApiError(
+        ErrorCode.ORIGIN_NOT_ALLOWED, message, extra={"origin": origin, "admin_page": page}
+    )
 
 
 def _widget_key_read(*, raw_key: str) -> dict[str, Any]:

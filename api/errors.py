@@ -22,6 +22,7 @@ class ErrorCode(StrEnum):
     PAYLOAD_TOO_LARGE = "payload_too_large"
     AUTHENTICATION_REQUIRED = "authentication_required"
     AUTHENTICATION_FAILED = "authentication_failed"
+    ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     INVALID_EXTERNAL_USER_SIGNATURE = "invalid_external_user_signature"
     INVALID_SESSION = "invalid_session"
     PERMISSION_DENIED = "permission_denied"
@@ -48,8 +49,13 @@ REGISTRY: dict[ErrorCode, ErrorSpec] = {
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: ErrorSpec(415, "Send the body as application/json."),
     ErrorCode.PAYLOAD_TOO_LARGE: ErrorSpec(413, "The request body is too large."),
     ErrorCode.AUTHENTICATION_REQUIRED: ErrorSpec(401, "An API key is required."),
-    # One message for unknown, revoked, expired keys and disallowed origins: nothing leaks.
+    # One message for unknown, revoked and expired keys: nothing leaks.
     ErrorCode.AUTHENTICATION_FAILED: ErrorSpec(401, "Invalid API key."),
+    # A valid widget key used from a page it does not allow. Widget keys are publishable (they sit in
+    # every page's source), so saying the key is valid reveals nothing; the message names the origin
+    # and the key's admin page, as the one thing to fix (issue 26: "Invalid API key." sent a new user
+    # looking at the wrong thing).
+    ErrorCode.ORIGIN_NOT_ALLOWED: ErrorSpec(401, "This widget key does not allow this origin."),
     ErrorCode.INVALID_EXTERNAL_USER_SIGNATURE: ErrorSpec(
         401, "The external user signature is invalid."
     ),

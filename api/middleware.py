@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.utils import translation
 from django.utils.deprecation import MiddlewareMixin
 from django.views import defaults
 
@@ -29,6 +30,9 @@ class ApiEdgeMiddleware(MiddlewareMixin):
     def process_request(self, request: HttpRequest) -> HttpResponse | None:
         if not is_api_path(request.path):
             return None
+        # Refusals a visitor reads (a message past the length limit…) in the language the client
+        # asks for: the widget sends its own. Only under /api/: the admin stays in English.
+        translation.activate(translation.get_language_from_request(request))
         if cors_is_preflight(request):
             return cors_preflight_response(request)
         return None
@@ -70,6 +74,7 @@ class ApiEdgeMiddleware(MiddlewareMixin):
                     replacement[name] = response[name]
             response = replacement
         cors_decorate(request, response)
+        translation.deactivate()
         return response
 
 

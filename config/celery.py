@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_init
 
 from config.broker import broker_transport_install
 
@@ -35,3 +35,17 @@ def _database_connections_tidy(sender: object = None, **_: object) -> None:
     from django.db import close_old_connections
 
     close_old_connections()
+
+
+@worker_init.connect
+def _warm_up(sender: object = None, **_: object) -> None:
+    """Before the worker consumes or answers a ping (the health check that `./parley run` waits for).
+    A prefork worker's main process only imports the libraries: its pool forks after this."""
+    from django.conf import settings
+
+    if not settings.PARLEY_WARM_UP:
+        return
+    from conversations.warmup import process_warm_up
+
+    pool = str(getattr(sender, "pool_cls", "") or "")
+    process_warm_up(inference="prefork" not in pool.lower())

@@ -23,7 +23,7 @@ from types import FrameType
 from core.errors import ParleyError
 
 _STOP_GRACE_S = 20.0
-_READY_TIMEOUT_S = 120.0
+_READY_TIMEOUT_S = 240.0  # the warm-up loads models in three processes at once
 
 
 class LaunchError(ParleyError):
@@ -207,22 +207,40 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
         os.killpg(process.pid, sig)
 
 
-def _wait_until_ready(url: str, supervisor: Supervisor) -> None:
+def _node_names(workers: list[tuple[str, list[str]]]) -> list[str]:
+    """The ``-n`` argument of each worker command (``worker@%h``)."""
+    return [argv[argv.index("-n") + 1] for _, argv in workers if "-n" in argv]
+
+
+def _wait_until_ready(url: str, supervisor: Supervisor, *, workers: list[str]) -> None:
+    """Until /healthz is ok and each of this run's `workers` (node names) answers a ping. Each
+    process warms up before it serves (conversations.warmup): the web server before it listens, a
+    worker before it answers a ping. So "Parley is running" means the first answer is as fast as the
+    later ones. The workers are pinged by name: another run's workers on the same broker (a test
+    session's) must not count."""
     deadline = time.monotonic() + _READY_TIMEOUT_S
     while time.monotonic() < deadline:
         crashed = supervisor.first_exited()
         if crashed:
             raise LaunchError(f"{crashed} during start-up; see the log above")
         try:
-            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 (our own http URL)
-                if response.status == 200:
+            with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 (our own http URL)
+                if response.status == 200 and _workers_answer(workers):
                     return
         except urllib.error.HTTPError:
-            pass  # 503 while the worker is still starting
+            pass  # 503 while the workers are still starting
         except OSError:
             pass
         time.sleep(0.5)
     raise LaunchError(f"Parley did not become healthy at {url} within {_READY_TIMEOUT_S:.0f}s")
+
+
+def _workers_answer(names: list[str]) -> bool:
+    from config.celery import app
+
+    replies = app.control.ping(destination=names, timeout=1.0) or []
+    answered = {name for reply in replies for name in reply}
+    return answered >= set(names)
 
 
 def run() -> int:
@@ -240,9 +258,10 @@ def run() -> int:
         previous[sig] = signal.signal(sig, on_signal)
     try:
         python = sys.executable
-        for name, argv in worker_commands(
+        workers = worker_commands(
             python=python, beat_schedule=str(settings.VAR_DIR / "celerybeat-schedule")
-        ):
+        )
+        for name, argv in workers:
             supervisor.spawn(name, argv)
         supervisor.spawn(
             "web server",
@@ -260,7 +279,10 @@ def run() -> int:
             ],
         )
         base = f"http://{host}:{port}"
-        _wait_until_ready(f"{base}/healthz", supervisor)
+        _say("starting: the web server and workers load their models first")
+        node = socket.gethostname()
+        names = [f"{name.split('@')[0]}@{node}" for name in _node_names(workers)]
+        _wait_until_ready(f"{base}/healthz", supervisor, workers=names)
         _say("Parley is running:")
         _say(f"  admin        {base}/admin/")
         _say(f"  health       {base}/healthz")

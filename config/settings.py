@@ -276,6 +276,9 @@ CELERY_TASK_ROUTES = {
 # Threads of ./parley run's streams worker: the concurrent streamed answers it runs.
 PARLEY_STREAM_WORKER_THREADS = env_int("PARLEY_STREAM_WORKER_THREADS", 32, minimum=1, maximum=512)
 PARLEY_LOAD_DEMO = env_bool("PARLEY_LOAD_DEMO", True)
+# Load the embedding models and what else a first turn needs before a process serves (conversations.warmup):
+# the web process while uvicorn imports the app, the workers before they answer the health check.
+PARLEY_WARM_UP = env_bool("PARLEY_WARM_UP", True)
 
 # --- Knowledge / ingestion ---------------------------------------------------------------
 # Uploads above this size are refused; a DOCX/zip may expand to at most 20 times it.

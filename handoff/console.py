@@ -2,8 +2,9 @@
 handed back to the bot and has not closed yet) and a conversation's context pack.
 
 Both name the escalation the way the analytics do (insights' ``ESCALATIONS_SQL``): low confidence,
-repeated misses (the two turns before the handoff found nothing), or asked. And both quote the
-visitor's last real question, never the request for a human that followed it.
+asked (the button, or a request in words, whatever came before), repeated misses (the bot routed to a
+human by itself after two turns that found nothing), else asked. And both quote the last question the
+bot tried to answer, never the request for a human that followed it nor what was typed while waiting.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ def _handoffs_described() -> QuerySet[Handoff]:
         asked_bot=Subquery(_question_turns().values("user_text")[:1]),
         asked_since=Subquery(since),
         statuses_before=ArraySubquery(before),
+        opening_status=Subquery(Turn.objects.filter(pk=OuterRef("turn_id")).values("status")[:1]),
     )
 
 
@@ -82,6 +84,9 @@ def escalation_kind(handoff: Handoff) -> str:
     """Why the conversation reached an agent; the handoff carries ``statuses_before``."""
     if handoff.reason == HandoffReason.LOW_CONFIDENCE:
         return Escalation.LOW_CONFIDENCE
+    opening = getattr(handoff, "opening_status", None)
+    if handoff.reason == HandoffReason.VISITOR_REQUEST or opening == Turn.Status.HUMAN_ESCALATION:
+        return Escalation.ASKED  # an explicit request, whatever the misses before it
     statuses = list(getattr(handoff, "statuses_before", None) or [])
     if len(statuses) >= REPEATED_MISSES and all(
         status == Turn.Status.NOT_FOUND_IN_CONTEXT for status in statuses
@@ -131,11 +136,13 @@ def agent_queue(*, user: Any) -> list[dict[str, Any]]:
 
 
 def _last_question(handoff: Handoff) -> str:
-    """The visitor's last message to the agents, else the last question asked of the bot, else the
-    reason the visitor gave when asking for a human (annotations of ``_handoffs_described``)."""
+    """The last question the bot tried to answer (the context pack's), else the visitor's last message
+    since the handoff opened, else the reason the visitor gave when asking for a human (annotations of
+    ``_handoffs_described``). A message typed while waiting is in the transcript; the queue names the
+    question that led here (issue 26 found a later message shown as "Question")."""
     since: str | None = getattr(handoff, "asked_since", None)
     asked: str | None = getattr(handoff, "asked_bot", None)
-    return since or asked or handoff.detail
+    return asked or since or handoff.detail
 
 
 def _row_state(handoff: Handoff, *, user: Any) -> str | None:

@@ -15,7 +15,11 @@ STATUS_COLOURS = {
     "human_escalation": "#c62828",
     "injection_attempt": "#455a64",
 }
-WIDTH, HEIGHT, MARGIN_LEFT, MARGIN_BOTTOM, MARGIN_TOP = 720, 220, 44, 36, 10
+# The drawing's own units, about the pixels of a card at 1400 px: its 12.5-unit labels read at ~12 px
+# there (a 720-unit drawing shrank its 10-unit labels to 6 px in a card; issue 26).
+WIDTH, HEIGHT, MARGIN_LEFT, MARGIN_BOTTOM, MARGIN_TOP = 480, 200, 40, 30, 10
+# At most this many x labels, so that a date label keeps room of its own.
+X_LABELS = 8
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ def stacked_columns(
     slot = plot_w / max(len(columns), 1)
     bars: list[Bar] = []
     x_ticks: list[Tick] = []
-    label_every = max(1, len(columns) // 12)
+    label_every = max(1, -(-len(columns) // X_LABELS))
     for n, (label, segments) in enumerate(columns):
         x = MARGIN_LEFT + n * slot + slot * 0.1
         top = float(HEIGHT - MARGIN_BOTTOM)

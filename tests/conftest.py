@@ -24,6 +24,9 @@ WORKER_LOG = Path(settings.VAR_DIR) / "logs" / "test-worker.log"
 # Streamed offline answers pause between partials only for a person to see them: never in tests (the
 # environment reaches the worker and server processes the tests start).
 os.environ["PARLEY_OFFLINE_STREAM_PAUSE_MS"] = "0"
+# The session's worker and server start as they always did (their fixtures wait a bounded time for
+# them); the test of `./parley run` turns the warm-up on for the processes it starts.
+os.environ["PARLEY_WARM_UP"] = "0"
 settings.PARLEY_OFFLINE_STREAM_PAUSE_MS = 0
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.

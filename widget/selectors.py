@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.contracts import MAX_QUERY_CHARS
 from api.models import WidgetKey
 from bots.models import Bot
 from widget.models import WidgetAppearance
@@ -25,6 +26,8 @@ def widget_config_get(*, bot: Bot) -> dict[str, Any]:
         "strings": look.strings or {},
         "handoff_enabled": bot.escalation_allowed,
         "explainability": bot.explainability,
+        # The turn endpoint's limit: the widget counts towards it and blocks sending past it.
+        "message_max_chars": MAX_QUERY_CHARS,
     }
 
 

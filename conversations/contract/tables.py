@@ -1,8 +1,9 @@
 """Pipe tables in chunk text (Markdown, and the HTML/DOCX tables the parsers write the same way), read as rows.
 
-A row reads as "Column: value" phrases under its table's header. The offline provider quotes rows in
-that form, and quote verification accepts it, so a quoted row is never raw pipes yet still checks
-against its chunk.
+A row reads as one plain sentence: its first cell, then the other values, a bare number or range
+followed by its column's name ("Belgium and Luxembourg: Lumen courier, 3 to 4 working days, free.").
+The offline provider quotes rows in that form, and quote verification accepts it, so a quoted row is
+never raw pipes (the bot's "plain sentences" rule) yet still checks against its chunk.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import re
 from collections.abc import Sequence
 
 _SEPARATOR_CELL = re.compile(r"^:?-{2,}:?$")
+# A value that says nothing without its column: a number, or a range of two ("3 to 4", "2-3").
+_WORDS = re.compile(r"\w+")
+_BARE_NUMBER = re.compile(r"^\d[\d.,\s]*(?:(?:to|-|–|or|and)\s*\d[\d.,]*)?$", re.IGNORECASE)
 
 
 def table_line_is(line: str) -> bool:
@@ -32,14 +36,29 @@ def table_separator_is(line: str) -> bool:
 
 
 def table_row_render(*, header: Sequence[str], cells: Sequence[str]) -> str:
-    """One row as "Column: value; Column: value." (empty cells left out; bare values without a header)."""
+    """One row as a sentence: "First cell: value, value." A bare number takes its column's name
+    ("3 to 4 working days"); empty cells are left out. A one-cell row is that cell."""
     phrases = []
     for index, value in enumerate(cells):
         if not value:
             continue
         column = header[index] if index < len(header) else ""
-        phrases.append(f"{column}: {value}" if column else value)
-    return "; ".join(phrases) + "." if phrases else ""
+        if index > 0 and column and _BARE_NUMBER.match(value):
+            value = f"{value} {column if column.isupper() else column.lower()}"
+        phrases.append(value)
+    if not phrases:
+        return ""
+    first, rest = phrases[0], phrases[1:]
+    sentence = f"{first}: {', '.join(rest)}" if rest else first
+    return sentence if sentence.endswith((".", "!", "?")) else sentence + "."
+
+
+def table_row_named(*, question: str, subject: str) -> bool:
+    """Whether a question names a table row's subject (its first cell): a word of it of four letters
+    or more (not "and", "de") among the question's words, case-folded. "Do you deliver to Belgium?"
+    names "Belgium and Luxembourg"; "How much does delivery cost?" names no row."""
+    words = set(_WORDS.findall(question.casefold()))
+    return any(len(word) >= 4 and word in words for word in _WORDS.findall(subject.casefold()))
 
 
 def tables_render(text: str) -> str:

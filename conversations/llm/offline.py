@@ -22,6 +22,7 @@ from conversations.contract.enforce import (
     injection_explanation,
 )
 from conversations.contract.quotes import text_normalize
+from conversations.contract.tables import table_row_named
 from conversations.guards import GuardKind, GuardMatch, message_screen
 from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import (
@@ -251,6 +252,7 @@ def _best_sentences(
     overlapping chunks share counts once, in the first chunk.
     """
     candidates: list[tuple[str, str, str]] = []  # (chunk id, text, the question it answers)
+    rows: dict[int, str] = {}  # the candidates that are table rows: their subject (first cell)
     seen: set[str] = set()
     for chunk in chunks:
         language = language_detect(chunk.text)
@@ -269,6 +271,8 @@ def _best_sentences(
             key = text_normalize(passage.text)
             if passage.answerable and key not in seen:
                 seen.add(key)
+                if passage.kind is PassageKind.ROW:
+                    rows[len(candidates)] = passage.text.partition(":")[0]
                 candidates.append((chunk.id, passage.text, asked))
     if not candidates:
         return {}
@@ -292,6 +296,12 @@ def _best_sentences(
     best = scored[0][0]
     floor = max(tuning.sentence_similarity, best - tuning.sentence_margin)
     kept = [scored[0][1]] + [index for score, index in scored[1:limit] if score >= floor]
+    named = [index for score, index in scored if index in rows and score >= floor]
+    named = [index for index in named if table_row_named(question=question, subject=rows[index])]
+    if len(named) == 1:
+        # The one row the question names answers it alone: the other rows are other cases of the
+        # same table (another country's delivery), not support for this one (issue 26).
+        kept = named
     chosen: dict[str, list[str]] = {}
     for index in sorted(kept):  # candidates are in chunk order, then in document order
         chunk_id, text, _ = candidates[index]

@@ -83,15 +83,18 @@ def answer_run(
     locale = turn_locale(bot=bot, question=question)
     rules = bot_rules_from_settings(bot=bot, locale=locale)
     guard = message_screen(text=question, injection_threshold=bot.injection_threshold)
+    screen_ms = _ms(started)  # the language and the guards, timed for the Try-it console
     guarded = guard is not None and guard.kind in GUARDED_KINDS
     condensed = CondensedQuestion(question=question)
     retrieval: RetrievalResult | None = None
     chunks: list[RetrievedChunk] = []
     curated: CuratedMatch | None = None
     curated_ms: dict[str, int] = {}
+    languages_ms = 0
     if not guarded:
         # Documents in other languages than the question: the LLM translates for the full-text side.
         # Offline nothing can translate, so the look-up is skipped.
+        languages_started = time.monotonic()
         foreign = (
             document_languages_foreign(
                 scope=scope, question=question, language=bot.rules.locale.split("-")[0]
@@ -99,6 +102,7 @@ def answer_run(
             if endpoint is not None
             else []
         )
+        languages_ms = _ms(languages_started)
         condensed = question_condense(
             bot=bot,
             question=question,
@@ -176,6 +180,8 @@ def answer_run(
     relay.finish(route.text)
     searched = retrieval.latencies if retrieval else {"embed": 0, "search": 0, "rerank": 0}
     latencies = {
+        "screen": screen_ms,
+        "languages": languages_ms,
         "condense": condensed.ms,
         **searched,
         # The question embedded ahead of retrieval (for the curated answers) counts as its embedding.

@@ -19,11 +19,13 @@ from django.utils import timezone
 
 from bots.models import Bot
 from conversations.models import TurnStatus
+from handoff.models import FeedbackReason
 from insights.charts import STATUS_COLOURS, Chart, Segment, simple_columns, stacked_columns
 from insights.models import GapClustering
 from insights.selectors.analytics import Analytics, analytics_get
 from insights.selectors.gaps import gap_clustering_latest
 from insights.selectors.scope import CHANNELS, AnalyticsScope
+from insights.selectors.turns import ESCALATION_LABELS
 from insights.services.gaps import gap_clustering_request
 from insights.tasks import gap_clusters_coverage_refresh_task
 from prompt_context.services import PromptContextImportError, topic_cover
@@ -136,12 +138,22 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
         "rated_url": scope.turns_url(feedback="any"),
         "down_url": scope.turns_url(feedback="down"),
         "up_url": scope.turns_url(feedback="up"),
+        # Reasons and escalation kinds in words (their codes stay in the links and element ids).
         "reason_rows": [
-            {**row, "href": scope.turns_url(feedback_reason=row["reason"])}
+            {
+                **row,
+                "label": _label(FeedbackReason, row["reason"]),
+                "href": scope.turns_url(feedback_reason=row["reason"]),
+            }
             for row in data.feedback["reasons"]
         ],
         "escalation_rows": [
-            {**row, "href": scope.turns_url(escalation=row["kind"])} for row in data.escalations
+            {
+                **row,
+                "label": ESCALATION_LABELS.get(row["kind"], str(row["kind"]).replace("_", " ")),
+                "href": scope.turns_url(escalation=row["kind"]),
+            }
+            for row in data.escalations
         ],
         "topic_rows": [{**row, "href": scope.turns_url(topic=row["topic"])} for row in data.topics],
         "suggestion_rows": [
@@ -238,3 +250,8 @@ def _histogram_chart(data: Analytics) -> Chart:
 bot_admin_link_register(
     label="Analytics", url_name="admin:insights_analytics", element_id="bot-analytics"
 )
+
+
+def _label(choices: type[FeedbackReason], code: str) -> str:
+    """A code's label in words; an unknown code (an old row) read as words too, never as a code."""
+    return str(dict(choices.choices).get(code, code.replace("_", " ").capitalize()))

@@ -140,7 +140,7 @@ class ConfidenceBucketFilter(_ParamFilter):
 class FeedbackFilter(_ParamFilter):
     title = "feedback"
     parameter_name = "feedback"
-    options = (("any", "Rated"), ("up", "👍"), ("down", "👎"))
+    options = (("any", "Rated"), ("up", "Helpful"), ("down", "Not helpful"))
 
     def narrow(self, request: HttpRequest, queryset: QuerySet[Any], value: str) -> QuerySet[Any]:
         if value == "any":

@@ -56,18 +56,22 @@ WHERE c.bot_id = %(bot)s::uuid
   AND (%(channel)s = '' OR c.channel = %(channel)s)
 """
 
-# Handoffs of the scope, each classified by why it opened: the visitor (or the bot's routing on a
-# human_escalation answer) asked; the answer's confidence was below the bot's threshold; or the
-# visitor asked right after the bot missed twice in a row (the "offer a human after misses" path).
-# `turn_id` is the turn behind it: the one that opened it, else the last turn before it opened.
+# Handoffs of the scope, each classified by why it opened: the answer's confidence was below the bot's
+# threshold; the visitor asked, with the button or in words ("I want to talk to a human", a turn of
+# status human_escalation), whatever the turns before it; the bot routed to a human by itself right
+# after missing twice in a row; else asked (the bot's routing read a wish for a human). An explicit
+# request is never filed under the misses before it (issue 26). `turn_id` is the turn behind it: the
+# one that opened it, else the last turn before it opened. handoff.console.escalation_kind says the same.
 ESCALATIONS_SQL = """
 SELECT h.id, h.opened_at, h.claimed_at, h.timed_out_at,
        coalesce(h.turn_id, before.last_turn_id) AS turn_id,
        CASE WHEN h.reason = 'low_confidence' THEN 'low_confidence'
+            WHEN h.reason = 'visitor_request' OR opening.status = 'human_escalation' THEN 'asked'
             WHEN before.misses >= 2 THEN 'repeated_misses'
             ELSE 'asked' END AS kind
 FROM handoff_handoff AS h
 JOIN conversations_conversation AS c ON c.id = h.conversation_id
+LEFT JOIN conversations_turn AS opening ON opening.id = h.turn_id
 LEFT JOIN LATERAL (
     SELECT (array_agg(p.id ORDER BY p.created_at DESC))[1] AS last_turn_id,
            count(*) FILTER (WHERE p.status = 'not_found_in_context') AS misses

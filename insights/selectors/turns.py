@@ -8,11 +8,13 @@ from django.db import connection
 
 from insights.selectors.scope import ESCALATIONS_SQL, AnalyticsScope
 
+# The escalation kinds of ESCALATIONS_SQL in words: the analytics table and the turns' filter show these.
 ESCALATION_KINDS = (
     ("asked", "Asked for a human"),
     ("low_confidence", "Low confidence"),
     ("repeated_misses", "Repeated misses"),
 )
+ESCALATION_LABELS = dict(ESCALATION_KINDS)
 
 
 _ESCALATION_TURNS_SQL = """

@@ -128,14 +128,39 @@ def test_widget_key_from_an_allowed_origin_gets_cors_for_that_origin_only() -> N
     assert "Origin" in response["Vary"]
 
 
-@pytest.mark.parametrize("origin", ["https://evil.example", "http://shop.example", None])
-def test_widget_key_from_another_origin_is_refused_without_cors(origin: str | None) -> None:
+@pytest.mark.parametrize(
+    ("origin", "code"),
+    [
+        ("https://evil.example", "origin_not_allowed"),
+        ("http://shop.example", "origin_not_allowed"),
+        (None, "authentication_failed"),
+    ],
+)
+def test_widget_key_from_another_origin_is_refused_without_cors(
+    origin: str | None, code: str
+) -> None:
     key = widget_key_make(bot_make())
     headers = {"HTTP_ORIGIN": origin} if origin else {}
     response = Client().get("/api/v1/me", **headers, **bearer(key.key))
     assert response.status_code == 401
-    assert response.json()["code"] == "authentication_failed"
+    assert response.json()["code"] == code
     assert not response.has_header("Access-Control-Allow-Origin")
+
+
+def test_a_refused_origin_is_named_with_the_keys_admin_page() -> None:
+    key = widget_key_make(bot_make())
+    response = Client().get("/api/v1/me", HTTP_ORIGIN="http://127.0.0.1:8124", **bearer(key.key))
+    body = response.json()
+    page = f"/admin/api/widgetkey/{key.pk}/change/"
+    assert (response.status_code, body["code"]) == (401, "origin_not_allowed")
+    assert "http://127.0.0.1:8124" in body["message"] and page in body["message"]
+    assert body["extra"] == {"origin": "http://127.0.0.1:8124", "admin_page": page}
+    unknown = Client().get("/api/v1/me", HTTP_ORIGIN=ORIGIN, **bearer("ppk_unknown"))
+    assert unknown.json() == {
+        "code": "authentication_failed",
+        "message": "Invalid API key.",
+        "extra": {},
+    }
 
 
 def test_preflight_is_answered_only_for_origins_a_widget_key_lists() -> None:

@@ -9,10 +9,12 @@ import pytest
 
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome
 from conversations.contract.enforce import MIN_INJECTION_EXPLANATION, output_enforce
+from conversations.contract.quotes import quote_in_text
 from conversations.llm.offline import offline_fallback_model, offline_generate
 from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import AnswerStatus, BotRules
 from core.llm import errors
+from rag.demo_content import DEMO_DIR
 from rag.retrieval import RetrievedChunk
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
@@ -187,7 +189,7 @@ def test_a_chunk_cut_inside_sentences_drops_its_edges() -> None:
     assert [p.answerable for p in whole] == [True, True]
 
 
-def test_table_rows_read_as_column_value_phrases() -> None:
+def test_table_rows_read_as_sentences() -> None:
     text = (
         "Delivery times:\n\n| Destination | Price |\n|---|---|\n\n| France | free |\n\n"
         "| Spain | 59 EUR |\nOther countries on request."
@@ -197,8 +199,8 @@ def test_table_rows_read_as_column_value_phrases() -> None:
 
     assert [(p.text, p.kind) for p in passages] == [
         ("Delivery times:", PassageKind.LEAD_IN),
-        ("Destination: France; Price: free.", PassageKind.ROW),
-        ("Destination: Spain; Price: 59 EUR.", PassageKind.ROW),
+        ("France: free.", PassageKind.ROW),
+        ("Spain: 59 EUR.", PassageKind.ROW),
         ("Other countries on request.", PassageKind.SENTENCE),
     ]
     assert not any("|" in p.text for p in passages)
@@ -218,7 +220,7 @@ def test_csv_fields_keep_the_question_apart_from_the_answer() -> None:
     ]
 
 
-def test_a_table_answer_quotes_rows_as_phrases_that_verify(rules: BotRules, embed: Embed) -> None:
+def test_a_table_answer_quotes_rows_as_sentences_that_verify(rules: BotRules, embed: Embed) -> None:
     table = (
         "| Part | Warranty |\n|---|---|\n| Frame | 10 years |\n| Motor | 2 years |\n"
         "| Battery | 2 years |"
@@ -228,10 +230,27 @@ def test_a_table_answer_quotes_rows_as_phrases_that_verify(rules: BotRules, embe
     answer = run("How long is the warranty on the motor?", chunks, rules, embed)
 
     assert answer.status is AnswerStatus.FOUND_IN_CONTEXT
-    assert "Part: Motor; Warranty: 2 years." in answer.answer
-    assert "|" not in answer.answer and "Part: Part" not in answer.answer
+    assert answer.answer == "Motor: 2 years."
+    assert "|" not in answer.answer and "Part" not in answer.answer
     [used] = answer.context_usage
     assert answer.answer == " ".join(used.sentences)
+    assert quote_in_text(quote=answer.answer, text=table)
+
+
+def test_the_row_that_matches_the_question_answers_alone_as_a_sentence(
+    rules: BotRules, embed: Embed
+) -> None:
+    """Issue 26: "Do you deliver to Belgium?" got the France row first, then Belgium's, as
+    "Destination: …; Carrier: …". The demo's own delivery table, as its chunk holds it."""
+    text = (DEMO_DIR / "orders-and-delivery.md").read_text()
+    table = text[text.index("## Delivery times") : text.index("Bikes shown as")]
+    chunks = [RetrievedChunk(id="d1", text=table, score=0.8, rank=1)]
+
+    answer = run("Do you deliver to Belgium?", chunks, rules, embed)
+
+    assert answer.status is AnswerStatus.FOUND_IN_CONTEXT
+    assert answer.answer == "Belgium and Luxembourg: Lumen courier, 3 to 4 working days, free."
+    assert quote_in_text(quote=answer.answer, text=table)
 
 
 def test_the_answer_holds_at_most_the_bots_number_of_passages(

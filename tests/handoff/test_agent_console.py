@@ -344,35 +344,43 @@ def test_queue_rows_show_the_last_question_and_why_it_escalated_in_constant_quer
     _answered(missed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Any helmets at all?")
     visitor_message_receive(conversation_id=missed.pk, client_message_id="h", text=ASK_HUMAN)
 
-    # Misses, then the "talk to a human" button (no turn of its own): repeated misses too.
+    # Misses, then the "talk to a human" button (no turn of its own): asked, as the typed request is.
     pressed = _conversation(beside=asked)
     _answered(pressed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Helmets?")
     _answered(pressed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Gloves?")
     handoff_open(conversation_id=pressed.pk, reason=HandoffReason.VISITOR_REQUEST)
+    # Misses, then the bot's own routing to a human (no request in words): repeated misses.
+    routed = _conversation(beside=asked)
+    _answered(routed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Saddles?")
+    _answered(routed, status=Turn.Status.NOT_FOUND_IN_CONTEXT, text="Any saddles?")
+    handoff_open(conversation_id=routed.pk, reason=HandoffReason.HUMAN_ESCALATION)
 
     rows = {row["conversation_id"]: row for row in agent_queue(user=alice)}
-    assert rows[str(pressed.pk)]["escalation"] == "repeated_misses"
+    assert rows[str(pressed.pk)]["escalation"] == "asked"
+    assert rows[str(routed.pk)]["escalation"] == "repeated_misses"
     assert (rows[str(asked.pk)]["escalation"], rows[str(asked.pk)]["last_question"]) == (
         "asked",
         QUESTION,
     )
     assert rows[str(low.pk)]["escalation"] == "low_confidence"
+    # "I want to talk to a human" after two misses is an explicit request (issue 26).
     assert (rows[str(missed.pk)]["escalation"], rows[str(missed.pk)]["last_question"]) == (
-        "repeated_misses",
+        "asked",
         "Any helmets at all?",
     )
-    # A message the visitor leaves while waiting is the freshest question.
+    # A message the visitor leaves while waiting is in the transcript: the queue keeps the question
+    # the bot last tried to answer.
     visitor_message_receive(conversation_id=asked.pk, client_message_id="w", text="Still waiting")
     with CaptureQueriesContext(connection) as three:
         rows = {row["conversation_id"]: row for row in agent_queue(user=alice)}
-    assert rows[str(asked.pk)]["last_question"] == "Still waiting"
+    assert rows[str(asked.pk)]["last_question"] == QUESTION
 
     for _ in range(3):
         more = Conversation.objects.create(bot=asked.bot, channel="widget", visitor_id="v")
         _found(more)
         handoff_open(conversation_id=more.pk, reason=HandoffReason.VISITOR_REQUEST)
     with CaptureQueriesContext(connection) as six:
-        assert len(agent_queue(user=alice)) == 7
+        assert len(agent_queue(user=alice)) == 8
     assert len(six) == len(three)
 
 

@@ -147,7 +147,8 @@ def recount(*, bot: Bot, start: datetime, end: datetime, channel: str = "") -> d
 
 def _escalations(*, bot: Bot, start: datetime, end: datetime, channel: str) -> dict[str, Any]:
     """Handoffs opened in the period by kind, each with its timeouts: low confidence by its reason;
-    repeated misses when the two turns before it (other than its own) both missed; else asked."""
+    asked when the visitor asked (the button, or a turn of status human_escalation); repeated misses
+    when the two turns before it (other than its own) both missed; else asked."""
     kinds: dict[str, dict[str, int]] = {}
     handoffs = Handoff.objects.filter(
         conversation__bot=bot, opened_at__gte=start, opened_at__lt=end
@@ -163,8 +164,15 @@ def _escalations(*, bot: Bot, start: datetime, end: datetime, channel: str) -> d
             .order_by("-created_at")
             .values_list("status", flat=True)[:2]
         )
+        opening = (
+            Turn.objects.filter(pk=handoff.turn_id).values_list("status", flat=True).first()
+            if handoff.turn_id
+            else None
+        )
         if handoff.reason == HandoffReason.LOW_CONFIDENCE:
             kind = "low_confidence"
+        elif handoff.reason == HandoffReason.VISITOR_REQUEST or opening == "human_escalation":
+            kind = "asked"
         elif before.count("not_found_in_context") >= 2:
             kind = "repeated_misses"
         else:

@@ -1,4 +1,5 @@
-"""`manage.py demo_widget`: the demo bot's widget key (origins of the local demo page), look and agents."""
+"""`manage.py demo_widget`: the demo bot's widget key (allowed from where PARLEY_HOST/PARLEY_PORT serve the
+demo page), look and agents."""
 
 from __future__ import annotations
 

@@ -18,7 +18,9 @@
       notHelpful: "Not helpful", reasonsTitle: "What was wrong?", wrong: "Wrong", incomplete: "Incomplete",
       not_what_i_asked: "Not what I asked", offensive: "Offensive", submit: "Send feedback", thanks: "Thanks for your feedback.",
       error: "Something went wrong. Please try again.", page: "page", you: "You", agent: "Agent", log: "Conversation",
-      closePreview: "Close the source", noAgent: "No agent is available – leave a message", left: "Thank you, your message was sent. We will answer you here." },
+      closePreview: "Close the source", noAgent: "No agent is available – leave a message", left: "Thank you, your message was sent. We will answer you here.",
+      count: "{n} / {max} characters", tooLong: "Your message has {n} characters; the limit is {max}. Shorten it to send it.",
+      refused: "Your message was not sent: {reason}" },
     fr: { open: "Ouvrir le chat", hide: "Masquer le chat", close: "Fermer le chat", send: "Envoyer", placeholder: "Posez votre question…",
       human: "Parler à un humain", searching: "Recherche…", writing: "Rédaction…", thinking: "Réflexion…",
       waiting: "En attente d'un conseiller…", agentJoined: "Un conseiller a rejoint la conversation.", joined: "{name} a rejoint la conversation.",
@@ -29,10 +31,14 @@
       not_what_i_asked: "Hors sujet", offensive: "Offensant", submit: "Envoyer l'avis", thanks: "Merci pour votre avis.",
       error: "Une erreur est survenue. Réessayez.", page: "page", you: "Vous", agent: "Conseiller", log: "Conversation",
       closePreview: "Fermer la source", noAgent: "Aucun conseiller disponible – laissez un message",
-      left: "Merci, votre message a été envoyé. Nous vous répondrons ici." },
+      left: "Merci, votre message a été envoyé. Nous vous répondrons ici.",
+      count: "{n} / {max} caractères", tooLong: "Votre message compte {n} caractères ; la limite est de {max}. Raccourcissez-le pour l'envoyer.",
+      refused: "Votre message n'a pas été envoyé : {reason}" },
   };
   const PHASES = { SEARCH_PREPARATION: "searching", RETRIEVAL: "searching", RERANKING: "searching", COMPILING_RESULTS: "thinking" };
-  let cfg = null, t = STRINGS.en, session = load(), owner = "bot", eventsAbort = null;
+  let cfg = null, t = STRINGS.en, lang = "en", session = load(), owner = "bot", eventsAbort = null;
+  // The server's limit on a message (widget/config says it; this until it has).
+  let maxChars = 4000;
   // The open handoff as the visitor sees it: since when it waits, whether nobody came, whether a message was left.
   let wait = null, ticker = null, opener = null;
   const shown = new Set();  // the turns whose answer is on screen: a live event never draws one twice
@@ -63,15 +69,26 @@
     return node;
   }
   function headers(extra) {
-    const h = { Authorization: "Bearer " + KEY, ...extra };
+    // The widget's language: the server words its refusals (a message too long…) in it.
+    const h = { Authorization: "Bearer " + KEY, "Accept-Language": lang, ...extra };
     if (session) h["X-Parley-Session"] = session.session_token;
     return h;
   }
   async function api(path, opts = {}) {
     const res = await fetch(API + path, { ...opts, headers: headers({ "Content-Type": "application/json", ...(opts.headers || {}) }) });
-    if (!res.ok && res.status !== 202) throw new Error("HTTP " + res.status);
+    if (!res.ok && res.status !== 202) throw await refusal(res);
     return res.status === 204 ? null : res.json();
   }
+  // An error response as an Error whose message is the server's reason: the first field error of a
+  // refused request (in the widget's language), else the API's message ({"code", "message", "extra"}).
+  async function refusal(res) {
+    let body = {};
+    try { body = await res.json(); } catch { /* not the API's JSON: the status says it */ }
+    const fields = (body.extra && body.extra.fields) || {};
+    const first = Object.values(fields).flat()[0];
+    return Object.assign(new Error(first || body.message || "HTTP " + res.status), { status: res.status, code: body.code, refused: true });
+  }
+  function fmt(template, values) { return template.replace(/\{(\w+)\}/g, (_, k) => values[k]); }
 
   /* --- SSE over fetch (the key travels in a header, which EventSource cannot send) --- */
   // `pieces` outlives one connection: a stream resumed mid-way through a split event sends its remaining pieces.
@@ -197,6 +214,8 @@
   const typing = el("p", { class: "typing", hidden: true });
   const input = el("textarea", { rows: "2", id: "parley-input" });
   const sendBtn = el("button", { class: "send", type: "submit" });
+  // Near the limit, how many characters are left; past it, why the message cannot be sent.
+  const counter = el("p", { class: "count", id: "parley-count", "aria-live": "polite", hidden: true });
   const humanBtn = el("button", { class: "human", type: "button", hidden: true });
   const previewTitle = el("strong", { id: "parley-preview-title" }), previewClose = el("button", { class: "pclose", type: "button" }, icon("close"));
   const previewBody = el("div", { class: "pbody" });
@@ -205,7 +224,7 @@
     el("div", { class: "phead" }, previewTitle, previewClose), previewBody);
   const form = el("form", { class: "composer" }, el("label", { for: "parley-input", class: "sr" }), input, sendBtn);
   const panel = el("div", { id: "parley-panel", class: "panel", role: "dialog", "aria-labelledby": "parley-title", hidden: true },
-    el("header", {}, title, closeBtn), status, el("div", { class: "main" }, log, preview), typing, humanBtn, form);
+    el("header", {}, title, closeBtn), status, el("div", { class: "main" }, log, preview), typing, humanBtn, counter, form);
   root.append(style, launcher, panel);
 
   function css(c) {
@@ -227,7 +246,8 @@ details{font-size:13px;margin-top:6px}details ol{padding-left:18px;margin:4px 0}
 .phead{display:flex;align-items:center;gap:8px;padding:8px 10px 8px 14px;border-bottom:1px solid #eee}.phead strong{flex:1}.pbody{overflow:auto;padding:8px 14px 12px}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}.src .md{flex:1}
 .typing{margin:0 14px;font-size:12px;color:#666}.human{margin:4px 14px;background:#fff;border:1px solid ${c.primary_color};color:${c.primary_color};border-radius:8px;padding:6px;cursor:pointer}
 .composer{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #eee}textarea{flex:1;resize:none;border:1px solid #bbb;border-radius:8px;padding:6px;font-size:14px}
-.send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 12px;cursor:pointer}
+.send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 12px;cursor:pointer}.send:disabled{opacity:.45;cursor:not-allowed}
+.count{margin:0 14px;font-size:12px;color:#555;text-align:right}.count.over{color:#b42318;font-weight:600;text-align:left}.refused{background:#fdecea;color:#7a1c12}
 button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.preview:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 @media (prefers-reduced-motion:reduce){*{transition:none!important;animation:none!important;scroll-behavior:auto!important}}`;
@@ -235,8 +255,9 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
 
   function apply() {
     const pageLang = (document.documentElement.lang || navigator.language || "en").slice(0, 2).toLowerCase();
-    const lang = cfg.locale === "page" ? (STRINGS[pageLang] ? pageLang : "en") : cfg.locale;
-    t = { ...STRINGS[lang], ...((cfg.strings || {})[lang] || {}) };
+    lang = cfg.locale === "page" ? (STRINGS[pageLang] ? pageLang : "en") : cfg.locale;
+    t = { ...STRINGS.en, ...(STRINGS[lang] || {}), ...((cfg.strings || {})[lang] || {}) };
+    maxChars = cfg.message_max_chars || maxChars;
     style.textContent = css(cfg);
     launcher.replaceChildren(icon("chat")); launcher.setAttribute("aria-label", t.open);
     title.textContent = cfg.title;
@@ -273,13 +294,31 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   // Escape closes the innermost thing open: the source preview first, then the panel.
   panel.addEventListener("keydown", (e) => { if (e.key === "Escape") { e.stopPropagation(); if (!preview.hidden) closePreview(); else toggle(false); } });
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); } });
+  // Counts from 90% of the limit; past it, says so and blocks sending (the text stays to be shortened).
+  function countShow() {
+    const n = input.value.length, over = n > maxChars;
+    const values = { n: n.toLocaleString(lang), max: maxChars.toLocaleString(lang) };
+    counter.hidden = n < maxChars * 0.9;
+    counter.classList.toggle("over", over);
+    counter.textContent = over ? fmt(t.tooLong, values) : fmt(t.count, values);
+    sendBtn.disabled = over;
+    if (over) input.setAttribute("aria-invalid", "true"); else input.removeAttribute("aria-invalid");
+    input.setAttribute("aria-describedby", counter.hidden ? "" : "parley-count");
+    return !over;
+  }
+  input.addEventListener("input", countShow);
   let lastTyping = 0;
   input.addEventListener("input", () => {
     if (owner === "agent" && session && Date.now() - lastTyping > 2000) {
       lastTyping = Date.now(); api(`/conversations/${session.conversation_id}/typing`, { method: "POST", body: "{}" }).catch(() => {});
     }
   });
-  form.addEventListener("submit", (e) => { e.preventDefault(); const text = input.value.trim(); if (text) { input.value = ""; send(text); } });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = input.value.trim();
+    if (!text || !countShow()) return;
+    input.value = ""; countShow(); send(text);
+  });
   humanBtn.addEventListener("click", async () => {
     await ensureSession();
     try { await api(`/conversations/${session.conversation_id}/handoff`, { method: "POST", body: "{}" }); setOwner("waiting_agent"); }
@@ -408,7 +447,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
 
   async function send(text) {
     await ensureSession();
-    bubble("visitor", text);
+    const visitorNode = bubble("visitor", text);
     const id = crypto.randomUUID();
     const node = bubble("bot", ""), body = node.lastChild;
     if (owner !== "bot") node.hidden = true;
@@ -429,6 +468,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
         method: "POST", headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
         body: JSON.stringify({ message: text, client_message_id: id, stream: true }),
       });
+      if (!res.ok && res.status !== 202) throw await refusal(res);
       for (let attempt = 0; ; attempt++) {
         if (!res.ok && res.status !== 202) throw new Error("HTTP " + res.status);
         if (!(res.headers.get("Content-Type") || "").includes("text/event-stream")) { result = await res.json(); break; }
@@ -447,8 +487,15 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
         return;
       }
       node.hidden = false; finishAnswer(node, body, result);
-    } catch {
-      node.hidden = false; body.replaceChildren(el("p", {}, t.error)); activity.textContent = "";
+    } catch (err) {
+      activity.textContent = "";
+      // Nothing is lost: a message that got no answer goes back to the input (unless a new one is typed).
+      if (!input.value) { input.value = text; countShow(); }
+      if (err && err.refused) {  // the server refused it: its reason, in the widget's language
+        visitorNode.remove(); node.classList.replace("bot", "system"); node.classList.add("refused");
+        node.hidden = false; node.setAttribute("role", "alert");
+        body.replaceChildren(el("p", {}, fmt(t.refused, { reason: err.message })));
+      } else { node.hidden = false; body.replaceChildren(el("p", {}, t.error)); }
     }
   }
 
@@ -497,7 +544,14 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
   }
 
   async function start() {
-    cfg = await api("/widget/config");
+    try { cfg = await api("/widget/config"); } catch (err) {
+      // A page the key does not allow gets the server's reason (the origin, the key's admin page); a
+      // cross-origin page it does not allow cannot even read that, only that the request failed.
+      const reason = err && err.refused ? err.message
+        : `${API} could not be reached from ${location.origin}. Is this origin among the widget key's allowed origins?`;
+      console.error("Parley widget: " + reason);
+      return;
+    }
     apply();
     document.body.append(host);
     if (session) {
