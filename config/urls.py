@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/v1/widget/config", WidgetConfigView.as_view(), name="widget-config"),
     path("api/", include("api.urls")),
     path("agent/", include("agent.urls")),
+    path("channels/", include("connectors.urls")),
     path("demo/", demo_page, name="demo"),
 ]
 

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from conversations.channels import channel_relay_on_commit
 from conversations.models import Conversation, Turn
 from core.errors import ErrorKind, ParleyError
 from handoff.live import conversation_channel, queue_channel
@@ -87,6 +88,7 @@ def _move(
         reason=reason,
     )
     conversation.owner = to_owner
+    channel_relay_on_commit(conversation=conversation)  # the handoff notice, on a platform
     live_publish_on_commit(
         channel=conversation_channel(conversation=conversation),
         event="owner_changed",
@@ -322,6 +324,8 @@ def _message_create(
         )
         existing.conversation = conversation
         return existing
+    if role != Message.Role.VISITOR:  # an agent's reply or a system notice, on a platform
+        channel_relay_on_commit(conversation=conversation)
     live_publish_on_commit(
         channel=conversation_channel(conversation=conversation),
         event=f"{role}_message",

@@ -20,7 +20,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -45,6 +45,7 @@ EXPORT_FIELDS = [
     "id",
     "created_at",
     "conversation_id",
+    "channel",
     "user_text",
     "status",
     "answer",
@@ -296,7 +297,12 @@ class AnalyzedTurnAdmin(TurnAdmin):
         # The changelist reads its filters from request.GET; "export" is not one of them.
         request.GET = params  # type: ignore[assignment]
         changelist = self.get_changelist_instance(request)
-        rows = changelist.get_queryset(request).values(*EXPORT_FIELDS).order_by("created_at")
+        rows = (
+            changelist.get_queryset(request)
+            .annotate(channel=F("conversation__channel"))
+            .values(*EXPORT_FIELDS)
+            .order_by("created_at")
+        )
         return _export(rows, export)
 
     def get_urls(self) -> list[URLPattern]:
