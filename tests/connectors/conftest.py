@@ -17,11 +17,13 @@ from django.test import Client
 
 from bots.models import Bot
 from connectors.models import Channel
+from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
 
 MAILGUN_KEY = "test-mailgun-webhook-signing-key"
+__all__ = ["live_api"]  # the real uvicorn server, for the console's browser test
 
 
 @pytest.fixture(scope="session")
