@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "widget",
     "insights",
     "privacy",
+    "connectors",
 ]
 # Where personal data is redacted (core.redaction), phone numbers written without a country code
 # are recognised when valid in one of these regions (ISO 3166 codes); international ones always.
@@ -251,6 +252,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "privacy.erasures_resume",
         "schedule": float(env_int("PRIVACY_ERASURE_RESUME_EVERY_SECONDS", 300, minimum=10)),
     },
+    # A channel's outbox rows a lost task or a platform's long Retry-After left due (connectors).
+    "deliver-channel-outbox": {
+        "task": "connectors.outbox_sweep",
+        "schedule": float(env_int("CONNECTORS_SWEEP_EVERY_SECONDS", 30, minimum=5)),
+    },
     # Resolved handoffs become FAQ candidates for review (insights.services.knowledge).
     "collect-faq-candidates": {
         "task": "insights.faq_candidates_collect",
@@ -272,6 +278,8 @@ CELERY_TASK_ROUTES = {
     "api.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE},
     # The bot's answer to messages an agent left unanswered: a chat turn too, waiting on the LLM.
     "handoff.pending_answer": {"queue": CELERY_STREAM_QUEUE},
+    # A channel's inbound message: a chat turn, streamed into the platform's message.
+    "connectors.inbound_process": {"queue": CELERY_STREAM_QUEUE},
 }
 # Threads of ./parley run's streams worker: the concurrent streamed answers it runs.
 PARLEY_STREAM_WORKER_THREADS = env_int("PARLEY_STREAM_WORKER_THREADS", 32, minimum=1, maximum=512)

@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/v1/privacy/", include("privacy.urls")),
     path("api/", include("api.urls")),
     path("agent/", include("agent.urls")),
+    path("channels/", include("connectors.urls")),
     path("demo/", demo_page, name="demo"),
 ]
 

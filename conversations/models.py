@@ -29,9 +29,18 @@ class Conversation(models.Model):
         AGENT = "agent", "Agent"
         RESOLVED = "resolved", "Resolved"
 
+    class Channel(models.TextChoices):
+        """Where the visitor writes from: the analytics' channel dimension and the console's label.
+        Slack and e-mail conversations come through the `connectors` app (above handoff)."""
+
+        WIDGET = "widget", "Widget"
+        API = "api", "API"
+        SLACK = "slack", "Slack"
+        EMAIL = "email", "E-mail"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="conversations")
-    channel = models.CharField(max_length=20, default="api")
+    channel = models.CharField(max_length=20, choices=Channel.choices, default=Channel.API)
     visitor_id = models.CharField(max_length=64, blank=True)
     external_user_id = models.CharField(max_length=255, blank=True, db_index=True)
     owner = models.CharField(max_length=20, choices=Owner.choices, default=Owner.BOT)

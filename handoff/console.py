@@ -122,6 +122,8 @@ def agent_queue(*, user: Any) -> list[dict[str, Any]]:
         rows[key] = {
             "conversation_id": key,
             "bot": conversation.bot.name,
+            "channel": conversation.channel,
+            "channel_label": conversation.get_channel_display(),
             "owner": conversation.owner,
             "state": state,
             "reason": handoff.reason,
@@ -200,6 +202,8 @@ def context_pack(*, conversation: Conversation, viewer: Any = None) -> dict[str,
     return {
         "conversation_id": str(conversation.pk),
         "bot": conversation.bot.name,
+        "channel": conversation.channel,
+        "channel_label": conversation.get_channel_display(),
         "owner": conversation.owner,
         "history": conversation_history(conversation=conversation),
         "question": question_turn.user_text if question_turn else "",

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from conversations.channels import channel_relay_on_commit
 from conversations.models import Conversation, Turn
 from core.errors import ErrorKind, ParleyError
 from core.redaction import pii_redact
@@ -90,6 +91,7 @@ def _move(
         reason=reason,
     )
     conversation.owner = to_owner
+    channel_relay_on_commit(conversation=conversation)  # the handoff notice, on a platform
     live_publish_on_commit(
         channel=conversation_channel(conversation=conversation),
         event="owner_changed",
@@ -331,6 +333,8 @@ def message_create(
         )
         existing.conversation = conversation
         return existing
+    if role != Message.Role.VISITOR:  # an agent's reply or a system notice, on a platform
+        channel_relay_on_commit(conversation=conversation)
     live_publish_on_commit(
         channel=conversation_channel(conversation=conversation),
         event=f"{role}_message",

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django_stubs_ext import WithAnnotations
 
+from conversations.channels import channel_relay_on_commit
 from conversations.models import Conversation, Turn
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import muted_result_json
@@ -173,6 +174,9 @@ def bot_answer(
     escalated = escalate and escalation_open(conversation=conversation, turn=result.turn)
     payload = {**result.payload, "owner": Owner.WAITING_AGENT} if escalated else result.payload
     if handed_off and result.created:
+        channel_relay_on_commit(
+            conversation=conversation
+        )  # e.g. the answer after a return to the bot
         live_publish_on_commit(
             channel=conversation_channel(conversation=conversation),
             event="turn_answered",

@@ -46,6 +46,7 @@ EXPORT_FIELDS = [
     "id",
     "created_at",
     "conversation_id",
+    "channel",
     "user_text",
     "status",
     "answer",
@@ -310,6 +311,7 @@ class AnalyzedTurnAdmin(TurnAdmin):
         changelist = self.get_changelist_instance(request)
         rows = (
             changelist.get_queryset(request)
+            .annotate(channel=F("conversation__channel"))
             .values(*EXPORT_FIELDS, redact=F("conversation__bot__workspace__redact_personal_data"))
             .order_by("created_at")
         )

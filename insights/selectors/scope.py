@@ -13,7 +13,9 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-CHANNELS = (("", "All channels"), ("widget", "Widget"), ("api", "API"))
+from conversations.models import Conversation
+
+CHANNELS = (("", "All channels"), *Conversation.Channel.choices)
 
 
 @dataclass(frozen=True)

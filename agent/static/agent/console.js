@@ -60,7 +60,7 @@ function renderQueue() {
   for (const r of queueRows) {
     const b = el("button", r.state); b.type = "button"; b.dataset.id = r.conversation_id;
     if (current && current.conversation_id === r.conversation_id) b.setAttribute("aria-current", "true");
-    b.append(el("span", "wait", waitLabel(r)), el("strong", "", r.bot));
+    b.append(el("span", "wait", waitLabel(r)), el("strong", "", r.bot), el("span", "channel", r.channel_label));
     b.append(el("span", "question", r.last_question || "—"));
     b.append(el("small", "reason", `${t[r.escalation] || r.escalation}${r.timed_out ? ` · ${t.timedOut}` : ""}`));
     b.addEventListener("click", () => openConversation(r.conversation_id));
@@ -119,7 +119,7 @@ async function openConversation(id) {
   const res = await fetch(`/agent/api/conversations/${id}`, { credentials: "same-origin" });
   if (!res.ok) return;
   current = await res.json();
-  $("detail").hidden = false; $("conv-title").textContent = `${current.bot} · ${id.slice(0, 8)}`;
+  $("detail").hidden = false; $("conv-title").textContent = `${current.bot} · ${current.channel_label} · ${id.slice(0, 8)}`;
   $("log").replaceChildren(); current.history.forEach(addMessage);
   renderContext(current); renderEvents(current.owner_events);
   setOwner(current.owner, current.claimed_by);

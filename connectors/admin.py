@@ -1,0 +1,147 @@
+"""Channels in the admin, per bot: the platform's settings, the secrets write-only (a blank field keeps
+the stored value; the page shows which are set and their last 4 characters, never the values), the
+URL to give the platform, and the outbox (a failed row can be queued again)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from connectors.models import Channel, OutboxMessage
+from connectors.services.channels import SECRET_NAMES, channel_secrets_set, channel_secrets_shown
+from core.admin_scoping import WorkspaceScopedAdmin
+
+SETTING_NAMES = ("from_address", "smtp_host", "smtp_port", "smtp_username", "smtp_tls")
+_URL_NAMES: dict[str, str] = {
+    Channel.Kind.SLACK: "connectors:slack-events",
+    Channel.Kind.EMAIL: "connectors:email-inbound",
+}
+
+
+class ChannelForm(forms.ModelForm):
+    signing_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Slack: Basic Information → App Credentials → Signing Secret.",
+    )
+    bot_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…).",
+    )
+    webhook_signing_key = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="E-mail (Mailgun): Sending → Webhooks → HTTP webhook signing key.",
+    )
+    api_base_url = forms.URLField(
+        required=False,
+        assume_scheme="https",
+        help_text="Blank: the platform's own API. Only to reach a proxy or a test server.",
+    )
+    smtp_password = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False))
+    from_address = forms.EmailField(
+        required=False, help_text="E-mail: the address answers come from."
+    )
+    smtp_host = forms.CharField(
+        required=False, help_text="E-mail: blank uses the project's e-mail backend."
+    )
+    smtp_port = forms.IntegerField(required=False, min_value=1, max_value=65535)
+    smtp_username = forms.CharField(required=False)
+    smtp_tls = forms.BooleanField(required=False, label="SMTP STARTTLS")
+
+    class Meta:
+        model = Channel
+        fields = ["bot", "kind", "name", "enabled", "accept_attachments", "api_base_url"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in SETTING_NAMES:
+            self.fields[name].initial = self.instance.settings.get(name)
+
+    def save(self, commit: bool = True) -> Channel:
+        channel: Channel = super().save(commit=False)
+        channel.settings = {
+            name: self.cleaned_data.get(name)
+            for name in SETTING_NAMES
+            if self.cleaned_data.get(name) not in (None, "")
+        }
+        channel_secrets_set(
+            channel=channel,
+            values={
+                name: self.cleaned_data.get(name) or ""
+                for names in SECRET_NAMES.values()
+                for name in names
+            },
+        )
+        if commit:
+            channel.save()
+        return channel
+
+
+@admin.register(Channel)
+class ChannelAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "bot__workspace"
+    form = ChannelForm
+    list_display = ["name", "kind", "bot", "enabled", "platform_url"]
+    list_filter = ["kind", "enabled"]
+    readonly_fields = ["platform_url", "secrets_set"]
+
+    @admin.display(description="URL to give the platform")
+    def platform_url(self, channel: Channel) -> str:
+        if channel.pk is None or channel._state.adding:
+            return "shown once the channel is saved"
+        return format_html(
+            "<code>{}</code>", self._absolute(reverse(_URL_NAMES[channel.kind], args=[channel.pk]))
+        )
+
+    @admin.display(description="Secrets")
+    def secrets_set(self, channel: Channel) -> str:
+        return channel_secrets_shown(channel=channel)
+
+    def _absolute(self, path: str) -> str:
+        request = getattr(self, "_request", None)
+        return request.build_absolute_uri(path) if request is not None else path
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        self._request = request
+        return super().get_form(request, obj, change, **kwargs)
+
+
+@admin.register(OutboxMessage)
+class OutboxMessageAdmin(WorkspaceScopedAdmin):
+    workspace_lookup = "thread__channel__bot__workspace"
+    list_display = [
+        "created_at",
+        "thread",
+        "source_key",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "last_error",
+    ]
+    list_filter = ["status"]
+    readonly_fields = [f.name for f in OutboxMessage._meta.fields]
+    actions = ["retry"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Queue the failed messages again")
+    def retry(self, request: HttpRequest, queryset: QuerySet[OutboxMessage]) -> None:
+        from connectors.tasks import thread_deliver_task
+
+        rows = queryset.filter(status=OutboxMessage.Status.FAILED)
+        threads = set(rows.values_list("thread_id", flat=True))
+        count = rows.update(status=OutboxMessage.Status.PENDING, next_attempt_at=None)
+        for thread_id in threads:
+            thread_deliver_task.delay(thread_id)
+        messages.success(request, f"{count} message(s) queued again.")

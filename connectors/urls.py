@@ -1,0 +1,9 @@
+from django.urls import path
+
+from connectors.views import email_inbound, slack_events
+
+app_name = "connectors"
+urlpatterns = [
+    path("<uuid:channel_id>/slack/events", slack_events, name="slack-events"),
+    path("<uuid:channel_id>/email/inbound", email_inbound, name="email-inbound"),
+]

@@ -1,0 +1,156 @@
+"""The connectors' tests: a local Slack Web API server and a local SMTP server (aiosmtpd), one each per
+session, and a bot with a channel of each kind pointed at them."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Iterator
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+import pytest
+from django.http import HttpResponse
+from django.test import Client
+
+from bots.models import Bot
+from connectors.models import Channel
+from tests.api.conftest import live_api
+from tests.support.factories import BotFactory
+from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
+from tests.support.smtp_server import SmtpServer
+
+MAILGUN_KEY = "test-mailgun-webhook-signing-key"
+__all__ = ["live_api"]  # the real uvicorn server, for the console's browser test
+
+
+@pytest.fixture(scope="session")
+def slack_server() -> Iterator[SlackServer]:
+    server = SlackServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def slack(slack_server: SlackServer) -> SlackServer:
+    slack_server.reset()
+    return slack_server
+
+
+@pytest.fixture(scope="session")
+def smtp_server() -> Iterator[SmtpServer]:
+    server = SmtpServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def smtp(smtp_server: SmtpServer) -> SmtpServer:
+    smtp_server.reset()
+    return smtp_server
+
+
+@pytest.fixture
+def bot(db: None) -> Bot:
+    return BotFactory(name="Lumi")
+
+
+def slack_channel_make(*, bot: Bot, server: SlackServer, **fields: object) -> Channel:
+    return Channel.objects.create(
+        bot=bot,
+        kind=Channel.Kind.SLACK,
+        name="Support Slack",
+        api_base_url=server.base_url,
+        secrets={"signing_secret": SIGNING_SECRET, "bot_token": BOT_TOKEN},
+        **fields,
+    )
+
+
+def email_channel_make(*, bot: Bot, server: SmtpServer, **fields: object) -> Channel:
+    return Channel.objects.create(
+        bot=bot,
+        kind=Channel.Kind.EMAIL,
+        name="Support mailbox",
+        settings={
+            "from_address": "help@lumen.example",
+            "smtp_host": "127.0.0.1",
+            "smtp_port": server.port,
+        },
+        secrets={"webhook_signing_key": MAILGUN_KEY},
+        **fields,
+    )
+
+
+def found_answer(chunk_id: str, *, answer: str, sentence: str) -> dict[str, object]:
+    """The contract's JSON of an answer found in one chunk, as the scripted model returns it."""
+    return {
+        "status": "found_in_context",
+        "answer": answer,
+        "display_answer": True,
+        "confidence_score": 0.9,
+        "topic": "Battery & charging",
+        "suggested_topics": [],
+        "understanding": "A battery question.",
+        "redirection_intent": None,
+        "context_usage": [{"chunk": chunk_id, "sentences": [sentence], "used_in_response": True}],
+    }
+
+
+def mailgun_post(
+    channel: Channel,
+    mime: bytes,
+    *,
+    key: str = MAILGUN_KEY,
+    timestamp: int | None = None,
+    client: Client | None = None,
+) -> HttpResponse:
+    """POST a raw e-mail as Mailgun's inbound route (forward to ".../mime") does, signed with ``key``."""
+    stamp = str(int(time.time()) if timestamp is None else timestamp)
+    token = secrets.token_hex(25)
+    signature = hmac.new(key.encode(), f"{stamp}{token}".encode(), hashlib.sha256).hexdigest()
+    data = {
+        "timestamp": stamp,
+        "token": token,
+        "signature": signature,
+        "body-mime": mime.decode(),
+        "recipient": "help@lumen.example",
+        "sender": "rider@example.org",
+    }
+    response: HttpResponse = (client or Client()).post(
+        f"/channels/{channel.pk}/email/inbound", data=data
+    )
+    return response
+
+
+def mail_make(
+    *,
+    text: str,
+    subject: str = "Charging",
+    sender: str = "Rider <rider@example.org>",
+    message_id: str | None = None,
+    in_reply_to: str = "",
+    references: str = "",
+    attachment: tuple[str, bytes, str] | None = None,
+) -> tuple[bytes, str]:
+    """A raw e-mail (and its Message-ID) as a mail client sends it."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = "Lumen help <help@lumen.example>"
+    message["Subject"] = subject
+    message["Message-ID"] = message_id or make_msgid(domain="example.org")
+    if in_reply_to:
+        message["In-Reply-To"] = in_reply_to
+    if references:
+        message["References"] = references
+    message.set_content(text)
+    if attachment is not None:
+        name, content, kind = attachment
+        maintype, subtype = kind.split("/")
+        message.add_attachment(content, maintype=maintype, subtype=subtype, filename=name)
+    return message.as_bytes(), str(message["Message-ID"])
