@@ -78,7 +78,7 @@ class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
 
 # What each pair source means, in the words the panel shows (the stored choice's own label predates the
 # real questions beyond evaluation cases and the withheld sentences).
-_SOURCE_WORDS = {
+_SOURCE_WORDS: dict[str, str] = {
     WorkspaceFusion.Source.EVALUATION: "real questions asked of this workspace's bots, each target a"
     " document",
     WorkspaceFusion.Source.SYNTHETIC: "sentences withheld from sampled chunks (the inverse cloze task:"
