@@ -76,6 +76,33 @@ class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
         return HttpResponseRedirect(reverse("admin:core_workspace_change", args=[workspace.pk]))
 
 
+# What each pair source means, in the words the panel shows (the stored choice's own label predates the
+# real questions beyond evaluation cases and the withheld sentences).
+_SOURCE_WORDS: dict[str, str] = {
+    WorkspaceFusion.Source.EVALUATION: "real questions asked of this workspace's bots, each target a"
+    " document",
+    WorkspaceFusion.Source.SYNTHETIC: "sentences withheld from sampled chunks (the inverse cloze task:"
+    " the chunk is scored without the sentence its query comes from), each target a chunk",
+    WorkspaceFusion.Source.SYNTHETIC_PARAPHRASED: "sentences withheld from sampled chunks, part of them"
+    " paraphrased by the LLM, each target a chunk",
+}
+
+
+def pair_origins_shown(fusion: WorkspaceFusion | None) -> list[dict[str, Any]]:
+    """The stored origins as the panel lists them: what, how many pairs, and whether they counted
+    (real questions under the minimum are set aside for synthetic pairs)."""
+    if fusion is None:
+        return []
+    return [
+        {
+            "label": str(origin.get("label", "")),
+            "count": int(origin.get("count", 0)),
+            "used": "set aside" not in str(origin.get("label", "")),
+        }
+        for origin in fusion.pair_origins or []
+    ]
+
+
 def _fusion_panel(request: HttpRequest, workspace: Workspace) -> str:
     fusion = WorkspaceFusion.objects.filter(workspace=workspace).first()
     fusion_admin = admin.site._registry[WorkspaceFusion]
@@ -83,6 +110,8 @@ def _fusion_panel(request: HttpRequest, workspace: Workspace) -> str:
         "fusion": fusion,
         "label": _fusion_label(fusion),
         "candidates": fusion.candidates if fusion else [],
+        "source_words": _SOURCE_WORDS.get(fusion.pair_source, "") if fusion else "",
+        "origins": pair_origins_shown(fusion),
         "can_recalibrate": fusion_admin.has_change_permission(request),
         "recalibrate_url": reverse("admin:rag_workspacefusion_recalibrate", args=[workspace.pk]),
     }

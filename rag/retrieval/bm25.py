@@ -22,10 +22,30 @@ by their small idf.
 
 from __future__ import annotations
 
-# Appended to "WITH <scope CTE>" by rag.retrieval.sql. A candidate's query lexemes are cut out of its tsvector with
+# The exact BM25 top EXACT_DEPTH of a query is guaranteed (max-score's safety test, below); deeper ranks of
+# the candidate list may still miss a chunk holding only common lexemes. The fusion and the answer read the
+# first ranks; guaranteeing all `candidates` (40) would search every common lexeme's postings whenever a
+# question's rare words find fewer than 40 chunks, the slow case the budget exists for.
+EXACT_DEPTH = 20
+
+# A candidate's exact score on every query lexeme: its query lexemes are cut out of its tsvector with
 # setweight/ts_filter (binary searches on the sorted vector) rather than by unnesting its every lexeme.
-BM25_SQL = """,
-configs AS MATERIALIZED (
+_SCORE = """(
+        SELECT sum(w.qtf * w.idf * f.tf * (%(k1)s + 1)
+                   / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.search_length / e.avg_length)))
+        FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
+              FROM unnest(ts_filter(setweight(setweight(c.search_vector, 'D'), 'A', e.all_lexemes), '{a}')) AS u
+             ) AS f
+        JOIN query_terms AS w ON w.cfg = e.cfg AND w.term = f.lexeme
+    )"""
+_IN_SCOPE = """c.search_config = e.cfg
+          AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
+          AND c.embedding_model = %(model_id)s AND NOT c.quarantined"""
+
+# Appended to "WITH <scope CTE>" by rag.retrieval.sql.
+BM25_SQL = (
+    ",\n"  # noqa: S608 (module constants only)
+    + r"""configs AS MATERIALIZED (
     SELECT DISTINCT coalesce(m.cfg, 'simple') AS cfg
     FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
       ON m.lang = s.language
@@ -39,38 +59,70 @@ query_terms AS MATERIALIZED (
            ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf,
            -- the GIN postings the lexeme's tsquery reads in this workspace: its chunks in every configuration
            (SELECT sum(o.chunks) FROM workspace_configs AS w JOIN rag_termstat AS o
-              ON o.workspace_id = %(workspace_id)s AND o.config = w.config AND o.term = t.lexeme) AS postings
+              ON o.workspace_id = %(workspace_id)s AND o.config = w.config AND o.term = t.lexeme) AS postings,
+           -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
+           '''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || '''' AS quoted
     FROM configs AS q
     CROSS JOIN LATERAL unnest(parley_tsvector(q.cfg, %(query_text)s)) AS t
     JOIN rag_corpusstat AS cs ON cs.workspace_id = %(workspace_id)s AND cs.config = q.cfg AND cs.chunks > 0
     JOIN rag_termstat AS st ON st.workspace_id = %(workspace_id)s AND st.config = q.cfg AND st.term = t.lexeme
 ),
-essential AS MATERIALIZED (
-    SELECT cfg, array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
-           -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
-           string_agg('''' || replace(replace(term, '\\', '\\\\'), '''', '''''') || '''', ' | ')
-             FILTER (WHERE rarer = 0 OR rarer + postings <= %(postings_budget)s
-                     OR (SELECT sum(chunks) FROM workspace_configs) <= %(postings_budget)s)::tsquery AS terms
+ranked_terms AS MATERIALIZED (
+    SELECT *, (rarer = 0 OR rarer + postings <= %(postings_budget)s
+               OR (SELECT sum(chunks) FROM workspace_configs) <= %(postings_budget)s) AS essential
     FROM (SELECT *, sum(postings) OVER (PARTITION BY cfg ORDER BY postings, term) - postings AS rarer
           FROM query_terms) AS ranked
-    GROUP BY cfg
+),
+essential AS MATERIALIZED (
+    SELECT cfg, array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
+           string_agg(quoted, ' | ') FILTER (WHERE essential)::tsquery AS terms
+    FROM ranked_terms GROUP BY cfg
+),
+first_pass AS MATERIALIZED (
+    SELECT h.id, h.score FROM essential AS e CROSS JOIN LATERAL (
+        SELECT c.id, """
+    + _SCORE
+    + """ AS score
+        FROM rag_chunk AS c
+        WHERE c.search_vector @@ e.terms AND """
+    + _IN_SCOPE
+    + """
+        ORDER BY score DESC, c.id
+        LIMIT %(text_candidates)s
+    ) AS h
+),
+-- Max-score's safety test. A chunk holding no essential lexeme scores less than the sum of its lexemes'
+-- bounds idf * qtf * (k1 + 1) (a tf term never reaches k1 + 1). Taking the other lexemes commonest first,
+-- those whose running sum stays under the first pass's EXACT_DEPTH-th score cannot lift a chunk into that
+-- top: only the rarer rest must be searched (none, usually: common lexemes weigh little).
+threshold AS MATERIALIZED (
+    SELECT coalesce((SELECT score FROM first_pass ORDER BY score DESC OFFSET """
+    + str(EXACT_DEPTH - 1)
+    + """ LIMIT 1), 0) AS theta
+),
+unsafe AS MATERIALIZED (
+    SELECT b.cfg, string_agg(b.quoted, ' | ')::tsquery AS terms
+    FROM (SELECT cfg, quoted,
+                 sum(idf * qtf * (%(k1)s + 1)) OVER (PARTITION BY cfg ORDER BY postings DESC, term DESC) AS bound
+          FROM ranked_terms WHERE NOT essential) AS b, threshold AS t
+    WHERE b.bound >= t.theta
+    GROUP BY b.cfg
+),
+second_pass AS MATERIALIZED (
+    SELECT h.id, h.score FROM unsafe AS x JOIN essential AS e ON e.cfg = x.cfg CROSS JOIN LATERAL (
+        SELECT c.id, """
+    + _SCORE
+    + """ AS score
+        FROM rag_chunk AS c
+        WHERE c.search_vector @@ x.terms AND NOT c.search_vector @@ e.terms AND """
+    + _IN_SCOPE
+    + """
+        ORDER BY score DESC, c.id
+        LIMIT %(text_candidates)s
+    ) AS h
 )
-SELECT h.id, h.score FROM essential AS e CROSS JOIN LATERAL (
-    SELECT c.id, (
-        SELECT sum(w.qtf * w.idf * f.tf * (%(k1)s + 1)
-                   / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.search_length / e.avg_length)))
-        FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
-              FROM unnest(ts_filter(setweight(setweight(c.search_vector, 'D'), 'A', e.all_lexemes), '{a}')) AS u
-             ) AS f
-        JOIN query_terms AS w ON w.cfg = e.cfg AND w.term = f.lexeme
-    ) AS score
-    FROM rag_chunk AS c
-    WHERE c.search_vector @@ e.terms AND c.search_config = e.cfg
-      AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
-      AND c.embedding_model = %(model_id)s AND NOT c.quarantined
-    ORDER BY score DESC, c.id
-    LIMIT %(text_candidates)s
-) AS h
-ORDER BY h.score DESC, h.id
+SELECT id, score FROM (SELECT * FROM first_pass UNION ALL SELECT * FROM second_pass) AS h
+ORDER BY score DESC, id
 LIMIT %(text_candidates)s
 """
+)

@@ -131,6 +131,43 @@ PARAPHRASES = dict(
 )
 
 
+# A second sentence for each document, on its topic with the first one's words and none of its
+# question's: a synthetic pair's sentence is withheld from its chunk (the inverse cloze task), so the
+# chunk must be found from the other one.
+SECOND = dict(
+    zip(
+        PARAPHRASES,
+        [
+            "The clinic physician found the infant healthy.",
+            "The dealership offers financing on every automobile it sells.",
+            "Cabin crew check that passengers have fastened seatbelts.",
+            "The chef grows coriander for his curry.",
+            "The valley flooding followed a week of heavy rainfall.",
+            "The campus library lends novels to students free of charge.",
+            "The attorney has represented this client for years.",
+            "Fluoride toothpaste protects teeth, our dentist says.",
+            "The orchestra rehearsed the symphony all week at the concert hall.",
+            "Tomato plants wilt quickly when gardeners water them late.",
+            "The kitten loves that ball of yarn.",
+            "Investors sold stock before the market crash.",
+            "The firefighters reached the burning apartment within minutes.",
+            "The hikers rested at the mountain summit after the climb.",
+            "The bakery bakes croissants and baguettes before dawn.",
+            "The scientists named the new beetle species after the rainforest.",
+            "The plumber replaced the faucet washer under the kitchen sink.",
+            "Voters gave the new mayor a large majority in November.",
+            "The athlete celebrated the gold medal after sprinting.",
+            "The pharmacy keeps prescription medicine in stock until midnight.",
+            "The professor graded exams over every holiday break.",
+            "Commuters wait on the subway platform each rush hour.",
+            "The jeweller sells each diamond necklace after polishing it.",
+            "The toddler enjoys splashing in the bathtub.",
+        ],
+        strict=True,
+    )
+)
+
+
 def _workspace(name: str, *, model: str | None = None) -> tuple[Workspace, Bot]:
     workspace = Workspace.objects.create(name=name, slug=name)
     if model:
@@ -140,14 +177,19 @@ def _workspace(name: str, *, model: str | None = None) -> tuple[Workspace, Bot]:
 
 def _ingest_sentences(workspace: Workspace, bot: Bot) -> None:
     for number, sentence in enumerate(PARAPHRASES):
-        document_ingested(workspace=workspace, text=sentence, bots=[bot], filename=f"s{number}.txt")
+        text = f"{sentence} {SECOND[sentence]}"
+        document_ingested(workspace=workspace, text=text, bots=[bot], filename=f"s{number}.txt")
 
 
 def _paraphrasing_model(body: dict) -> str:
     """The scripted LLM's answer to a calibration paraphrase request: each span's sentence's question."""
     spans = json.loads(body["messages"][-1]["content"])
     questions = [
-        next(question for sentence, question in PARAPHRASES.items() if span in sentence)
+        next(
+            question
+            for sentence, question in PARAPHRASES.items()
+            if span in sentence or span in SECOND[sentence]
+        )
         for span in spans
     ]
     return json.dumps({"questions": questions})
@@ -198,15 +240,17 @@ def test_a_workspace_whose_vector_side_is_useless_is_searched_mostly_by_full_tex
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC
     assert fusion.paraphrased_count == 0
     assert fusion.text_recall_at_5 >= 0.9 > fusion.vector_recall_at_5
-    # Many methods tie at the top of this small held-back half; of those, the one whose vector share
-    # follows the sides' own strength wins, and a useless vector side gets a small one.
+    # the measured best: the full-text side alone or a fusion led by it (a useless side adds noise)
     choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
     assert vector_share(choice) <= 0.25
     _assert_never_below_the_better_side(fusion)
     assert len(fusion.candidates) == 15 + 9 + 2 and fusion.chunk_count == len(PARAPHRASES)
     # searches now use it, and the full-text side's hit leads
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
-    result = chunks_retrieve(scope=scope, question="the kitten chased a ball of yarn")
+    # (no cosine threshold: these hash vectors' cosines are often below 0, the default threshold)
+    result = chunks_retrieve(
+        scope=scope, question="the kitten chased a ball of yarn", score_threshold=-1.0
+    )
     assert result.fusion == choice.label()
     assert "kitten" in result.hits[0].text
 
@@ -272,7 +316,8 @@ def test_an_unusable_paraphrase_keeps_the_raw_sentences(settings, llm: ScriptedL
     settings.RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE = 1.0
     workspace, bot = _workspace("ws-bad-paraphrase")
     for number, sentence in enumerate(list(PARAPHRASES)[:6]):
-        document_ingested(workspace=workspace, text=sentence, bots=[bot], filename=f"p{number}.txt")
+        text = f"{sentence} {SECOND[sentence]}"
+        document_ingested(workspace=workspace, text=text, bots=[bot], filename=f"p{number}.txt")
     llm.enqueue(Reply(content='{"questions": ["only one"]}'))  # six asked, one given
     pairs = synthetic_pairs(
         workspace_id=str(workspace.pk),
@@ -281,7 +326,13 @@ def test_an_unusable_paraphrase_keeps_the_raw_sentences(settings, llm: ScriptedL
         paraphrase_share=1.0,
     )
     assert pairs.source == WorkspaceFusion.Source.SYNTHETIC and pairs.paraphrased_count == 0
-    assert sorted(pair.query for pair in pairs.pairs) == sorted(list(PARAPHRASES)[:6])
+    documents = list(PARAPHRASES)[:6]
+    assert len(pairs.pairs) == 6
+    for pair in pairs.pairs:  # each query is one of its chunk's two sentences, as it was
+        assert pair.query == pair.withheld and pair.query in {
+            *documents,
+            *map(SECOND.get, documents),
+        }
 
 
 def test_the_documents_languages_other_than_the_questions_follow_the_scope() -> None:
@@ -323,7 +374,8 @@ def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_cl
     _evaluation_set(bot, cases=len(PARAPHRASES))
     fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.EVALUATION
-    assert fusion.pair_origins == [{"label": f"{bot.name} · paraphrases", "count": 24}]
+    label = f"evaluation set “paraphrases” of bot {bot.name}"
+    assert fusion.pair_origins == [{"label": label, "count": 24}]
     # the cases' questions share no words with their documents: counted by document, the set shows
     # the vector side far ahead, and the choice follows it (vector-led, never below it)
     assert fusion.text_recall_at_5 <= 0.3 and fusion.vector_recall_at_5 >= 0.8
@@ -331,9 +383,8 @@ def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_cl
     assert vector_share(choice) >= 0.8 and fusion.method != "text"
     _assert_never_below_the_better_side(fusion)
     page = admin_client.get(f"/admin/core/workspace/{workspace.pk}/change/").content.decode()
-    assert (
-        "The bots&#x27; evaluation cases" in page and "ws-evaluation bot · paraphrases: 24" in page
-    )
+    assert "real questions asked of this workspace&#x27;s bots" in page
+    assert "Evaluation set “paraphrases” of bot ws-evaluation bot</td><td>24</td>" in page
 
 
 def test_too_few_evaluation_cases_are_set_aside_for_synthetic_pairs(settings) -> None:
@@ -345,8 +396,8 @@ def test_too_few_evaluation_cases_are_set_aside_for_synthetic_pairs(settings) ->
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC
     assert fusion.pair_count == len(PARAPHRASES)
     labels = {origin["label"]: origin["count"] for origin in fusion.pair_origins}
-    assert labels["evaluation cases set aside (under the 10 a calibration needs)"] == 4
-    assert labels["sentence spans of 24 sampled chunks"] == 24
+    assert labels["real questions set aside (under the 10 a calibration needs)"] == 4
+    assert labels["sentences withheld from 24 sampled chunks (inverse cloze)"] == 24
 
 
 def test_a_calibration_queued_for_a_deleted_workspace_ends_quietly() -> None:

@@ -15,17 +15,9 @@ half; the families' best and each side alone then compete on the held-back half,
 then MRR@10, a side alone winning a tie.
 A fusion therefore never comes out below the better side on the held-back half.
 
-Then one more step, because synthetic pairs are biased: a query cut from a chunk repeats its words, so
-the full-text side finds nearly all of them (held-back recall 0.98-1.00 on every set measured), far more
-than it finds a real user's paraphrase. Such a half saturates: many methods tie at its top, and the
-ranking among them is noise (bench/retrieval: on covid-faq-en the raw pairs chose RRF 0.2:0.8, whose
-recall@5 on the real questions was 0.77, below the vector side's 0.89). So every measured method whose
-held-back recall@5 is within one binomial standard error of the best (and not below the better side),
-and its MRR within one standard error of the best's, counts as equal; of those the one whose vector
-share is closest to the sides' own balance wins (the vector side's held-back MRR over the sum of both
-sides' MRR: a weak side gets a small share, two strong ones an even split), then MRR. That choice still
-comes from this workspace's measurements; it only refuses to read a preference into differences the
-pairs cannot show.
+No rule set by hand overrides that measurement: the measured best wins, subject only to the general rule
+"never below the better single side". The pairs are what keeps it honest (`pairs.py`: real questions first,
+else sentences withheld from the chunks they came from), not a preference written here.
 """
 
 from __future__ import annotations
@@ -41,6 +33,7 @@ from rag.embeddings import embed_texts
 from rag.language import language_detect
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
+from rag.retrieval.calibration.withheld import withheld_lists
 from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids
 from rag.retrieval.service import FUSION, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
@@ -136,6 +129,15 @@ def pair_lists(
                 exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
             )
             vector_hits = [(row.chunk_id, row.vector_score) for row in rows]
+        if pair.withheld:  # the inverse cloze task: its sentence is withheld before scoring
+            text, vector_hits = withheld_lists(
+                pair=pair,
+                workspace_id=workspace_id,
+                model_id=model_id,
+                query_vector=vector,
+                text=text,
+                vector=vector_hits,
+            )
         targets = frozenset(pair.document_ids or (pair.chunk_id,))
         out.append(
             PairLists(targets=targets, vector=vector_hits, text=text, held_out=_held_out(pair.key))
@@ -165,25 +167,9 @@ def _by_document(lists: list[PairLists], pairs: Sequence[CalibrationPair]) -> li
     ]
 
 
-def calibration_choose(
-    lists: Sequence[PairLists], *, spans_only: bool = False, default: FusionChoice | None = None
-) -> Calibration:
-    """`spans_only`: the queries are raw sentence spans (no paraphrase, no question set). They repeat
-    their chunk's words, so they overrate the full-text side against every method that fuses (on
-    covid-faq-en the best of them on such pairs, convex 0.4, found 0.848 of the real questions' answers
-    in its top 5 where the default RRF 2:1 found 0.902). Then, while both sides are usable (the weaker
-    side's held-back MRR at least half the stronger's), `default` is kept, measured like the others;
-    a side too weak to fuse is still left out by the measured choice."""
-    calibration = _calibration_measured(lists)
-    if not spans_only or default is None:
-        return calibration
-    weaker, stronger = sorted((calibration.vector.held_out.mrr, calibration.text.held_out.mrr))
-    if stronger == 0 or weaker < stronger / 2:
-        return calibration
-    fit = [item for item in lists if not item.held_out]
-    held = [item for item in lists if item.held_out]
-    kept = Measured(default, _figures(fit, default), _figures(held, default))
-    return replace(calibration, chosen=kept)
+def calibration_choose(lists: Sequence[PairLists]) -> Calibration:
+    """The measured best on the held-back half, never below the better single side."""
+    return _calibration_measured(lists)
 
 
 def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
@@ -206,40 +192,8 @@ def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
         chosen.held_out.key() < better_side.held_out.key()
     ):  # the rule, should the ranking above change
         chosen = better_side
-    chosen = _most_balanced_of_equals(
-        measured,
-        best=chosen,
-        floor=better_side.held_out.recall_at_5,
-        held_out=len(held),
-        balance=_sides_balance(vector=vector.held_out, text=text.held_out),
-    )
     return Calibration(
         chosen=chosen, candidates=measured, vector=vector, text=text, held_out_count=len(held)
-    )
-
-
-def _sides_balance(*, vector: Figures, text: Figures) -> float:
-    """The vector share the two sides' own strength suggests: each side's MRR over their sum."""
-    total = vector.mrr + text.mrr
-    return vector.mrr / total if total > 0 else 0.5
-
-
-def _most_balanced_of_equals(
-    measured: Sequence[Measured], *, best: Measured, floor: float, held_out: int, balance: float
-) -> Measured:
-    """Of the methods the held-back half cannot tell from `best` (recall@5 within one binomial standard
-    error of it, at least 1/n, and never below `floor`, the better side's), the one whose vector share
-    is closest to 1/2, then the best MRR; `best` itself when the half is empty."""
-    if held_out == 0:
-        return best
-    top = best.held_out.recall_at_5
-    margin = max(math.sqrt(top * (1.0 - top) / held_out), 1.0 / held_out)
-    equals = [
-        item for item in measured if item.held_out.recall_at_5 >= max(top - margin, floor) - 1e-9
-    ]
-    return min(
-        equals or [best],
-        key=lambda item: (abs(vector_share(item.choice) - balance), -item.held_out.mrr),
     )
 
 

@@ -1,15 +1,20 @@
 """The (query, answering chunk) pairs a workspace's fusion is calibrated on.
 
-`calibration_pairs` is the one seam. The admin's evaluation sets come first: the insights app registers a
-question source (`question_source_register`; rag sits below insights and cannot import it) that turns
-the workspace's evaluation cases naming expected sources or a snippet into pairs whose targets are
+`calibration_pairs` is the one seam. Real questions come first: the insights app registers a question
+source (`question_source_register`; rag sits below insights and cannot import it) that turns the
+workspace's evaluation cases, curated answers and 👍-rated answered turns into pairs whose targets are
 documents, searched in their bot's scope. With at least RETRIEVAL_CALIBRATION_MIN_PAIRS of them they
-decide; with fewer (or none) the workspace gets synthetic pairs, whose target is a chunk. A synthetic pair
-samples a ready chunk (deterministically: the same chunks give the same pairs, so a rerun is idempotent),
-splits it into sentences with pysbd and takes a span of one sentence as the query. With an LLM configured
-and a paraphraser registered (`paraphraser_register`, by the prompts app, which owns prompt templates), a
-share of the queries is rewritten as a user's question: raw spans alone favour the lexical side, since
-they repeat the chunk's own words.
+decide; with fewer (or none) the workspace gets synthetic pairs, whose target is a chunk.
+
+A synthetic pair samples a ready chunk (deterministically: the same chunks give the same pairs, so a
+rerun is idempotent), splits it into sentences with pysbd and takes a span of one sentence as the query.
+That sentence is then withheld from every chunk holding it before they are scored (the inverse cloze
+task, `withheld.py`): a query copied from its target shares every word with it, and on such pairs the
+full-text side always looked perfect (held-back recall 0.98-1.00 on every shared set), so no measurement
+made on them could be trusted. Withheld, the target must be found from its other sentences, as a real
+question's answer is found from words around the ones it asks with. With an LLM configured and a
+paraphraser registered (`paraphraser_register`, by the prompts app, which owns prompt templates), a
+share of the queries is also rewritten as a user's question.
 """
 
 from __future__ import annotations
@@ -72,6 +77,9 @@ class CalibrationPair:
     paraphrased: bool = False
     document_ids: tuple[str, ...] = ()
     bot_id: str | None = None  # searched in this bot's scope (None: every shared document)
+    # The sentence the query was cut from, withheld from every chunk holding it before they are
+    # scored (`withheld.py`): the inverse cloze task ('' for a real question).
+    withheld: str = ""
 
     @property
     def key(self) -> str:
@@ -101,7 +109,8 @@ class PairSet:
 # (texts, language) -> one question per text, or None when the model's output is unusable.
 Paraphraser = Callable[[Sequence[str], str], list[str] | None]
 _paraphraser: Paraphraser | None = None
-# workspace id -> the evaluation cases' pairs, each with its origin (an evaluation set's label).
+# workspace id -> its real questions' pairs, each with its origin in words (an evaluation set, a bot's
+# curated answers, its 👍-rated answers).
 QuestionSource = Callable[[str], list[tuple[CalibrationPair, str]]]
 _question_source: QuestionSource | None = None
 
@@ -113,15 +122,15 @@ def paraphraser_register(paraphraser: Paraphraser | None) -> None:
 
 
 def question_source_register(source: QuestionSource | None) -> None:
-    """Set the function that gives a workspace's evaluation cases as pairs (None: synthetic only)."""
+    """Set the function that gives a workspace's real questions as pairs (None: synthetic only)."""
     global _question_source
     _question_source = source
 
 
 def calibration_pairs(*, workspace_id: str, model_id: str) -> PairSet:
-    """The pairs to calibrate a workspace on: its evaluation cases when there are enough of them to
+    """The pairs to calibrate a workspace on: its real questions when there are enough of them to
     measure (RETRIEVAL_CALIBRATION_MIN_PAIRS), else synthetic pairs; the origins say which, and how
-    many evaluation cases were set aside for being too few."""
+    many real questions were set aside for being too few."""
     asked = _question_source(workspace_id) if _question_source is not None else []
     if asked and len(asked) >= settings.RETRIEVAL_CALIBRATION_MIN_PAIRS:
         counts: dict[str, int] = {}
@@ -141,7 +150,7 @@ def calibration_pairs(*, workspace_id: str, model_id: str) -> PairSet:
     if not asked:
         return synthetic
     set_aside = PairOrigin(
-        f"evaluation cases set aside (under the {settings.RETRIEVAL_CALIBRATION_MIN_PAIRS}"
+        f"real questions set aside (under the {settings.RETRIEVAL_CALIBRATION_MIN_PAIRS}"
         " a calibration needs)",
         len(asked),
     )
@@ -168,11 +177,15 @@ def synthetic_pairs(
             _SAMPLE_SQL, {"workspace_id": workspace_id, "model_id": model_id, "limit": sample_size}
         )
         sampled = cursor.fetchall()
-    pairs = [
-        CalibrationPair(query=span, chunk_id=str(chunk_id), language=language or "")
-        for chunk_id, text, language in sampled
-        if (span := sentence_span(text=text, language=language or "", seed=str(chunk_id)))
-    ]
+    pairs = []
+    for chunk_id, text, language in sampled:
+        span, sentence = sentence_withheld(text=text, language=language or "", seed=str(chunk_id))
+        if span:
+            pairs.append(
+                CalibrationPair(
+                    query=span, chunk_id=str(chunk_id), language=language or "", withheld=sentence
+                )
+            )
     paraphrased = _paraphrased(pairs, share=paraphrase_share)
     paraphrased_count = sum(pair.paraphrased for pair in paraphrased)
     source = (
@@ -180,7 +193,11 @@ def synthetic_pairs(
         if paraphrased_count
         else WorkspaceFusion.Source.SYNTHETIC
     )
-    origins = [PairOrigin(f"sentence spans of {len(sampled)} sampled chunks", len(pairs))]
+    origins = [
+        PairOrigin(
+            f"sentences withheld from {len(sampled)} sampled chunks (inverse cloze)", len(pairs)
+        )
+    ]
     if paraphrased_count:
         origins.append(PairOrigin("of which paraphrased by the LLM", paraphrased_count))
     return PairSet(pairs=paraphrased, source=source, origins=tuple(origins))
@@ -188,21 +205,32 @@ def synthetic_pairs(
 
 def sentence_span(*, text: str, language: str, seed: str) -> str:
     """A span of one sentence of `text` (chosen by `seed`), or '' when no sentence is long enough."""
+    return sentence_withheld(text=text, language=language, seed=seed)[0]
+
+
+def sentence_withheld(*, text: str, language: str, seed: str) -> tuple[str, str]:
+    """(a span of one sentence of `text`, that whole sentence), chosen by `seed`; ('', '') when no
+    sentence is long enough, or when withholding it would leave the chunk less than that much text
+    to be found by (a one-sentence chunk has nothing else to be found from)."""
+    flat = " ".join(text.split())
     segmenter = pysbd.Segmenter(
         language=language if language in _SEGMENTER_LANGUAGES else "en", clean=False
     )
     sentences = [
-        words
-        for sentence in segmenter.segment(" ".join(text.split()))
-        if len(words := sentence.split()) >= SPAN_MIN_WORDS
+        " ".join(words)
+        for sentence in segmenter.segment(flat)
+        if len(words := sentence.split()) >= SPAN_MIN_WORDS and " ".join(words) in flat
     ]
     if not sentences:
-        return ""
+        return "", ""
     rng = random.Random(hashlib.sha256(seed.encode()).digest())  # noqa: S311 (sampling, not security)
-    words = rng.choice(sentences)
+    sentence = rng.choice(sentences)
+    if len(flat.replace(sentence, " ").split()) < SPAN_MIN_WORDS:
+        return "", ""
+    words = sentence.split()
     length = min(SPAN_MAX_WORDS, len(words))
     start = rng.randint(0, len(words) - length)
-    return " ".join(words[start : start + length])
+    return " ".join(words[start : start + length]), sentence
 
 
 def _paraphrased(pairs: list[CalibrationPair], *, share: float) -> list[CalibrationPair]:

@@ -22,7 +22,6 @@ from core.models import Workspace
 from rag.models import Chunk, WorkspaceFusion
 from rag.retrieval.calibration.measure import Calibration, Measured, calibration_choose, pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
-from rag.retrieval.service import fusion_default
 from rag.selectors import workspace_embedding_model
 
 logger = logging.getLogger(__name__)
@@ -55,9 +54,7 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
         enough = len(pairs.pairs) >= settings.RETRIEVAL_CALIBRATION_MIN_PAIRS
         result = (
             calibration_choose(
-                pair_lists(workspace_id=workspace_id, model_id=model_id, pairs=pairs.pairs),
-                spans_only=pairs.source == WorkspaceFusion.Source.SYNTHETIC,
-                default=fusion_default(),
+                pair_lists(workspace_id=workspace_id, model_id=model_id, pairs=pairs.pairs)
             )
             if enough
             else None
