@@ -12,7 +12,7 @@ from api.serializers import ErrorSerializer, SseEventSerializer
 
 # The text/event-stream body of streamed operations: a sequence of these events (schemathesis checks each).
 SSE_RESPONSE = OpenApiResponse(
-    response=SseEventSerializer, description="SSE events (README, API section)."
+    response=SseEventSerializer, description="SSE events (docs/api.md, Streaming)."
 )
 
 ERROR_STATUSES = ("400", "401", "403", "404", "405", "413", "415", "429", "500")
@@ -39,7 +39,7 @@ class ApiAutoSchema(AutoSchema):
         return description.strip()
 
     def _get_format_parameters(self) -> list[dict[str, Any]]:
-        """No ``?format=`` parameter: clients choose JSON or SSE with Accept or ``stream`` (README).
+        """No ``?format=`` parameter: clients choose JSON or SSE with Accept or ``stream`` (docs/api.md).
 
         DRF still honours ``?format=json|sse``, but documenting it promised an enum the server
         cannot enforce (DRF ignores a blank value), which schemathesis rightly reported.

@@ -98,7 +98,7 @@ def _is_blank(data: object, name: str) -> bool:
 
 
 class SseEventSerializer(serializers.Serializer):
-    """One event of a text/event-stream response, as the schema describes it (README: framing)."""
+    """One event of a text/event-stream response, as the schema describes it (docs/api.md: framing)."""
 
     event = serializers.CharField(
         help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse."

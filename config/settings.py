@@ -383,7 +383,7 @@ RETRIEVAL_BM25_K1 = env_float("RETRIEVAL_BM25_K1", 1.2, minimum=0.0, maximum=10.
 RETRIEVAL_BM25_B = env_float("RETRIEVAL_BM25_B", 0.75, minimum=0.0, maximum=1.0)
 # Max-score pruning: a query's lexemes are taken rarest first (the rarest always) while the chunks holding them
 # number at most this; commoner lexemes still score those candidates but find none. 1000 measured at 100k chunks
-# (ARCHITECTURE.md, Retrieval): text p50 191 -> 45 ms, spf-fr's full-text R@5 unchanged against 5000.
+# (docs/decisions/bm25-pruning.md): text p50 191 -> 45 ms, spf-fr's full-text R@5 unchanged against 5000.
 RETRIEVAL_BM25_POSTINGS_BUDGET = env_int("RETRIEVAL_BM25_POSTINGS_BUDGET", 1000, minimum=1)
 # maintenance_work_mem (MB) of the transaction that (re)builds an HNSW index (`manage.py chunks_reindex`):
 # with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs 2.3-3.5x slower.

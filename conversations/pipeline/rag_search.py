@@ -20,10 +20,11 @@ from django.db import DatabaseError
 
 from conversations.adapters import llm_endpoint_for_bot
 from conversations.answering import llm_endpoint_configured
+from conversations.models import RagSearchExecution
 from conversations.pipeline.events import PipelineEmitter
 from conversations.pipeline.results import cited_response, rag_contexts
 from conversations.pipeline.retrieve import scope_for
-from conversations.pipeline.run import answer_record, answer_run
+from conversations.pipeline.run import PipelineRun, answer_record, answer_run
 from conversations.pipeline.turns import BOT_ENDPOINT
 from conversations.services import (
     RagSearchCaller,
@@ -73,13 +74,10 @@ def rag_search_answer(
     caller_kind: str = "",
     api_key_id: uuid.UUID | str | None = None,
 ) -> dict[str, Any]:
+    """The search answered and audited: the execution row is inserted first, then completed with the
+    answer's record, or failed with the error's code (and the error raised on)."""
     started = time.monotonic()
-    if bot_id is not None:
-        bot = bot_settings_get(bot_id=bot_id, workspace_id=workspace_id)
-        default_endpoint = llm_endpoint_for_bot(bot=bot)
-    else:
-        bot = workspace_search_settings(workspace_id=str(workspace_id))
-        default_endpoint = llm_endpoint_configured()
+    bot, default_endpoint = _search_settings(workspace_id=workspace_id, bot_id=bot_id)
     caller = RagSearchCaller(
         workspace_id=workspace_id,
         bot_id=bot_id,
@@ -113,22 +111,45 @@ def rag_search_answer(
             curated_answers=False,
         )
     except Exception as exc:
-        # The audit keeps why the call failed; the caller still gets the error (an API error or an SSE error event).
-        try:
-            rag_search_execution_fail(
-                execution_pk=execution.pk,
-                error_code=_error_code(exc),
-                error_message=f"{type(exc).__name__}: {exc}",
-                latencies={"total": round((time.monotonic() - started) * 1000)},
-                redact=redact,
-            )
-        except (
-            DatabaseError
-        ):  # the database itself is down: log it, and let the original error through
-            logger.exception(
-                "rag_search %s failed and its failure could not be recorded", execution.execution_id
-            )
+        _execution_fail(execution=execution, exc=exc, started=started, redact=redact)
         raise
+    return _search_result(run=run, execution=execution, redact=redact)
+
+
+def _search_settings(
+    *, workspace_id: uuid.UUID | str, bot_id: uuid.UUID | str | None
+) -> tuple[BotSettings, LLMEndpoint | None]:
+    """The bot's settings and LLM endpoint, or, for a server key naming no bot, the workspace's
+    defaults and the configured provider."""
+    if bot_id is not None:
+        bot = bot_settings_get(bot_id=bot_id, workspace_id=workspace_id)
+        return bot, llm_endpoint_for_bot(bot=bot)
+    return workspace_search_settings(workspace_id=str(workspace_id)), llm_endpoint_configured()
+
+
+def _execution_fail(
+    *, execution: RagSearchExecution, exc: Exception, started: float, redact: bool
+) -> None:
+    """The audit keeps why the call failed; the caller still gets the error (an API error or an SSE
+    error event)."""
+    try:
+        rag_search_execution_fail(
+            execution_pk=execution.pk,
+            error_code=_error_code(exc),
+            error_message=f"{type(exc).__name__}: {exc}",
+            latencies={"total": round((time.monotonic() - started) * 1000)},
+            redact=redact,
+        )
+    except DatabaseError:  # the database itself is down: log it, and let the original error through
+        logger.exception(
+            "rag_search %s failed and its failure could not be recorded", execution.execution_id
+        )
+
+
+def _search_result(
+    *, run: PipelineRun, execution: RagSearchExecution, redact: bool
+) -> dict[str, Any]:
+    """The tool's result, its response cited by context rank, and the execution completed with it."""
     answer = run.generated.outcome.enforced.answer
     response, cited = run.route.text, list[int]()
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:

@@ -84,13 +84,9 @@ def answer_run(
     rules = bot_rules_from_settings(bot=bot, locale=locale)
     guard = message_screen(text=question, injection_threshold=bot.injection_threshold)
     screen_ms = _ms(started)  # the language and the guards, timed for the Try-it console
-    guarded = guard is not None and guard.kind in GUARDED_KINDS
-    condensed = CondensedQuestion(question=question)
-    retrieval: RetrievalResult | None = None
-    chunks: list[RetrievedChunk] = []
-    curated: CuratedMatch | None = None
-    curated_ms: dict[str, int] = {}
     languages_ms = 0
+    guarded = guard is not None and guard.kind in GUARDED_KINDS
+    context = _Context(condensed=CondensedQuestion(question=question))
     if not guarded:
         # Documents in other languages than the question: the LLM translates for the full-text side.
         # Offline nothing can translate, so the look-up is skipped.
@@ -110,63 +106,33 @@ def answer_run(
             endpoint=endpoint,
             document_languages=foreign,
         )
-        vector, curated, curated_ms = (
-            _curated_lookup(bot=bot, scope=scope, question=condensed.question)
-            if curated_answers
-            else (None, None, {})
+        context = _context_find(
+            bot=bot, scope=scope, condensed=condensed, curated_answers=curated_answers
         )
-        if curated is not None:
-            chunks = [curated_chunk(match=curated)]
-        else:
-            chunks, retrieval = chunks_for_question(
-                bot=bot,
-                scope=scope,
-                question=condensed.question,
-                keywords=(*condensed.keywords, *condensed.translations),
-                query_embedding=vector,
-            )
     if emitter is not None:
-        emitter.retrieval_completed(
-            retrieved_count=retrieval.candidates if retrieval else len(chunks)
-        )
-        if retrieval is not None and retrieval.reranked:
-            count = retrieval.candidates
-            emitter.reranking_completed(
-                initial_count=count, reranked_count=count, kept_count=len(chunks)
-            )
-        emitter.compiling_results_started()
+        _retrieval_report(emitter=emitter, context=context)
     prompt_started = time.monotonic()
     prompt = prompt_build(
         bot=bot,
-        question=condensed.question,
+        question=context.condensed.question,
         history=history,
-        chunks=chunks,
+        chunks=context.chunks,
         locale=locale,
     )
     prompt_ms = _ms(prompt_started)
     relay = PartialRelay(emitter)
-    model_id = retrieval.model_id if retrieval else embedding_model_default()
-    request = AnswerRequest(
-        question=condensed.question,
-        chunks=chunks,
-        rules=rules,
-        messages=prompt.messages,
-        guard=guard,
+    generated = _answer_generate(
+        context=context,
+        request=AnswerRequest(
+            question=context.condensed.question,
+            chunks=context.chunks,
+            rules=rules,
+            messages=prompt.messages,
+            guard=guard,
+        ),
+        endpoint=endpoint,
+        relay=relay if emitter is not None else None,
     )
-    if curated is not None:
-        generated = curated_generated(
-            match=curated, chunk=chunks[0], rules=rules, question=condensed.question
-        )
-        if emitter is not None:  # relayed in parts, as an offline answer is
-            offline_stream(text=generated.outcome.enforced.answer.answer, on_partial=relay)
-    else:
-        # Without an emitter nobody reads partial answers: no partial JSON parse per streamed delta.
-        generated = answer_generate(
-            request=request,
-            endpoint=endpoint,
-            embed=embedder_for(model_id=model_id),
-            on_partial=relay if emitter is not None else None,
-        )
     answer = generated.outcome.enforced.answer
     route = answer_route(
         status=answer.status,
@@ -178,22 +144,134 @@ def answer_run(
         previous_misses=previous_misses,
     )
     relay.finish(route.text)
+    return PipelineRun(
+        question=question,
+        condensed=context.condensed,
+        retrieval=context.retrieval,
+        chunks=context.chunks,
+        prompt=prompt,
+        generated=generated,
+        rules=rules,
+        route=route,
+        latencies=_latencies(
+            context=context,
+            screen_ms=screen_ms,
+            languages_ms=languages_ms,
+            prompt_ms=prompt_ms,
+            llm_ms=generated.llm_ms,
+            started=started,
+        ),
+        curated=context.curated,
+    )
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What the answer is built from: the condensed question, and the chunks found for it (by
+    retrieval, or the one curated answer that matched). A guarded message has none."""
+
+    condensed: CondensedQuestion
+    retrieval: RetrievalResult | None = None
+    chunks: list[RetrievedChunk] = field(default_factory=list)
+    curated: CuratedMatch | None = None
+    curated_ms: dict[str, int] = field(default_factory=dict)
+
+
+def _context_find(
+    *, bot: BotSettings, scope: RetrievalScope, condensed: CondensedQuestion, curated_answers: bool
+) -> _Context:
+    """The chunks the answer is built from: the curated answer the question matches, else what
+    retrieval finds (with the question's vector when the curated look-up embedded it)."""
+    vector, curated, curated_ms = (
+        _curated_lookup(bot=bot, scope=scope, question=condensed.question)
+        if curated_answers
+        else (None, None, {})
+    )
+    if curated is not None:
+        return _Context(
+            condensed=condensed,
+            chunks=[curated_chunk(match=curated)],
+            curated=curated,
+            curated_ms=curated_ms,
+        )
+    chunks, retrieval = chunks_for_question(
+        bot=bot,
+        scope=scope,
+        question=condensed.question,
+        keywords=(*condensed.keywords, *condensed.translations),
+        query_embedding=vector,
+    )
+    return _Context(condensed=condensed, retrieval=retrieval, chunks=chunks, curated_ms=curated_ms)
+
+
+def _retrieval_report(*, emitter: PipelineEmitter, context: _Context) -> None:
+    """The stream's retrieval, reranking and compiling phases, once the chunks are known."""
+    retrieval = context.retrieval
+    emitter.retrieval_completed(
+        retrieved_count=retrieval.candidates if retrieval else len(context.chunks)
+    )
+    if retrieval is not None and retrieval.reranked:
+        count = retrieval.candidates
+        emitter.reranking_completed(
+            initial_count=count, reranked_count=count, kept_count=len(context.chunks)
+        )
+    emitter.compiling_results_started()
+
+
+def _answer_generate(
+    *,
+    context: _Context,
+    request: AnswerRequest,
+    endpoint: LLMEndpoint | None,
+    relay: PartialRelay | None,
+) -> GeneratedAnswer:
+    """The curated answer as the bot's (relayed in parts, as an offline answer is), or the LLM's
+    answer with its contract enforced. `relay` None: nobody reads partial answers (no emitter), so
+    no partial JSON is parsed per streamed delta."""
+    if context.curated is not None:
+        generated = curated_generated(
+            match=context.curated,
+            chunk=context.chunks[0],
+            rules=request.rules,
+            question=request.question,
+        )
+        if relay is not None:
+            offline_stream(text=generated.outcome.enforced.answer.answer, on_partial=relay)
+        return generated
+    model_id = context.retrieval.model_id if context.retrieval else embedding_model_default()
+    return answer_generate(
+        request=request,
+        endpoint=endpoint,
+        embed=embedder_for(model_id=model_id),
+        on_partial=relay,
+    )
+
+
+def _latencies(
+    *,
+    context: _Context,
+    screen_ms: int,
+    languages_ms: int,
+    prompt_ms: int,
+    llm_ms: int,
+    started: float,
+) -> dict[str, int]:
+    """Each stage's milliseconds, for the audit and the console."""
+    retrieval = context.retrieval
     searched = retrieval.latencies if retrieval else {"embed": 0, "search": 0, "rerank": 0}
-    latencies = {
+    curated_ms = context.curated_ms
+    return {
         "screen": screen_ms,
         "languages": languages_ms,
-        "condense": condensed.ms,
+        "condense": context.condensed.ms,
         **searched,
         # The question embedded ahead of retrieval (for the curated answers) counts as its embedding.
         "embed": searched.get("embed", 0) + curated_ms.get("embed", 0),
         **({"curated": curated_ms["match"]} if curated_ms else {}),
         "prompt": prompt_ms,
-        "llm": generated.llm_ms,
+        "llm": llm_ms,
         "total": _ms(started),
     }
-    return PipelineRun(
-        question, condensed, retrieval, chunks, prompt, generated, rules, route, latencies, curated
-    )
 
 
 def _curated_lookup(

@@ -1,4 +1,4 @@
-"""A run's metrics, from its results alone (no LLM judge). Definitions (also in README):
+"""A run's metrics, from its results alone (no LLM judge). Definitions (also in docs/insights.md):
 
 - status accuracy: among cases with an expected status, the share answered with that status;
   the confusion matrix counts (expected, actual) pairs.

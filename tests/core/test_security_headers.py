@@ -1,6 +1,6 @@
 """Security headers and the production settings: the CSP of pages and JSON, nosniff, the referrer
 policy, HSTS and secure cookies behind TLS, and `manage.py check --deploy` clean under the
-production settings the README documents."""
+production settings docs/configuration.md documents."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 _ENV_LINE = re.compile(r"^([A-Z][A-Z0-9_]*)=(\S*)")
 
 
-def readme_production_env() -> dict[str, str]:
-    """The variables of the README's production block (the fenced block after its marker)."""
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("<!-- production-settings -->", 1)[1].split("```", 2)[1]
+def documented_production_env() -> dict[str, str]:
+    """The variables of the documented production block (the fenced block after its marker)."""
+    page = (ROOT / "docs/configuration.md").read_text()
+    block = page.split("<!-- production-settings -->", 1)[1].split("```", 2)[1]
     found: dict[str, str] = {}
     for line in block.splitlines():
         if match := _ENV_LINE.match(line.strip()):
@@ -35,9 +35,9 @@ def readme_production_env() -> dict[str, str]:
 
 
 def production_env() -> dict[str, str]:
-    env = {**os.environ, **readme_production_env()}
+    env = {**os.environ, **documented_production_env()}
     env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # the browser tests' setting, never a deployment's
-    env["SECRET_KEY"] = secrets.token_urlsafe(50)  # the README shows how to make one
+    env["SECRET_KEY"] = secrets.token_urlsafe(50)  # the page shows how to make one
     # The running test services: the child must neither start nor stop embedded ones.
     env["DATABASE_URL"] = child_database_url()
     env["REDIS_URL"] = settings.REDIS_URL

@@ -1,0 +1,49 @@
+"""Every environment variable `config/settings.py` reads is documented: a row of
+docs/configuration.md and a line of .env.example (read from the settings' syntax tree, so a new
+variable cannot slip in undocumented)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+_READERS = {"os.environ.get", "os.getenv", "os.environ.setdefault"}
+
+
+def settings_variables() -> set[str]:
+    """The names passed to the typed readers (`env_str`, `env_int`, ...) and to `os.environ`."""
+    tree = ast.parse((ROOT / "config/settings.py").read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            reader = ast.unparse(node.func)
+            name = node.args[0]
+            if (reader.startswith("env_") or reader in _READERS) and isinstance(name, ast.Constant):
+                found.add(str(name.value))
+        elif (
+            isinstance(node, ast.Subscript)
+            and ast.unparse(node.value) == "os.environ"
+            and isinstance(node.slice, ast.Constant)
+        ):
+            found.add(str(node.slice.value))
+    return found
+
+
+def test_the_settings_read_variables_this_test_can_see() -> None:
+    names = settings_variables()
+    assert {"DATABASE_URL", "LLM_PROVIDER", "API_KEY_CACHE_SECONDS", "PARLEY_OCR_DPI"} <= names
+    assert len(names) > 80
+
+
+def test_every_variable_is_in_the_configuration_page() -> None:
+    page = (ROOT / "docs/configuration.md").read_text()
+    documented = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", page))
+    assert sorted(settings_variables() - documented) == []
+
+
+def test_every_variable_is_in_env_example() -> None:
+    example = (ROOT / ".env.example").read_text()
+    listed = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", example, flags=re.MULTILINE))
+    assert sorted(settings_variables() - listed) == []
