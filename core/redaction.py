@@ -63,6 +63,8 @@ _NUMBER_BEFORE = re.compile(r"[A-Za-z0-9]*[0-9][A-Za-z0-9]*[ -]\Z")
 # Digits that could be a phone number: a long enough run with the separators people type.
 _PHONE_HINT = re.compile(r"[0-9][0-9 ().\-/]{5,}[0-9]")
 _MIN_PHONE_DIGITS = 7
+# A country code's prefix before a digit: "+33", "+ 33", "0033".
+_INTERNATIONAL = re.compile(r"(?:\+|(?<![0-9])00) ?[1-9]")
 
 
 def _email_spans(text: str) -> Iterable[PiiSpan]:
@@ -125,14 +127,21 @@ def _phone_spans(text: str, regions: Sequence[str]) -> Iterable[PiiSpan]:
     hints = [m for m in _PHONE_HINT.finditer(text) if _digit_count(m.group()) >= _MIN_PHONE_DIGITS]
     if not hints:
         return
-    # STRICT_GROUPING: a valid number whose digit groups are grouped as that region writes them, so
-    # "2024-118734" (a reference) is not Washington's 202-411-8734 and "01.02.2023" no French line.
-    leniency = phonenumbers.Leniency.STRICT_GROUPING
-    spans = sorted(
+    # Written nationally, a number must be valid and grouped as its region writes it
+    # (STRICT_GROUPING), so "2024-118734" (a reference) is not Washington's 202-411-8734 and
+    # "01.02.2023" no French line. Written with its country code (+, 00), validity is enough: the
+    # prefix is the evidence ("+33 (0)8 10 46 76 87", "00 800 6 7 8 9 10 11" are grouped in ways
+    # libphonenumber's patterns do not list).
+    strict = phonenumbers.Leniency.STRICT_GROUPING
+    spans = [
         (match.start, match.end)
         for region in regions
-        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency)
-    )
+        for match in phonenumbers.PhoneNumberMatcher(text, region, leniency=strict)
+    ]
+    if _INTERNATIONAL.search(text):  # region None: international numbers only, one pass
+        matcher = phonenumbers.PhoneNumberMatcher(text, None, leniency=phonenumbers.Leniency.VALID)
+        spans += [(match.start, match.end) for match in matcher]
+    spans.sort()
     # Regions may read different parts of one number ("0033 1 23 45 67 89": France the whole, another
     # a tail): the number is the union, so no digit of it stays in clear.
     merged: list[list[int]] = []

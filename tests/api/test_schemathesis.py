@@ -18,6 +18,7 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import positive_data_acceptance
 
+from api.models import Scope
 from rag.models import Document
 from tests.api.factories import bot_make, server_key_make, workspace_make
 from tests.support.processes import wait_for
@@ -60,7 +61,8 @@ def server_headers(transactional_db: None) -> Iterator[dict[str, str]]:
     """
     workspace = workspace_make()
     bot_make(workspace)
-    raw, _ = server_key_make(workspace)
+    # Every scope named: a key listing none gets all but `privacy`, which must be named.
+    raw, _ = server_key_make(workspace, scopes=tuple(Scope.values))
     _current_key.append(raw)
     yield {"Authorization": f"Bearer {raw}"}
     busy = Document.objects.filter(status__in=[Document.Status.PENDING, Document.Status.PROCESSING])
