@@ -49,6 +49,8 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("insights", "evaluationrun"): ("add", "view", "delete"),
     ("insights", "evaluationresult"): ("view",),
     ("insights", "faqcandidate"): ("change", "view"),
+    ("connectors", "channel"): FULL,
+    ("connectors", "outboxmessage"): ("change", "view"),  # change: queue a failed message again
 }
 
 
