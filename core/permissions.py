@@ -50,6 +50,8 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("insights", "evaluationresult"): ("view",),
     ("insights", "faqcandidate"): ("change", "view"),
     ("privacy", "visitorerasure"): ("view",),
+    ("connectors", "channel"): FULL,
+    ("connectors", "outboxmessage"): ("change", "view"),  # change: queue a failed message again
 }
 
 

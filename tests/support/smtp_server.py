@@ -71,5 +71,7 @@ class SmtpServer:
 
 
 def mail_text(message: EmailMessage) -> str:
+    """The plain-text body with its line ends as written (SMTP's CRLF read back as LF)."""
     body = message.get_body(preferencelist=("plain",))
-    return body.get_content() if body is not None else ""
+    text = body.get_content() if body is not None else ""
+    return "\n".join(line.rstrip("\r") for line in text.split("\n"))
