@@ -81,7 +81,9 @@ class Tally:
 
 
 def score(messages: Iterable[Message], finder: Finder) -> tuple[Tally, list[float]]:
-    tally = Tally(Counter(), Counter(), Counter(), Counter(), [], [])
+    tally = Tally(
+        predicted=Counter(), right=Counter(), gold=Counter(), found=Counter(), misses=[], false=[]
+    )
     times = []
     for message in messages:
         started = time.perf_counter()

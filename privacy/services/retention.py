@@ -53,7 +53,9 @@ def retention_apply(*, now: datetime | None = None) -> RetentionApplied:
         if days
     ]
     if not workspaces:
-        return RetentionApplied(0, 0, 0, 0, 0, 0)
+        return RetentionApplied(
+            workspaces=0, conversations=0, turns=0, messages=0, searches=0, security_events=0
+        )
     turn_rollups_refresh()  # every turn about to go is counted first
     totals = [0, 0, 0, 0, 0]
     for workspace_id, days in workspaces:
@@ -61,7 +63,15 @@ def retention_apply(*, now: datetime | None = None) -> RetentionApplied:
             workspace_id=workspace_id, cutoff=retention_cutoff(days=days, now=now)
         )
         totals = [total + part for total, part in zip(totals, done, strict=True)]
-    return RetentionApplied(len(workspaces), *totals)
+    conversations, turns, messages, searches, security_events = totals
+    return RetentionApplied(
+        workspaces=len(workspaces),
+        conversations=conversations,
+        turns=turns,
+        messages=messages,
+        searches=searches,
+        security_events=security_events,
+    )
 
 
 def workspace_retention_apply(
