@@ -49,3 +49,25 @@ def test_a_later_run_on_another_port_moves_the_loopback_origins_and_keeps_the_ad
     )
     refused = client.get("/api/v1/me", HTTP_ORIGIN="http://127.0.0.1:8000", **headers)
     assert (refused.status_code, refused.json()["code"]) == (401, "origin_not_allowed")
+
+
+def test_the_admin_edits_origins_one_per_line_in_a_text_area() -> None:
+    from api.admin import WidgetKeyForm
+
+    bot = demo_bot_ensure()
+    form = WidgetKeyForm(
+        data={
+            "bot": bot.pk,
+            "name": "Shop",
+            "allowed_origins": "https://shop.example\nHTTP://LOCALHOST:8124/\n\n",
+        }
+    )
+    assert 'textarea name="allowed_origins"' in str(form["allowed_origins"])
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["allowed_origins"] == [
+        "http://localhost:8124",
+        "https://shop.example",
+    ]
+    key = demo_widget_ensure(bot=bot, origins=("http://localhost:8124", "https://shop.example"))
+    shown = str(WidgetKeyForm(instance=key)["allowed_origins"])
+    assert "http://localhost:8124\nhttps://shop.example</textarea>" in shown

@@ -492,7 +492,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
       // Nothing is lost: a message that got no answer goes back to the input (unless a new one is typed).
       if (!input.value) { input.value = text; countShow(); }
       if (err && err.refused) {  // the server refused it: its reason, in the widget's language
-        visitorNode.remove(); node.classList.replace("bot", "system"); node.classList.add("refused");
+        visitorNode.remove(); node.classList.replace("bot", "system"); node.classList.add("refused"); node.querySelector(".who")?.remove();
         node.hidden = false; node.setAttribute("role", "alert");
         body.replaceChildren(el("p", {}, fmt(t.refused, { reason: err.message })));
       } else { node.hidden = false; body.replaceChildren(el("p", {}, t.error)); }
