@@ -68,9 +68,13 @@ def _ast_exception_classes(module: str) -> list[tuple[str, list[type]]]:
     return found
 
 
-def test_every_exception_class_of_every_app_is_a_parley_error_with_a_code() -> None:
+def test_every_exception_class_of_every_app_is_a_parley_error_with_a_code(
+    settings: Any,
+) -> None:
     """Found by inheritance, not by name: every module of every app is imported, then every subclass
-    of Exception defined in an app is checked, and every class statement whose base is an exception."""
+    of Exception defined in an app is checked, and every class statement whose base is an exception.
+    `config.asgi` warms the process up when imported; that needs the database, so it is off here."""
+    settings.PARLEY_WARM_UP = False
     modules = _app_modules()
     for module in modules:
         importlib.import_module(module)
