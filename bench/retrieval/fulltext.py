@@ -195,11 +195,12 @@ def set_report(
             flush=True,
         )
     if not text_only:
-        calibration_report(corpus, scope, text_ranked=pruned)
+        calibration_report(corpus, scope, text_ranked=pruned, groups=groups)
 
 
-def calibration_report(corpus, scope, *, text_ranked) -> None:  # type: ignore[no-untyped-def]
-    """The workspace's calibration as the product runs it, beside the real questions' figures."""
+def calibration_report(corpus, scope, *, text_ranked, groups) -> None:  # type: ignore[no-untyped-def]
+    """The workspace's calibration as the product runs it, beside the real questions' figures (per
+    question language too, where the set gives one)."""
     from django.test import override_settings
 
     from rag.retrieval.calibration.service import workspace_fusion_calibrate
@@ -213,35 +214,40 @@ def calibration_report(corpus, scope, *, text_ranked) -> None:  # type: ignore[n
     origins = "; ".join(f"{o['label']}: {o['count']}" for o in fusion.pair_origins)
     print(f"  calibration: {choice.label()}, pairs: {fusion.pair_source} ({origins})")
     with override_settings(RERANKER_URL=""):
-        real = {
-            "vector": recall_at_5(corpus.queries, ranked(corpus, scope, "vector")),
-            "text": recall_at_5(corpus.queries, text_ranked),
-            "hybrid": recall_at_5(corpus.queries, ranked(corpus, scope, "hybrid")),
+        lists = {
+            "vector": ranked(corpus, scope, "vector"),
+            "text": text_ranked,
+            "hybrid": ranked(corpus, scope, "hybrid"),
         }
     pairs = {
         "vector": fusion.vector_recall_at_5,
         "text": fusion.text_recall_at_5,
         "hybrid": fusion.recall_at_5,
     }
-    print(f"    {'R@5':24s}" + "".join(f"{side:>10s}" for side in pairs))
+    print(f"    {'R@5':30s}" + "".join(f"{side:>10s}" for side in pairs))
     print(
-        f"    {f'held-back pairs ({fusion.held_out_count})':24s}"
+        f"    {f'held-back pairs ({fusion.held_out_count})':30s}"
         + "".join(f"{value:10.3f}" for value in pairs.values())
     )
-    print(
-        f"    {f'real questions ({len(corpus.queries)})':24s}"
-        + "".join(f"{real[side]:10.3f}" for side in pairs)
-    )
     order_pairs = sorted(pairs, key=lambda side: -pairs[side])
-    order_real = sorted(real, key=lambda side: -real[side])
-    better = max(real["vector"], real["text"])
-    agree = (pairs["text"] > pairs["vector"]) == (real["text"] > real["vector"])
-    print(
-        f"    order on the pairs: {' > '.join(order_pairs)}; on the real questions:"
-        f" {' > '.join(order_real)}; the better side agrees: {'yes' if agree else 'NO'};"
-        f" hybrid on the real questions minus the better side: {real['hybrid'] - better:+.3f}",
-        flush=True,
-    )
+    for group, indexes in groups.items():
+        queries = [corpus.queries[n] for n in indexes]
+        real = {
+            side: recall_at_5(queries, [rows[n] for n in indexes]) for side, rows in lists.items()
+        }
+        print(
+            f"    {f'real questions, {group} ({len(indexes)})':30s}"
+            + "".join(f"{real[side]:10.3f}" for side in pairs)
+        )
+        order_real = sorted(real, key=lambda side: -real[side])
+        better = max(real["vector"], real["text"])
+        agree = (pairs["text"] > pairs["vector"]) == (real["text"] > real["vector"])
+        print(
+            f"      order on the pairs: {' > '.join(order_pairs)}; on these questions:"
+            f" {' > '.join(order_real)}; the better side agrees: {'yes' if agree else 'NO'};"
+            f" hybrid minus the better side: {real['hybrid'] - better:+.3f}",
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

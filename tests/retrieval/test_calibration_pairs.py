@@ -61,13 +61,10 @@ def test_a_synthetic_query_is_withheld_from_its_target_before_it_is_scored(setti
         assert raw.text[0][0] == pair.chunk_id
         found = pair.chunk_id in {chunk_id for chunk_id, _ in lists.text}
         assert found == bool(_lexemes(pair.query) & _lexemes(rest)), pair.query
-    # most chunks' two halves share no word: most targets are out of reach of the full text
-    assert (
-        sum(
-            pair.chunk_id in {c for c, _ in item.text}
-            for pair, item in zip(pairs, withheld, strict=True)
-        )
-        < 8
+    # some chunks' two halves share no word at all: those targets are out of the full text's reach
+    assert not all(
+        pair.chunk_id in {c for c, _ in item.text}
+        for pair, item in zip(pairs, withheld, strict=True)
     )
 
 
@@ -180,7 +177,7 @@ def test_real_questions_take_precedence_and_the_page_says_where_they_came_from(
         {"label": f"answers rated 👍 in conversations with bot {bot.name}", "count": 10},
     ]
     # the questions share no words with their documents: counted by document, the vector side leads
-    assert fusion.text_recall_at_5 <= 0.3 and fusion.vector_recall_at_5 >= 0.8
+    assert fusion.text_recall_at_5 <= 0.4 and fusion.vector_recall_at_5 >= 0.8
     assert fusion.recall_at_5 >= fusion.vector_recall_at_5
     page = admin_client.get(f"/admin/core/workspace/{workspace.pk}/change/").content.decode()
     assert "real questions asked of this workspace&#x27;s bots, each target a document" in page
