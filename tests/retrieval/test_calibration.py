@@ -168,14 +168,14 @@ SECOND = dict(
 )
 
 
-def _workspace(name: str, *, model: str | None = None) -> tuple[Workspace, Bot]:
+def calibration_workspace(name: str, *, model: str | None = None) -> tuple[Workspace, Bot]:
     workspace = Workspace.objects.create(name=name, slug=name)
     if model:
         WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=model)
     return workspace, Bot.objects.create(workspace=workspace, name=f"{name} bot")
 
 
-def _ingest_sentences(workspace: Workspace, bot: Bot) -> None:
+def ingest_sentences(workspace: Workspace, bot: Bot) -> None:
     for number, sentence in enumerate(PARAPHRASES):
         text = f"{sentence} {SECOND[sentence]}"
         document_ingested(workspace=workspace, text=text, bots=[bot], filename=f"s{number}.txt")
@@ -201,7 +201,7 @@ def _assert_never_below_the_better_side(fusion: WorkspaceFusion) -> None:
 
 
 def test_the_sql_fusion_ranks_as_its_python_reference() -> None:
-    workspace, bot = _workspace("ws-fusion-sql")
+    workspace, bot = calibration_workspace("ws-fusion-sql")
     for number, sentence in enumerate(list(PARAPHRASES)[:8]):
         document_ingested(workspace=workspace, text=sentence, bots=[bot], filename=f"f{number}.txt")
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
@@ -234,8 +234,10 @@ def test_a_workspace_whose_vector_side_is_useless_is_searched_mostly_by_full_tex
     # the scripted server's embeddings are hashes of the text: similar texts get unrelated vectors
     settings.PARLEY_EMBEDDING_OPENAI_BASE_URL = llm_server.base_url
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    workspace, bot = _workspace("ws-hash-vectors", model=f"openai/hash-{uuid.uuid4().hex[:6]}")
-    _ingest_sentences(workspace, bot)
+    workspace, bot = calibration_workspace(
+        "ws-hash-vectors", model=f"openai/hash-{uuid.uuid4().hex[:6]}"
+    )
+    ingest_sentences(workspace, bot)
     fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC
     assert fusion.paraphrased_count == 0
@@ -262,8 +264,8 @@ def test_a_workspace_whose_questions_share_no_words_with_its_chunks_gets_the_vec
     settings.LLM_MAX_RETRIES = 0
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
     settings.RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE = 1.0
-    workspace, bot = _workspace("ws-paraphrased")
-    _ingest_sentences(workspace, bot)
+    workspace, bot = calibration_workspace("ws-paraphrased")
+    ingest_sentences(workspace, bot)
     llm.enqueue(Reply(responder=_paraphrasing_model), Reply(responder=_paraphrasing_model))
     fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC_PARAPHRASED
@@ -284,9 +286,9 @@ def test_ingestion_queues_a_recalibration_after_commit_past_the_change_share(
         workspace_fusion_calibrate_task, "apply_async", lambda args, *_, **__: sent.append(args[0])
     )
     monkeypatch.setattr(document_ingest_task, "apply_async", lambda *args, **kwargs: None)
-    workspace, bot = _workspace("ws-trigger")
+    workspace, bot = calibration_workspace("ws-trigger")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        _ingest_sentences(workspace, bot)  # due once there are 10 chunks: a first calibration
+        ingest_sentences(workspace, bot)  # due once there are 10 chunks: a first calibration
     assert sent == []  # nothing leaves before the commit
     _run(callbacks)
     assert sent == [str(workspace.pk)]  # one message, however many documents followed
@@ -314,7 +316,7 @@ def test_an_unusable_paraphrase_keeps_the_raw_sentences(settings, llm: ScriptedL
     settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_API_KEY = "openai", llm.base_url, "k"
     settings.LLM_MAX_RETRIES = 0
     settings.RETRIEVAL_CALIBRATION_PARAPHRASE_SHARE = 1.0
-    workspace, bot = _workspace("ws-bad-paraphrase")
+    workspace, bot = calibration_workspace("ws-bad-paraphrase")
     for number, sentence in enumerate(list(PARAPHRASES)[:6]):
         text = f"{sentence} {SECOND[sentence]}"
         document_ingested(workspace=workspace, text=text, bots=[bot], filename=f"p{number}.txt")
@@ -336,7 +338,7 @@ def test_an_unusable_paraphrase_keeps_the_raw_sentences(settings, llm: ScriptedL
 
 
 def test_the_documents_languages_other_than_the_questions_follow_the_scope() -> None:
-    workspace, bot = _workspace("ws-languages")
+    workspace, bot = calibration_workspace("ws-languages")
     other_bot = Bot.objects.create(workspace=workspace, name="other")
     document_ingested(workspace=workspace, text=" ".join(list(PARAPHRASES)[:4]), bots=[bot])
     french = "Le boulanger vend des croissants chauds et des baguettes chaque matin à l'aube."
@@ -365,8 +367,8 @@ def _evaluation_set(bot: Bot, *, cases: int) -> None:
 
 def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_client) -> None:
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    workspace, bot = _workspace("ws-evaluation")
-    _ingest_sentences(workspace, bot)
+    workspace, bot = calibration_workspace("ws-evaluation")
+    ingest_sentences(workspace, bot)
     synthetic = workspace_fusion_calibrate(workspace_id=workspace.pk)
     # raw spans repeat their sentence's words: the full-text side finds them all
     assert synthetic is not None and synthetic.pair_source == WorkspaceFusion.Source.SYNTHETIC
@@ -390,8 +392,8 @@ def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_cl
 
 def test_too_few_evaluation_cases_are_set_aside_for_synthetic_pairs(settings) -> None:
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    workspace, bot = _workspace("ws-few-cases")
-    _ingest_sentences(workspace, bot)
+    workspace, bot = calibration_workspace("ws-few-cases")
+    ingest_sentences(workspace, bot)
     _evaluation_set(bot, cases=4)
     fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC

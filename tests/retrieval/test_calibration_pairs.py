@@ -23,7 +23,12 @@ from rag.retrieval.calibration.pairs import calibration_pairs
 from rag.retrieval.calibration.service import workspace_fusion_calibrate
 from rag.retrieval.calibration.withheld import reranked, text_without
 from rag.selectors import workspace_embedding_model
-from tests.retrieval.test_calibration import PARAPHRASES, SECOND, _ingest_sentences, _workspace
+from tests.retrieval.test_calibration import (
+    PARAPHRASES,
+    SECOND,
+    calibration_workspace,
+    ingest_sentences,
+)
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +43,7 @@ def _lexemes(text: str) -> set[str]:
 def test_a_synthetic_query_is_withheld_from_its_target_before_it_is_scored(settings) -> None:
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
     # Each chunk: a sentence and a question about it that shares (almost) none of its words.
-    workspace, bot = _workspace("ws-cloze")
+    workspace, bot = calibration_workspace("ws-cloze")
     for number, (sentence, question) in enumerate(PARAPHRASES.items()):
         text = f"{sentence} {question}"
         document_ingested(workspace=workspace, text=text, bots=[bot], filename=f"c{number}.txt")
@@ -89,7 +94,9 @@ def _lists(target: str, *, text: list[str], vector: list[str], held_out: bool) -
     def scored(ids: list[str]) -> list[tuple[str, float]]:
         return [(chunk_id, float(len(ids) - rank)) for rank, chunk_id in enumerate(ids)]
 
-    return PairLists(frozenset({target}), scored(vector), scored(text), held_out=held_out)
+    return PairLists(
+        targets=frozenset({target}), vector=scored(vector), text=scored(text), held_out=held_out
+    )
 
 
 def test_the_measured_winner_is_chosen_even_when_it_is_one_side_alone() -> None:
@@ -128,8 +135,8 @@ def test_real_questions_take_precedence_and_the_page_says_where_they_came_from(
     settings, admin_client
 ) -> None:
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    workspace, bot = _workspace("ws-real")
-    _ingest_sentences(workspace, bot)
+    workspace, bot = calibration_workspace("ws-real")
+    ingest_sentences(workspace, bot)
     items = list(PARAPHRASES.items())
     evaluation_set = EvaluationSet.objects.create(bot=bot, name="launch checks")
     for number, (_, question) in enumerate(items[:4]):
@@ -191,8 +198,8 @@ def test_real_questions_take_precedence_and_the_page_says_where_they_came_from(
 
 def test_synthetic_pairs_are_shown_as_withheld_sentences(settings, admin_client) -> None:
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    workspace, bot = _workspace("ws-synthetic-page")
-    _ingest_sentences(workspace, bot)
+    workspace, bot = calibration_workspace("ws-synthetic-page")
+    ingest_sentences(workspace, bot)
     fusion = workspace_fusion_calibrate(workspace_id=workspace.pk)
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC
     page = admin_client.get(f"/admin/core/workspace/{workspace.pk}/change/").content.decode()
