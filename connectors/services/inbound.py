@@ -145,6 +145,9 @@ def inbound_process(*, event_id: int) -> str:
         return "gone"
     thread, connector = event.thread, connector_for(event.channel)
     _attachments_fetch(event=event)
+    if event.attachments:  # the acknowledgement before the answer (which may stream first)
+        conversation_outbox_fill(conversation_id=thread.conversation_id)
+        thread_deliver(thread_id=thread.pk)
     if event.text.strip():
         visitor_message_receive(
             conversation_id=thread.conversation_id,
