@@ -60,8 +60,15 @@ class ChannelForm(forms.ModelForm):
         model = Channel
         fields = ["bot", "kind", "name", "enabled", "accept_attachments", "api_base_url"]
 
+    # Only superusers point a channel at another API host: a workspace admin choosing the host the
+    # server calls (with the bot token) could aim it at the internal network.
+    api_url_locked = False
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if self.api_url_locked:
+            self.fields["api_base_url"].disabled = True
+            self.fields["api_base_url"].help_text = "Set by a superuser only."
         for name in SETTING_NAMES:
             self.fields[name].initial = self.instance.settings.get(name)
 
@@ -113,7 +120,10 @@ class ChannelAdmin(WorkspaceScopedAdmin):
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> Any:
         self._request = request
-        return super().get_form(request, obj, change, **kwargs)
+        form = super().get_form(request, obj, change, **kwargs)
+        if getattr(request.user, "is_superuser", False):
+            return form
+        return type("LockedChannelForm", (form,), {"api_url_locked": True})
 
 
 @admin.register(OutboxMessage)
