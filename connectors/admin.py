@@ -17,10 +17,19 @@ from connectors.models import Channel, OutboxMessage
 from connectors.services.channels import SECRET_NAMES, channel_secrets_set, channel_secrets_shown
 from core.admin_scoping import WorkspaceScopedAdmin
 
-SETTING_NAMES = ("from_address", "smtp_host", "smtp_port", "smtp_username", "smtp_tls")
+SETTING_NAMES = (
+    "from_address",
+    "smtp_host",
+    "smtp_port",
+    "smtp_username",
+    "smtp_tls",
+    "whatsapp_template",
+    "whatsapp_template_language",
+)
 _URL_NAMES: dict[str, str] = {
     Channel.Kind.SLACK: "connectors:slack-events",
     Channel.Kind.EMAIL: "connectors:email-inbound",
+    Channel.Kind.WHATSAPP: "connectors:whatsapp-webhook",
 }
 
 
@@ -46,6 +55,29 @@ class ChannelForm(forms.ModelForm):
         help_text="Blank: the platform's own API. Only to reach a proxy or a test server.",
     )
     smtp_password = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False))
+    app_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="WhatsApp: the Meta app's App Secret (App settings → Basic).",
+    )
+    access_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="WhatsApp: a system user's permanent access token.",
+    )
+    verify_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="WhatsApp: any string; give Meta the same one with the callback URL.",
+    )
+    whatsapp_template = forms.CharField(
+        required=False,
+        help_text="WhatsApp: an approved template with one body parameter, for notices and agents' "
+        "replies outside the 24-hour window (blank: they wait for the visitor's next message).",
+    )
+    whatsapp_template_language = forms.CharField(
+        required=False, help_text="WhatsApp: the template's language code."
+    )
     from_address = forms.EmailField(
         required=False, help_text="E-mail: the address answers come from."
     )

@@ -19,6 +19,7 @@ class Channel(models.Model):
     class Kind(models.TextChoices):
         SLACK = "slack", "Slack"
         EMAIL = "email", "E-mail"
+        WHATSAPP = "whatsapp", "WhatsApp"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="channels")
