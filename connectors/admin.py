@@ -30,6 +30,7 @@ _URL_NAMES: dict[str, str] = {
     Channel.Kind.SLACK: "connectors:slack-events",
     Channel.Kind.EMAIL: "connectors:email-inbound",
     Channel.Kind.WHATSAPP: "connectors:whatsapp-webhook",
+    Channel.Kind.TELEGRAM: "connectors:telegram-webhook",
 }
 
 
@@ -42,7 +43,7 @@ class ChannelForm(forms.ModelForm):
     bot_token = forms.CharField(
         required=False,
         widget=forms.PasswordInput(render_value=False),
-        help_text="Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…).",
+        help_text="Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…). Telegram: BotFather's token.",
     )
     webhook_signing_key = forms.CharField(
         required=False,
@@ -64,6 +65,11 @@ class ChannelForm(forms.ModelForm):
         required=False,
         widget=forms.PasswordInput(render_value=False),
         help_text="WhatsApp: a system user's permanent access token.",
+    )
+    webhook_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Telegram: the secret_token you give setWebhook (1-256 of A-Z a-z 0-9 _ -).",
     )
     verify_token = forms.CharField(
         required=False,

@@ -1,4 +1,5 @@
-"""The URLs platforms are given: /channels/<channel id>/slack/events, .../email/inbound, .../whatsapp/webhook.
+"""The URLs platforms are given: /channels/<channel id>/slack/events, .../email/inbound, .../whatsapp/webhook,
+.../telegram/webhook.
 
 An unknown (or disabled, or other kind's) channel id: 404. A bad or missing signature, or a replayed
 timestamp: 401, and nothing is stored. Otherwise the messages are stored and the platform gets its 200
@@ -64,6 +65,12 @@ def slack_events(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def email_inbound(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
     return _receive(request, channel_id, Channel.Kind.EMAIL)
+
+
+@csrf_exempt
+@require_POST
+def telegram_webhook(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
+    return _receive(request, channel_id, Channel.Kind.TELEGRAM)
 
 
 @csrf_exempt

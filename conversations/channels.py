@@ -17,7 +17,7 @@ from django.db import transaction
 from conversations.models import Conversation
 
 CONNECTOR_CHANNELS = frozenset(
-    {Conversation.Channel.SLACK, Conversation.Channel.EMAIL, Conversation.Channel.WHATSAPP}
+    set(Conversation.Channel) - {Conversation.Channel.WIDGET, Conversation.Channel.API}
 )
 RELAY_TASK = "connectors.conversation_relay"
 

@@ -21,6 +21,8 @@ from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
+from tests.support.telegram_server import BOT_TOKEN as TELEGRAM_TOKEN
+from tests.support.telegram_server import WEBHOOK_SECRET, TelegramServer
 from tests.support.whatsapp_server import ACCESS_TOKEN, APP_SECRET, WhatsAppServer
 
 MAILGUN_KEY = "test-mailgun-webhook-signing-key"
@@ -83,6 +85,32 @@ def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: object)
             "access_token": ACCESS_TOKEN,
             "verify_token": "verify-me",
         },
+        **fields,
+    )
+
+
+@pytest.fixture(scope="session")
+def telegram_server() -> Iterator[TelegramServer]:
+    server = TelegramServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def telegram(telegram_server: TelegramServer) -> TelegramServer:
+    telegram_server.reset()
+    return telegram_server
+
+
+def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object) -> Channel:
+    return Channel.objects.create(
+        bot=bot,
+        kind=Channel.Kind.TELEGRAM,
+        name="Support Telegram",
+        api_base_url=server.base_url,
+        secrets={"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET},
         **fields,
     )
 
