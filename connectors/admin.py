@@ -17,10 +17,20 @@ from connectors.models import Channel, OutboxMessage
 from connectors.services.channels import SECRET_NAMES, channel_secrets_set, channel_secrets_shown
 from core.admin_scoping import WorkspaceScopedAdmin
 
-SETTING_NAMES = ("from_address", "smtp_host", "smtp_port", "smtp_username", "smtp_tls")
+SETTING_NAMES = (
+    "from_address",
+    "smtp_host",
+    "smtp_port",
+    "smtp_username",
+    "smtp_tls",
+    "whatsapp_template",
+    "whatsapp_template_language",
+)
 _URL_NAMES: dict[str, str] = {
     Channel.Kind.SLACK: "connectors:slack-events",
     Channel.Kind.EMAIL: "connectors:email-inbound",
+    Channel.Kind.WHATSAPP: "connectors:whatsapp-webhook",
+    Channel.Kind.TELEGRAM: "connectors:telegram-webhook",
 }
 
 
@@ -33,7 +43,7 @@ class ChannelForm(forms.ModelForm):
     bot_token = forms.CharField(
         required=False,
         widget=forms.PasswordInput(render_value=False),
-        help_text="Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…).",
+        help_text="Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…). Telegram: BotFather's token.",
     )
     webhook_signing_key = forms.CharField(
         required=False,
@@ -46,6 +56,34 @@ class ChannelForm(forms.ModelForm):
         help_text="Blank: the platform's own API. Only to reach a proxy or a test server.",
     )
     smtp_password = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False))
+    app_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="WhatsApp: the Meta app's App Secret (App settings → Basic).",
+    )
+    access_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="WhatsApp: a system user's permanent access token.",
+    )
+    webhook_secret = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="Telegram: the secret_token you give setWebhook (1-256 of A-Z a-z 0-9 _ -).",
+    )
+    verify_token = forms.CharField(
+        required=False,
+        widget=forms.PasswordInput(render_value=False),
+        help_text="WhatsApp: any string; give Meta the same one with the callback URL.",
+    )
+    whatsapp_template = forms.CharField(
+        required=False,
+        help_text="WhatsApp: an approved template with one body parameter, for notices and agents' "
+        "replies outside the 24-hour window (blank: they wait for the visitor's next message).",
+    )
+    whatsapp_template_language = forms.CharField(
+        required=False, help_text="WhatsApp: the template's language code."
+    )
     from_address = forms.EmailField(
         required=False, help_text="E-mail: the address answers come from."
     )
@@ -60,8 +98,15 @@ class ChannelForm(forms.ModelForm):
         model = Channel
         fields = ["bot", "kind", "name", "enabled", "accept_attachments", "api_base_url"]
 
+    # Only superusers point a channel at another API host: a workspace admin choosing the host the
+    # server calls (with the bot token) could aim it at the internal network.
+    api_url_locked = False
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if self.api_url_locked:
+            self.fields["api_base_url"].disabled = True
+            self.fields["api_base_url"].help_text = "Set by a superuser only."
         for name in SETTING_NAMES:
             self.fields[name].initial = self.instance.settings.get(name)
 
@@ -113,7 +158,10 @@ class ChannelAdmin(WorkspaceScopedAdmin):
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
     ) -> Any:
         self._request = request
-        return super().get_form(request, obj, change, **kwargs)
+        form = super().get_form(request, obj, change, **kwargs)
+        if getattr(request.user, "is_superuser", False):
+            return form
+        return type("LockedChannelForm", (form,), {"api_url_locked": True})
 
 
 @admin.register(OutboxMessage)

@@ -19,6 +19,8 @@ class Channel(models.Model):
     class Kind(models.TextChoices):
         SLACK = "slack", "Slack"
         EMAIL = "email", "E-mail"
+        WHATSAPP = "whatsapp", "WhatsApp"
+        TELEGRAM = "telegram", "Telegram"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="channels")

@@ -1,9 +1,11 @@
 from django.urls import path
 
-from connectors.views import email_inbound, slack_events
+from connectors.views import email_inbound, slack_events, telegram_webhook, whatsapp_webhook
 
 app_name = "connectors"
 urlpatterns = [
     path("<uuid:channel_id>/slack/events", slack_events, name="slack-events"),
     path("<uuid:channel_id>/email/inbound", email_inbound, name="email-inbound"),
+    path("<uuid:channel_id>/whatsapp/webhook", whatsapp_webhook, name="whatsapp-webhook"),
+    path("<uuid:channel_id>/telegram/webhook", telegram_webhook, name="telegram-webhook"),
 ]

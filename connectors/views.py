@@ -1,4 +1,5 @@
-"""The URLs platforms are given: /channels/<channel id>/slack/events, /channels/<channel id>/email/inbound.
+"""The URLs platforms are given: /channels/<channel id>/slack/events, .../email/inbound, .../whatsapp/webhook,
+.../telegram/webhook.
 
 An unknown (or disabled, or other kind's) channel id: 404. A bad or missing signature, or a replayed
 timestamp: 401, and nothing is stored. Otherwise the messages are stored and the platform gets its 200
@@ -11,11 +12,12 @@ import uuid
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from connectors.errors import ChannelNotFound, InboundInvalid, SignatureRefused
 from connectors.models import Channel
 from connectors.platforms import connector_for
+from connectors.platforms.whatsapp import WhatsAppConnector
 from connectors.services import inbound_accept
 
 
@@ -63,3 +65,30 @@ def slack_events(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def email_inbound(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
     return _receive(request, channel_id, Channel.Kind.EMAIL)
+
+
+@csrf_exempt
+@require_POST
+def telegram_webhook(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
+    return _receive(request, channel_id, Channel.Kind.TELEGRAM)
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def whatsapp_webhook(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
+    """GET: Meta's subscription check (the verify token); POST: the signed webhook."""
+    if request.method == "POST":
+        return _receive(request, channel_id, Channel.Kind.WHATSAPP)
+    try:
+        channel = _channel(channel_id, Channel.Kind.WHATSAPP)
+    except ChannelNotFound as error:
+        return _error(error, 404)
+    connector = WhatsAppConnector(channel)
+    challenge = connector.subscription_challenge(
+        mode=request.GET.get("hub.mode", ""),
+        token=request.GET.get("hub.verify_token", ""),
+        challenge=request.GET.get("hub.challenge", ""),
+    )
+    if challenge is None:
+        return _error(SignatureRefused("wrong verify token"), 403)
+    return HttpResponse(challenge, content_type="text/plain")

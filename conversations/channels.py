@@ -16,7 +16,9 @@ from django.db import transaction
 
 from conversations.models import Conversation
 
-CONNECTOR_CHANNELS = frozenset({Conversation.Channel.SLACK, Conversation.Channel.EMAIL})
+CONNECTOR_CHANNELS = frozenset(
+    set(Conversation.Channel) - {Conversation.Channel.WIDGET, Conversation.Channel.API}
+)
 RELAY_TASK = "connectors.conversation_relay"
 
 

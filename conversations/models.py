@@ -31,12 +31,14 @@ class Conversation(models.Model):
 
     class Channel(models.TextChoices):
         """Where the visitor writes from: the analytics' channel dimension and the console's label.
-        Slack and e-mail conversations come through the `connectors` app (above handoff)."""
+        Slack, e-mail, WhatsApp and Telegram conversations come through the `connectors` app (above handoff)."""
 
         WIDGET = "widget", "Widget"
         API = "api", "API"
         SLACK = "slack", "Slack"
         EMAIL = "email", "E-mail"
+        WHATSAPP = "whatsapp", "WhatsApp"
+        TELEGRAM = "telegram", "Telegram"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="conversations")

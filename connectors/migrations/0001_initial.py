@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             name='Channel',
             fields=[
                 ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('kind', models.CharField(choices=[('slack', 'Slack'), ('email', 'E-mail')], max_length=20)),
+                ('kind', models.CharField(choices=[('slack', 'Slack'), ('email', 'E-mail'), ('whatsapp', 'WhatsApp'), ('telegram', 'Telegram')], max_length=20)),
                 ('name', models.CharField(max_length=100)),
                 ('enabled', models.BooleanField(default=True)),
                 ('api_base_url', models.URLField(blank=True)),

@@ -6,10 +6,14 @@ from connectors.models import Channel
 from connectors.platforms.base import Connector
 from connectors.platforms.email import EmailConnector
 from connectors.platforms.slack import SlackConnector
+from connectors.platforms.telegram import TelegramConnector
+from connectors.platforms.whatsapp import WhatsAppConnector
 
 _CONNECTORS: dict[str, type[Connector]] = {
     Channel.Kind.SLACK: SlackConnector,
     Channel.Kind.EMAIL: EmailConnector,
+    Channel.Kind.WHATSAPP: WhatsAppConnector,
+    Channel.Kind.TELEGRAM: TelegramConnector,
 }
 
 

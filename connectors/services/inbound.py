@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from connectors.errors import InboundInvalid
-from connectors.models import Channel, ChannelThread, InboundEvent
+from connectors.models import Channel, ChannelThread, InboundEvent, OutboxMessage
 from connectors.platforms import connector_for
 from connectors.platforms.base import Attachment, InboundMessage
 from connectors.services.outbox import conversation_outbox_fill, thread_deliver
@@ -48,6 +48,8 @@ def inbound_accept(*, channel: Channel, message: InboundMessage) -> InboundEvent
         if message.address and thread.address != {**thread.address, **message.address}:
             thread.address = {**thread.address, **message.address}
             thread.save(update_fields=["address"])
+        # The visitor wrote: the platform is there (and WhatsApp's window open): what waits goes now.
+        thread.outbox.filter(status=OutboxMessage.Status.PENDING).update(next_attempt_at=None)
         try:
             with transaction.atomic():
                 event = InboundEvent.objects.create(
@@ -145,6 +147,9 @@ def inbound_process(*, event_id: int) -> str:
         return "gone"
     thread, connector = event.thread, connector_for(event.channel)
     _attachments_fetch(event=event)
+    if event.attachments:  # the acknowledgement before the answer (which may stream first)
+        conversation_outbox_fill(conversation_id=thread.conversation_id)
+        thread_deliver(thread_id=thread.pk)
     if event.text.strip():
         visitor_message_receive(
             conversation_id=thread.conversation_id,

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='conversation',
             name='channel',
-            field=models.CharField(choices=[('widget', 'Widget'), ('api', 'API'), ('slack', 'Slack'), ('email', 'E-mail')], default='api', max_length=20),
+            field=models.CharField(choices=[('widget', 'Widget'), ('api', 'API'), ('slack', 'Slack'), ('email', 'E-mail'), ('whatsapp', 'WhatsApp'), ('telegram', 'Telegram')], default='api', max_length=20),
         ),
     ]

@@ -21,6 +21,9 @@ from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
+from tests.support.telegram_server import BOT_TOKEN as TELEGRAM_TOKEN
+from tests.support.telegram_server import WEBHOOK_SECRET, TelegramServer
+from tests.support.whatsapp_server import ACCESS_TOKEN, APP_SECRET, WhatsAppServer
 
 MAILGUN_KEY = "test-mailgun-webhook-signing-key"
 __all__ = ["live_api"]  # the real uvicorn server, for the console's browser test
@@ -54,6 +57,62 @@ def smtp_server() -> Iterator[SmtpServer]:
 def smtp(smtp_server: SmtpServer) -> SmtpServer:
     smtp_server.reset()
     return smtp_server
+
+
+@pytest.fixture(scope="session")
+def whatsapp_server() -> Iterator[WhatsAppServer]:
+    server = WhatsAppServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def whatsapp(whatsapp_server: WhatsAppServer) -> WhatsAppServer:
+    whatsapp_server.reset()
+    return whatsapp_server
+
+
+def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: object) -> Channel:
+    return Channel.objects.create(
+        bot=bot,
+        kind=Channel.Kind.WHATSAPP,
+        name="Support WhatsApp",
+        api_base_url=server.base_url,
+        secrets={
+            "app_secret": APP_SECRET,
+            "access_token": ACCESS_TOKEN,
+            "verify_token": "verify-me",
+        },
+        **fields,
+    )
+
+
+@pytest.fixture(scope="session")
+def telegram_server() -> Iterator[TelegramServer]:
+    server = TelegramServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def telegram(telegram_server: TelegramServer) -> TelegramServer:
+    telegram_server.reset()
+    return telegram_server
+
+
+def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object) -> Channel:
+    return Channel.objects.create(
+        bot=bot,
+        kind=Channel.Kind.TELEGRAM,
+        name="Support Telegram",
+        api_base_url=server.base_url,
+        secrets={"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET},
+        **fields,
+    )
 
 
 @pytest.fixture

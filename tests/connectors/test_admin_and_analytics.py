@@ -53,11 +53,13 @@ def test_secrets_are_written_never_shown_and_kept_when_left_blank(bot: Bot) -> N
             "enabled": "on",
             "signing_secret": SIGNING,
             "bot_token": TOKEN,
+            "api_base_url": "http://169.254.169.254/",  # only a superuser may set it
         },
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     channel = Channel.objects.get()
     assert channel.secrets == {"signing_secret": SIGNING, "bot_token": TOKEN}
+    assert channel.api_base_url == ""
 
     page = client.get(
         reverse("admin:connectors_channel_change", args=[channel.pk])

@@ -16,6 +16,7 @@ from bots.models import Bot
 from connectors.models import Channel, InboundEvent, OutboxMessage
 from connectors.services import inbound_process, thread_deliver
 from conversations.models import Conversation, Turn
+from rag.models import Document
 from tests.connectors.conftest import slack_channel_make
 from tests.support.slack_server import (
     Failure,
@@ -136,3 +137,53 @@ def test_429_waits_for_retry_after_and_5xx_backs_off_and_nothing_is_lost(
     row.refresh_from_db()
     assert row.status == "sent" and row.attempts == 3
     assert len(slack.thread("C2", "300.000001")) == 1
+
+
+def test_what_the_app_does_not_answer_is_ignored_and_files_are_taken_where_allowed(
+    bot: Bot, slack: SlackServer
+) -> None:
+    channel = slack_channel_make(bot=bot, server=slack, accept_attachments=True)
+    ignored = [
+        {
+            "type": "message",
+            "channel": "C3",
+            "channel_type": "channel",
+            "user": "U1",
+            "ts": "1.1",
+            "text": "chat",
+        },
+        {
+            "type": "message",
+            "channel": "C3",
+            "user": "U1",
+            "ts": "1.2",
+            "thread_ts": "9.9",
+            "text": "not our thread",
+        },
+        {**slack_mention(channel="C3", ts="1.3", text="hi"), "bot_id": "B1"},  # a bot's own message
+        {**slack_mention(channel="C3", ts="1.4", text="hi"), "subtype": "message_changed"},
+    ]
+    for event in ignored:
+        body = slack_event_body(event)
+        assert _post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
+    assert not InboundEvent.objects.exists() and not Conversation.objects.exists()
+
+    slack.files["manual.txt"] = b"The charger light turns green when the battery is full."
+    event = {
+        **slack_mention(channel="C3", ts="2.1", text="Here is my manual"),
+        "files": [
+            {
+                "name": "manual.txt",
+                "mimetype": "text/plain",
+                "url_private_download": slack.file_url("manual.txt"),
+            }
+        ],
+    }
+    body = slack_event_body(event)
+    assert _post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
+    inbound = InboundEvent.objects.get()
+    inbound_process(event_id=inbound.pk)
+    document = Document.objects.get()
+    assert document.conversation_id == inbound.thread.conversation_id
+    texts = [m.text for m in slack.thread("C3", "2.1")]
+    assert texts[0] == "_I have added manual.txt to our conversation._" and len(texts) == 2
