@@ -25,7 +25,7 @@ from tests.connectors.conftest import (
     mailgun_post,
     slack_channel_make,
 )
-from tests.connectors.test_slack_inbound import _post
+from tests.connectors.test_slack_inbound import slack_event_post
 from tests.insights.helpers import member_client
 from tests.support.slack_server import (
     SlackServer,
@@ -91,7 +91,10 @@ def test_the_channel_is_a_dimension_of_the_analytics_and_of_the_export(
     slack_channel = slack_channel_make(bot=bot, server=slack)
     for n in range(2):
         body = slack_event_body(slack_mention(channel="C1", ts=f"10.00000{n}", text=f"Hello {n}"))
-        assert _post(Client(), slack_channel, body, slack_signed_headers(body)).status_code == 200
+        assert (
+            slack_event_post(Client(), slack_channel, body, slack_signed_headers(body)).status_code
+            == 200
+        )
     mime, _ = mail_make(text="Hello by mail")
     assert mailgun_post(email_channel_make(bot=bot, server=smtp), mime).status_code == 200
     for event in InboundEvent.objects.all():

@@ -29,7 +29,9 @@ from tests.support.slack_server import (
 pytestmark = pytest.mark.django_db
 
 
-def _post(client: Client, channel: Channel, body: bytes, headers: dict[str, str]) -> object:
+def slack_event_post(
+    client: Client, channel: Channel, body: bytes, headers: dict[str, str]
+) -> object:
     return client.post(
         f"/channels/{channel.pk}/slack/events",
         data=body,
@@ -49,11 +51,14 @@ def test_bad_missing_or_replayed_signatures_are_refused_and_store_nothing(
         body, timestamp=int(time.time()) - 6 * 60
     )  # Slack's window: 5 min
     for headers in (wrong, replayed, {}, {**wrong, "X-Slack-Request-Timestamp": "soon"}):
-        response = _post(client, channel, body, headers)
+        response = slack_event_post(client, channel, body, headers)
         assert response.status_code == 401, headers
         assert response.json()["code"] == "signature_refused"
     tampered = slack_signed_headers(body)
-    assert _post(client, channel, body.replace(b"Hello", b"Hullo"), tampered).status_code == 401
+    assert (
+        slack_event_post(client, channel, body.replace(b"Hello", b"Hullo"), tampered).status_code
+        == 401
+    )
     assert not InboundEvent.objects.exists() and not Conversation.objects.exists()
 
     # Unknown, disabled or other-kind channel ids: 404 (before any signature is looked at).
@@ -65,7 +70,7 @@ def test_bad_missing_or_replayed_signatures_are_refused_and_store_nothing(
     assert other.status_code == 404 and other.json()["code"] == "channel_not_found"
     assert Client().post(f"/channels/{channel.pk}/email/inbound", data={}).status_code == 404
     Channel.objects.filter(pk=channel.pk).update(enabled=False)
-    assert _post(client, channel, body, slack_signed_headers(body)).status_code == 404
+    assert slack_event_post(client, channel, body, slack_signed_headers(body)).status_code == 404
 
 
 def test_the_url_verification_challenge_is_answered(bot: Bot, slack: SlackServer) -> None:
@@ -76,7 +81,7 @@ def test_the_url_verification_challenge_is_answered(bot: Bot, slack: SlackServer
             "challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P",
         }
     ).encode()
-    response = _post(Client(), channel, body, slack_signed_headers(body))
+    response = slack_event_post(Client(), channel, body, slack_signed_headers(body))
     assert response.status_code == 200
     assert response.json() == {"challenge": "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P"}
 
@@ -88,7 +93,7 @@ def test_a_mention_is_answered_in_its_thread_once_however_often_slack_retries(
     body = slack_event_body(slack_mention(channel="C1", ts="200.000001", text="Hello there!"))
     for retry in ("", "1", "2"):  # Slack's retries carry the same event (and X-Slack-Retry-Num)
         headers = {**slack_signed_headers(body), **({"X-Slack-Retry-Num": retry} if retry else {})}
-        assert _post(Client(), channel, body, headers).status_code == 200
+        assert slack_event_post(Client(), channel, body, headers).status_code == 200
     event = InboundEvent.objects.get()
     assert event.client_message_id == "slack:C1:200.000001" and event.text == "Hello there!"
     conversation = Conversation.objects.get()
@@ -110,7 +115,7 @@ def test_429_waits_for_retry_after_and_5xx_backs_off_and_nothing_is_lost(
 ) -> None:
     channel = slack_channel_make(bot=bot, server=slack)
     body = slack_event_body(slack_mention(channel="C2", ts="300.000001", text="Hello!"))
-    assert _post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
+    assert slack_event_post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
     event = InboundEvent.objects.get()
     slack.outage = Failure(
         429, retry_after="2"
@@ -165,7 +170,9 @@ def test_what_the_app_does_not_answer_is_ignored_and_files_are_taken_where_allow
     ]
     for event in ignored:
         body = slack_event_body(event)
-        assert _post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
+        assert (
+            slack_event_post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
+        )
     assert not InboundEvent.objects.exists() and not Conversation.objects.exists()
 
     slack.files["manual.txt"] = b"The charger light turns green when the battery is full."
@@ -180,7 +187,7 @@ def test_what_the_app_does_not_answer_is_ignored_and_files_are_taken_where_allow
         ],
     }
     body = slack_event_body(event)
-    assert _post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
+    assert slack_event_post(Client(), channel, body, slack_signed_headers(body)).status_code == 200
     inbound = InboundEvent.objects.get()
     inbound_process(event_id=inbound.pk)
     document = Document.objects.get()
