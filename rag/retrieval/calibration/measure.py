@@ -1,9 +1,11 @@
 """Measuring fusion methods on calibration pairs, and choosing one by its held-back figures.
 
-Each pair's two candidate lists come from the product's own statements (`text_rows`, and `hybrid_rows`
-with the full-text weight at 0), over the whole workspace's shared documents, as a search would see them
-(the vector side stays off for a question in another language than a monolingual model's, as in
-`chunks_retrieve`). Every method of the grid is then replayed in Python (`rag.retrieval.fusion`).
+Each pair's three candidate lists come from the product's own statements (`text_rows`, and `hybrid_rows`
+with one vector side's weight alone: the workspace model's, the multilingual model's), over the whole
+workspace's shared documents, as a search would see them (the monolingual side stays off for a question
+in another language than its model's and its weight goes to the multilingual side, as in
+`chunks_retrieve`: `sides_applied`). Every method of the grid, a simplex of the three sides' weights, is
+then replayed in Python (`rag.retrieval.fusion`).
 
 A pair's target is its chunk (synthetic pairs) or, for an evaluation case, its expected documents: the
 fused chunks are then collapsed to their documents in order, and recall@5 and MRR@10 count by document
@@ -22,8 +24,9 @@ ranking among them is noise (bench/retrieval: on covid-faq-en the raw pairs chos
 recall@5 on the real questions was 0.77, below the vector side's 0.89). So every measured method whose
 held-back recall@5 is within one binomial standard error of the best (and not below the better side),
 and its MRR within one standard error of the best's, counts as equal; of those the one whose vector
-share is closest to the sides' own balance wins (the vector side's held-back MRR over the sum of both
-sides' MRR: a weak side gets a small share, two strong ones an even split), then MRR. That choice still
+shares are closest to the sides' own balance wins (each side's held-back MRR over the sum of the sides'
+MRR: a weak side gets a small share, strong ones an even split; distance by the sum of absolute
+differences of the three shares), then MRR. That choice still
 comes from this workspace's measurements; it only refuses to read a preference into differences the
 pairs cannot show.
 """
@@ -42,13 +45,15 @@ from rag.language import language_detect
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids
-from rag.retrieval.service import FUSION, vector_side_used
+from rag.retrieval.service import FUSION, sides_applied, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
 
 RRF_KS = (10.0, 30.0, 60.0)
-RRF_VECTOR_SHARES = (0.2, 1 / 3, 0.5, 2 / 3, 0.8)  # vector weight / (vector + text weight)
-CONVEX_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-SIDES = (FusionChoice(method="vector"), FusionChoice(method="text"))
+# The three sides' weights (vector, multilingual, text): the points of the simplex in sixths (RRF) and
+# tenths (convex) where at least two sides count; the sides alone are `SIDES`.
+RRF_STEPS = 6
+CONVEX_STEPS = 10
+SIDES = (FusionChoice(method="vector"), FusionChoice(method="multi"), FusionChoice(method="text"))
 EMBED_BATCH = 64
 
 
@@ -60,6 +65,10 @@ class PairLists:
     held_out: bool
     # chunk id -> document id, when the targets are documents (None: they are chunks)
     documents: dict[str, str] | None = None
+    multi: Ranked = ()
+    # Whether the monolingual side reads this query (its language), and the workspace has a multilingual one.
+    vector_on: bool = True
+    multi_on: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,29 +96,45 @@ class Calibration:
     vector: Measured
     text: Measured
     held_out_count: int
+    multi: Measured | None = None
 
 
 def grid() -> list[FusionChoice]:
     rrf = [
-        FusionChoice(method="rrf", rrf_k=k, vector_weight=share, text_weight=1.0 - share)
+        FusionChoice(
+            method="rrf", rrf_k=k, vector_weight=v, multi_weight=m, text_weight=1.0 - v - m
+        )
         for k in RRF_KS
-        for share in RRF_VECTOR_SHARES
+        for v, m in _simplex(RRF_STEPS)
     ]
-    convex = [FusionChoice(method="convex", vector_share=share) for share in CONVEX_SHARES]
+    convex = [
+        FusionChoice(method="convex", vector_share=v, multi_share=m)
+        for v, m in _simplex(CONVEX_STEPS)
+    ]
     return [*rrf, *convex, *SIDES]
 
 
+def _simplex(steps: int) -> list[tuple[float, float]]:
+    """(vector, multilingual) shares, text the rest, on a grid of `steps`, where two sides or more count."""
+    points = []
+    for v in range(steps + 1):
+        for m in range(steps + 1 - v):
+            t = steps - v - m
+            if sum(part > 0 for part in (v, m, t)) >= 2:
+                points.append((round(v / steps, 6), round(m / steps, 6)))
+    return points
+
+
 def pair_lists(
-    *, workspace_id: str, model_id: str, pairs: Sequence[CalibrationPair]
+    *, workspace_id: str, model_id: str, pairs: Sequence[CalibrationPair], multi_model_id: str = ""
 ) -> list[PairLists]:
-    """Each pair's two candidate lists (top `FUSION.candidates` of each side, as a search takes)."""
-    vectors: list[list[float]] = []
-    for start in range(0, len(pairs), EMBED_BATCH):
-        batch = [pair.query for pair in pairs[start : start + EMBED_BATCH]]
-        vectors.extend(embed_texts(batch, model_id=model_id))
+    """Each pair's three candidate lists (top `FUSION.candidates` of each side, as a search takes)."""
+    queries = [pair.query for pair in pairs]
+    vectors = _embedded(queries, model_id=model_id)
+    multis = _embedded(queries, model_id=multi_model_id) if multi_model_id else [[]] * len(pairs)
     ef_search = max(FUSION.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH, FUSION.candidates)
     out = []
-    for pair, vector in zip(pairs, vectors, strict=True):
+    for pair, vector, multi in zip(pairs, vectors, multis, strict=True):
         params = HybridParams(
             workspace_id=workspace_id,
             model_id=model_id,
@@ -124,21 +149,54 @@ def pair_lists(
             rrf_k=FUSION.rrf_k,
             candidates=FUSION.candidates,
             pool=FUSION.candidates,
+            multi_model_id=multi_model_id,
         )
         text = [(hit.chunk_id, hit.score) for hit in text_rows(params=params)]
         language = language_detect(pair.query) or pair.language
-        vector_hits: Ranked = []
-        if vector_side_used(model_id=model_id, query_language=language):
-            rows = hybrid_rows(
-                params=replace(params, query_embedding=vector, text_weight=0.0),
-                text=[],
-                ef_search=ef_search,
-                exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
-            )
-            vector_hits = [(row.chunk_id, row.vector_score) for row in rows]
+        vector_on = vector_side_used(model_id=model_id, query_language=language)
+
+        full = replace(params, query_embedding=vector, multi_embedding=multi, text_weight=0.0)
+        vector_hits = (
+            _side_hits(replace(full, multi_weight=0.0), ef_search=ef_search) if vector_on else []
+        )
+        multi_hits = (
+            _side_hits(replace(full, vector_weight=0.0, multi_weight=1.0), ef_search=ef_search)
+            if multi_model_id
+            else []
+        )
         targets = frozenset(pair.document_ids or (pair.chunk_id,))
-        out.append(PairLists(targets, vector_hits, text, held_out=_held_out(pair.key)))
+        out.append(
+            PairLists(
+                targets,
+                vector_hits,
+                text,
+                held_out=_held_out(pair.key),
+                multi=multi_hits,
+                vector_on=vector_on,
+                multi_on=bool(multi_model_id),
+            )
+        )
     return _by_document(out, pairs)
+
+
+def _side_hits(params: HybridParams, *, ef_search: int) -> Ranked:
+    """One vector side's candidates (the statement with only that side's weight), with its cosine."""
+    rows = hybrid_rows(
+        params=params,
+        text=[],
+        ef_search=ef_search,
+        exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
+    )
+    if params.vector_weight > 0:
+        return [(row.chunk_id, row.vector_score) for row in rows]
+    return [(row.chunk_id, row.multi_score or 0.0) for row in rows]
+
+
+def _embedded(texts: list[str], *, model_id: str) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        vectors.extend(embed_texts(texts[start : start + EMBED_BATCH], model_id=model_id))
+    return vectors
 
 
 def _by_document(lists: list[PairLists], pairs: Sequence[CalibrationPair]) -> list[PairLists]:
@@ -147,7 +205,7 @@ def _by_document(lists: list[PairLists], pairs: Sequence[CalibrationPair]) -> li
         chunk_id
         for item, pair in zip(lists, pairs, strict=True)
         if pair.document_ids
-        for chunk_id, _ in (*item.vector, *item.text)
+        for chunk_id, _ in (*item.vector, *item.multi, *item.text)
     }
     if not wanted:
         return lists
@@ -195,11 +253,12 @@ def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
         by_method.setdefault(item.choice.method, []).append(item)
     # per family, the parameters that did best on the fitting half (the first of equals: grid order)
     finalists = [max(items, key=lambda m: m.fit.key()) for items in by_method.values()]
-    vector, text = by_method["vector"][0], by_method["text"][0]
+    vector, multi, text = by_method["vector"][0], by_method["multi"][0], by_method["text"][0]
+    sides = (vector, multi, text) if any(item.multi_on for item in lists) else (vector, text)
     # On the held-back half: best recall@5, then MRR. `max` keeps the first of equals and the reversed
     # list starts with the sides, so a side alone wins an exact tie with a fusion (the simpler search).
     chosen = max(reversed(finalists), key=lambda m: m.held_out.key())
-    better_side = max((text, vector), key=lambda m: m.held_out.key())
+    better_side = max(reversed(sides), key=lambda m: m.held_out.key())
     if (
         chosen.held_out.key() < better_side.held_out.key()
     ):  # the rule, should the ranking above change
@@ -209,23 +268,35 @@ def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
         best=chosen,
         floor=better_side.held_out.recall_at_5,
         held_out=len(held),
-        balance=_sides_balance(vector=vector.held_out, text=text.held_out),
+        balance=_sides_balance(
+            # a side no pair could use (a monolingual model's, every query in another language) has none
+            vector=vector.held_out if any(item.vector_on for item in lists) else Figures(0.0, 0.0),
+            multi=multi.held_out if any(item.multi_on for item in lists) else Figures(0.0, 0.0),
+            text=text.held_out,
+        ),
     )
-    return Calibration(chosen, measured, vector, text, held_out_count=len(held))
+    return Calibration(chosen, measured, vector, text, held_out_count=len(held), multi=multi)
 
 
-def _sides_balance(*, vector: Figures, text: Figures) -> float:
-    """The vector share the two sides' own strength suggests: each side's MRR over their sum."""
-    total = vector.mrr + text.mrr
-    return vector.mrr / total if total > 0 else 0.5
+def _sides_balance(*, vector: Figures, multi: Figures, text: Figures) -> tuple[float, float, float]:
+    """The shares the sides' own strength suggests: each side's MRR over their sum."""
+    total = vector.mrr + multi.mrr + text.mrr
+    if total <= 0:
+        return (1 / 3, 1 / 3, 1 / 3)
+    return (vector.mrr / total, multi.mrr / total, text.mrr / total)
 
 
 def _most_balanced_of_equals(
-    measured: Sequence[Measured], *, best: Measured, floor: float, held_out: int, balance: float
+    measured: Sequence[Measured],
+    *,
+    best: Measured,
+    floor: float,
+    held_out: int,
+    balance: tuple[float, float, float],
 ) -> Measured:
     """Of the methods the held-back half cannot tell from `best` (recall@5 within one binomial standard
-    error of it, at least 1/n, and never below `floor`, the better side's), the one whose vector share
-    is closest to 1/2, then the best MRR; `best` itself when the half is empty."""
+    error of it, at least 1/n, and never below `floor`, the best side's), the one whose shares are
+    closest to `balance`, then the best MRR; `best` itself when the half is empty."""
     if held_out == 0:
         return best
     top = best.held_out.recall_at_5
@@ -235,21 +306,26 @@ def _most_balanced_of_equals(
     ]
     return min(
         equals or [best],
-        key=lambda item: (abs(vector_share(item.choice) - balance), -item.held_out.mrr),
+        key=lambda item: (
+            sum(abs(a - b) for a, b in zip(side_shares(item.choice), balance, strict=True)),
+            -item.held_out.mrr,
+        ),
     )
 
 
+def side_shares(choice: FusionChoice) -> tuple[float, float, float]:
+    """How much of a method's ranking comes from each side (vector, multilingual, text): 1 for a side
+    alone, the shares of a convex combination, each weight's share of the three for RRF."""
+    weights = choice.weights()
+    total = sum(weights)
+    if total <= 0:
+        return (1 / 3, 1 / 3, 1 / 3)
+    return (weights[0] / total, weights[1] / total, weights[2] / total)
+
+
 def vector_share(choice: FusionChoice) -> float:
-    """How much of a method's ranking comes from the vector side: 1 and 0 for the sides alone, the
-    share for a convex combination, the vector weight's share of the two for RRF."""
-    if choice.method == "vector":
-        return 1.0
-    if choice.method == "text":
-        return 0.0
-    if choice.method == "convex":
-        return choice.vector_share
-    total = choice.vector_weight + choice.text_weight
-    return choice.vector_weight / total if total > 0 else 0.5
+    """The vector side's share of a method's ranking (`side_shares`)."""
+    return side_shares(choice)[0]
 
 
 def _figures(lists: Sequence[PairLists], choice: FusionChoice) -> Figures:
@@ -258,7 +334,8 @@ def _figures(lists: Sequence[PairLists], choice: FusionChoice) -> Figures:
     found = 0.0
     reciprocals = []
     for item in lists:
-        ranked = fused_ids(vector=item.vector, text=item.text, choice=choice)
+        applied = sides_applied(choice=choice, vector_on=item.vector_on, multi_on=item.multi_on)
+        ranked = fused_ids(vector=item.vector, multi=item.multi, text=item.text, choice=applied)
         if (
             item.documents is not None
         ):  # counted by document: each document at its best chunk's rank
