@@ -6,6 +6,11 @@ excluded topics, then answers with whole passages of the top chunks (sentences a
 llm.passages): those most similar to the question, at most the bot's N, in their order in the
 chunks, each quoted in context_usage exactly as the answer shows it. Its output passes the
 contract's enforcement without a repair.
+
+A question in another language than the passages (a French question on English documents): the passages
+are scored with the multilingual model (`embed_across`, the workspace's monolingual model cannot compare
+them), quoted in their own language, and framed in the question's: "La documentation (en anglais)
+indique : « … »" (`cross_language_frame`).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from conversations.types import (
     AnswerStatus,
     BotRules,
 )
+from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
 from rag.retrieval import RetrievedChunk
 
@@ -39,6 +45,87 @@ UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
 
 # embed(texts) -> one vector per text; the team's embedding provider fits this signature.
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
+# How an answer quoting documents in another language says so, in the question's language; {language}
+# is the documents' language named in the question's (LANGUAGE_NAMES), {text} the quoted passages.
+CROSS_LANGUAGE_FRAMES = {
+    "en": "The documentation (in {language}) says: \u201c{text}\u201d",
+    "fr": "La documentation (en {language}) indique : \u00ab\u00a0{text}\u00a0\u00bb",
+    "de": "Die Dokumentation (auf {language}) sagt: \u201e{text}\u201c",
+    "es": "La documentación (en {language}) indica: \u00ab{text}\u00bb",
+    "it": "La documentazione (in {language}) indica: \u00ab{text}\u00bb",
+    "pt": "A documentação (em {language}) indica: \u00ab{text}\u00bb",
+}
+LANGUAGE_NAMES = {
+    "en": {
+        "en": "English",
+        "fr": "French",
+        "de": "German",
+        "es": "Spanish",
+        "it": "Italian",
+        "pt": "Portuguese",
+    },
+    "fr": {
+        "en": "anglais",
+        "fr": "français",
+        "de": "allemand",
+        "es": "espagnol",
+        "it": "italien",
+        "pt": "portugais",
+    },
+    "de": {
+        "en": "Englisch",
+        "fr": "Französisch",
+        "de": "Deutsch",
+        "es": "Spanisch",
+        "it": "Italienisch",
+        "pt": "Portugiesisch",
+    },
+    "es": {
+        "en": "inglés",
+        "fr": "francés",
+        "de": "alemán",
+        "es": "español",
+        "it": "italiano",
+        "pt": "portugués",
+    },
+    "it": {
+        "en": "inglese",
+        "fr": "francese",
+        "de": "tedesco",
+        "es": "spagnolo",
+        "it": "italiano",
+        "pt": "portoghese",
+    },
+    "pt": {
+        "en": "inglês",
+        "fr": "francês",
+        "de": "alemão",
+        "es": "espanhol",
+        "it": "italiano",
+        "pt": "português",
+    },
+}
+
+
+def embed_across(texts: Sequence[str]) -> Sequence[Sequence[float]]:
+    """The multilingual model's vectors: texts in different languages on one scale."""
+    from rag.embeddings import MULTI_MODEL_ID, embed_texts
+
+    return embed_texts(list(texts), model_id=MULTI_MODEL_ID)
+
+
+def cross_language_frame(*, text: str, question_language: str, passage_language: str) -> str:
+    """The quoted passages, said to be in their language, in the question's language; `text` as it is
+    when both are the same (or either is unknown)."""
+    if not question_language or not passage_language or question_language == passage_language:
+        return text
+    frame = CROSS_LANGUAGE_FRAMES.get(question_language)
+    name = LANGUAGE_NAMES.get(question_language, {}).get(passage_language)
+    if frame is None or name is None:
+        return text
+    return frame.format(language=name, text=text)
+
 
 _SMALL_TALK_REPLIES = {
     ("en", "greeting"): "Hello! How can I help you today?",
@@ -106,16 +193,22 @@ def offline_answer(
     embed: Embed,
     tuning: OfflineTuning | None = None,
     guard: GuardMatch | Unscreened | None = UNSCREENED,
+    across: Embed | None = None,
 ) -> dict[str, object]:
     """`guard`: the pipeline's screen of the visitor's message (a turn screens it once, in
-    `answer_run`); the provider screens `question` itself only when called on its own."""
+    `answer_run`); the provider screens `question` itself only when called on its own. `across`: the
+    multilingual embedding for a question in another language than the chunks (`embed_across`)."""
     tuning = tuning or OfflineTuning()
+    question_language, passage_language = _languages(question, chunks, rules)
+    scale = _same_scale
+    if question_language and passage_language and question_language != passage_language:
+        embed, scale = across or embed_across, monolingual_scale
     understanding = " ".join(question.split())
     if isinstance(guard, Unscreened):
         guard = message_screen(text=question, injection_threshold=rules.injection_threshold)
     if guard is not None:
         return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
-    topic, out_of_scope = _scope(question, rules, embed, tuning)
+    topic, out_of_scope = _scope(question, rules, embed, tuning, scale)
     if out_of_scope:
         return _answer(
             AnswerStatus.OUT_OF_SCOPE,
@@ -139,7 +232,9 @@ def offline_answer(
     supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
         : tuning.max_chunks_used
     ]
-    quotes = _best_sentences(question, supporting, embed, tuning, rules.max_answer_sentences)
+    quotes = _best_sentences(
+        question, supporting, embed, tuning, rules.max_answer_sentences, scale=scale
+    )
     usage = []
     for chunk in chunks:
         if quotes.get(chunk.id):
@@ -154,6 +249,10 @@ def offline_answer(
         else:
             usage.append(_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
     text = " ".join(sentence for chunk in supporting for sentence in quotes.get(chunk.id, []))
+    if text:
+        text = cross_language_frame(
+            text=text, question_language=question_language, passage_language=passage_language
+        )
     if not text:
         return _answer(
             AnswerStatus.NOT_FOUND_IN_CONTEXT,
@@ -214,15 +313,34 @@ def guarded_answer(
     )
 
 
-def _scope(question: str, rules: BotRules, embed: Embed, tuning: OfflineTuning) -> tuple[str, bool]:
+def _languages(question: str, chunks: Sequence[RetrievedChunk], rules: BotRules) -> tuple[str, str]:
+    """(the question's language, the best chunks' language): detected, the question's else the bot's
+    locale; the chunks' by their joined text, '' when unknown."""
+    question_language = language_detect(question) or rules.locale.split("-")[0].lower()
+    ranked = sorted(chunks, key=lambda chunk: (-chunk.score, chunk.rank))[:3]
+    passage_language = language_detect(" ".join(chunk.text for chunk in ranked)) if ranked else ""
+    return question_language, passage_language
+
+
+def _same_scale(similarity: float) -> float:
+    return similarity
+
+
+def _scope(
+    question: str,
+    rules: BotRules,
+    embed: Embed,
+    tuning: OfflineTuning,
+    scale: Callable[[float], float] = _same_scale,
+) -> tuple[str, bool]:
     """The closest covered topic (or "unknown"), and whether an excluded topic is clearly closer."""
     covered, excluded = list(rules.covered_topics), list(rules.excluded_topics)
     if not covered and not excluded:
         return UNKNOWN_TOPIC, False
     vectors = embed([question, *covered, *excluded])
     question_vector = vectors[0]
-    covered_scores = [_cosine(question_vector, v) for v in vectors[1 : 1 + len(covered)]]
-    excluded_scores = [_cosine(question_vector, v) for v in vectors[1 + len(covered) :]]
+    covered_scores = [scale(_cosine(question_vector, v)) for v in vectors[1 : 1 + len(covered)]]
+    excluded_scores = [scale(_cosine(question_vector, v)) for v in vectors[1 + len(covered) :]]
     best_covered = max(covered_scores, default=0.0)
     best_excluded = max(excluded_scores, default=0.0)
     out_of_scope = (
@@ -240,6 +358,8 @@ def _best_sentences(
     embed: Embed,
     tuning: OfflineTuning,
     limit: int,
+    *,
+    scale: Callable[[float], float] = _same_scale,
 ) -> dict[str, list[str]]:
     """Per chunk, the passages chosen for the answer, in their order in the chunk.
 
@@ -274,7 +394,8 @@ def _best_sentences(
         return {}
     asked_texts = list(dict.fromkeys(asked for _, _, asked in candidates if asked))
     vectors = embed([question, *(text for _, text, _ in candidates), *asked_texts])
-    similarity = [_cosine(vectors[0], vector) for vector in vectors[1:]]
+    # `scale`: the multilingual model's similarities on the monolingual scale the tuning is set on
+    similarity = [scale(_cosine(vectors[0], vector)) for vector in vectors[1:]]
     asked_similarity = dict(zip(asked_texts, similarity[len(candidates) :], strict=True))
     inherited = [
         max(similarity[index], asked_similarity.get(asked, 0.0))

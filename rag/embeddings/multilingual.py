@@ -21,6 +21,60 @@ import numpy as np
 # Characters embedded per text: a 4,000-character question or a long chunk costs at most this much.
 MAX_CHARS = 2000
 
+# The multilingual model's cosine similarities run lower than all-MiniLM-L6-v2's on the same question and
+# passage, and the bots' thresholds (retrieval's score threshold, the offline provider's confidence and
+# passage floors) are set on MiniLM's scale. `monolingual_scale` maps one onto the other by quantiles:
+# the deciles (and 5/95/99 %) of both models' cosines over the same 5,440 (question, chunk) pairs, the
+# MiniLM top-10 of 300 English questions each of xquad-dev and covid-faq-en (public sets;
+# Pearson r 0.78 between them); docs/decisions/multilingual-retrieval.md.
+_MULTI_QUANTILES = (
+    -0.064,
+    0.051,
+    0.084,
+    0.132,
+    0.177,
+    0.222,
+    0.268,
+    0.314,
+    0.356,
+    0.41,
+    0.477,
+    0.531,
+    0.628,
+    0.813,
+)
+_MONO_QUANTILES = (
+    0.075,
+    0.155,
+    0.18,
+    0.228,
+    0.279,
+    0.348,
+    0.431,
+    0.504,
+    0.569,
+    0.622,
+    0.675,
+    0.716,
+    0.811,
+    0.918,
+)
+
+
+def monolingual_scale(similarity: float) -> float:
+    """A multilingual cosine similarity on all-MiniLM-L6-v2's scale (monotone, piecewise linear through
+    the measured quantiles, the end segments extended), clamped to [-1, 1]."""
+    xs, ys = _MULTI_QUANTILES, _MONO_QUANTILES
+    if similarity <= xs[0]:
+        index = 0
+    elif similarity >= xs[-1]:
+        index = len(xs) - 2
+    else:
+        index = next(i for i in range(len(xs) - 1) if similarity <= xs[i + 1])
+    x0, x1, y0, y1 = xs[index], xs[index + 1], ys[index], ys[index + 1]
+    value = y0 + (similarity - x0) * (y1 - y0) / (x1 - x0)
+    return max(-1.0, min(1.0, value))
+
 
 class MultilingualEncoder:
     """One loaded USE v3 model; `encode` is thread-safe (a lock: numpy releases the GIL, but the

@@ -23,6 +23,7 @@ from typing import Literal
 from django.conf import settings
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
+from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
 from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice
@@ -45,7 +46,7 @@ class FusionSettings:
     candidates: int = 40
     text_weight: float = 0.5
     vector_weight_native: float = 1.0
-    multi_weight: float = 1.0
+    multi_weight: float = 0.5
     ef_search: int | None = None
     rerank_pool: int = 20
 
@@ -320,7 +321,8 @@ def _hits_select(
 ) -> tuple[list[RetrievedChunk], bool]:
     """The rows whose relevance reaches the threshold, reranked when a reranker is set, cut to top k.
     The relevance is the cosine of the vector side the search relied on: the workspace model's, or the
-    multilingual model's when the question's language turned the former off."""
+    multilingual model's (on the former's scale, `monolingual_scale`) when the question's language
+    turned the former off."""
     scored = [(row, _relevance(row, monolingual_used=monolingual_used)) for row in rows]
     kept = [row for row, relevance in scored if relevance >= score_threshold]
     relevance = {row.chunk_id: value for row, value in scored}
@@ -335,7 +337,7 @@ def _hits_select(
 def _relevance(row: HybridRow, *, monolingual_used: bool) -> float:
     if monolingual_used or row.multi_score is None:
         return row.vector_score
-    return row.multi_score
+    return monolingual_scale(row.multi_score)  # the bots' thresholds are on the monolingual scale
 
 
 def _reranked(
