@@ -28,6 +28,7 @@ from conversations.contract.enforce import (
 )
 from conversations.contract.quotes import text_normalize
 from conversations.guards import GuardKind, GuardMatch, message_screen
+from conversations.llm.across import cross_language_frame, embed_across
 from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
@@ -45,86 +46,6 @@ UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
 
 # embed(texts) -> one vector per text; the team's embedding provider fits this signature.
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
-
-# How an answer quoting documents in another language says so, in the question's language; {language}
-# is the documents' language named in the question's (LANGUAGE_NAMES), {text} the quoted passages.
-CROSS_LANGUAGE_FRAMES = {
-    "en": "The documentation (in {language}) says: \u201c{text}\u201d",
-    "fr": "La documentation (en {language}) indique : \u00ab\u00a0{text}\u00a0\u00bb",
-    "de": "Die Dokumentation (auf {language}) sagt: \u201e{text}\u201c",
-    "es": "La documentación (en {language}) indica: \u00ab{text}\u00bb",
-    "it": "La documentazione (in {language}) indica: \u00ab{text}\u00bb",
-    "pt": "A documentação (em {language}) indica: \u00ab{text}\u00bb",
-}
-LANGUAGE_NAMES = {
-    "en": {
-        "en": "English",
-        "fr": "French",
-        "de": "German",
-        "es": "Spanish",
-        "it": "Italian",
-        "pt": "Portuguese",
-    },
-    "fr": {
-        "en": "anglais",
-        "fr": "français",
-        "de": "allemand",
-        "es": "espagnol",
-        "it": "italien",
-        "pt": "portugais",
-    },
-    "de": {
-        "en": "Englisch",
-        "fr": "Französisch",
-        "de": "Deutsch",
-        "es": "Spanisch",
-        "it": "Italienisch",
-        "pt": "Portugiesisch",
-    },
-    "es": {
-        "en": "inglés",
-        "fr": "francés",
-        "de": "alemán",
-        "es": "español",
-        "it": "italiano",
-        "pt": "portugués",
-    },
-    "it": {
-        "en": "inglese",
-        "fr": "francese",
-        "de": "tedesco",
-        "es": "spagnolo",
-        "it": "italiano",
-        "pt": "portoghese",
-    },
-    "pt": {
-        "en": "inglês",
-        "fr": "francês",
-        "de": "alemão",
-        "es": "espanhol",
-        "it": "italiano",
-        "pt": "português",
-    },
-}
-
-
-def embed_across(texts: Sequence[str]) -> Sequence[Sequence[float]]:
-    """The multilingual model's vectors: texts in different languages on one scale."""
-    from rag.embeddings import MULTI_MODEL_ID, embed_texts
-
-    return embed_texts(list(texts), model_id=MULTI_MODEL_ID)
-
-
-def cross_language_frame(*, text: str, question_language: str, passage_language: str) -> str:
-    """The quoted passages, said to be in their language, in the question's language; `text` as it is
-    when both are the same (or either is unknown)."""
-    if not question_language or not passage_language or question_language == passage_language:
-        return text
-    frame = CROSS_LANGUAGE_FRAMES.get(question_language)
-    name = LANGUAGE_NAMES.get(question_language, {}).get(passage_language)
-    if frame is None or name is None:
-        return text
-    return frame.format(language=name, text=text)
 
 
 _SMALL_TALK_REPLIES = {
@@ -233,7 +154,13 @@ def offline_answer(
         : tuning.max_chunks_used
     ]
     quotes = _best_sentences(
-        question, supporting, embed, tuning, rules.max_answer_sentences, scale=scale
+        question,
+        supporting,
+        embed,
+        tuning,
+        rules.max_answer_sentences,
+        scale=scale,
+        across=scale is not _same_scale,
     )
     usage = []
     for chunk in chunks:
@@ -360,6 +287,7 @@ def _best_sentences(
     limit: int,
     *,
     scale: Callable[[float], float] = _same_scale,
+    across: bool = False,
 ) -> dict[str, list[str]]:
     """Per chunk, the passages chosen for the answer, in their order in the chunk.
 
@@ -371,6 +299,7 @@ def _best_sentences(
     overlapping chunks share counts once, in the first chunk.
     """
     candidates: list[tuple[str, str, str]] = []  # (chunk id, text, the question it answers)
+    titled: list[str] = []  # what is embedded for each candidate
     seen: set[str] = set()
     for chunk in chunks:
         language = language_detect(chunk.text)
@@ -390,10 +319,16 @@ def _best_sentences(
             if passage.answerable and key not in seen:
                 seen.add(key)
                 candidates.append((chunk.id, passage.text, asked))
+                # Across languages a passage is embedded with its document's title, as its chunk was
+                # at ingestion: a table row or a short sentence alone loses what it is about (the
+                # demo's "Battery: 2 years" row under "Warranty and repairs").
+                titled.append(
+                    f"{chunk.title}: {passage.text}" if across and chunk.title else passage.text
+                )
     if not candidates:
         return {}
     asked_texts = list(dict.fromkeys(asked for _, _, asked in candidates if asked))
-    vectors = embed([question, *(text for _, text, _ in candidates), *asked_texts])
+    vectors = embed([question, *titled, *asked_texts])
     # `scale`: the multilingual model's similarities on the monolingual scale the tuning is set on
     similarity = [scale(_cosine(vectors[0], vector)) for vector in vectors[1:]]
     asked_similarity = dict(zip(asked_texts, similarity[len(candidates) :], strict=True))

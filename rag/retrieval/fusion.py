@@ -24,7 +24,7 @@ the two-side fusion it measured.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 FusionMethod = Literal["rrf", "convex", "vector", "multi", "text"]
@@ -83,6 +83,30 @@ class FusionChoice:
             raise ValueError(f"unknown fusion method {method!r}")
         fields = {name: float(value) for name, value in parameters.items() if name in _FIELDS}
         return cls(method=method, **fields)  # type: ignore[arg-type]
+
+
+def sides_applied(*, choice: FusionChoice, vector_on: bool, multi_on: bool) -> FusionChoice:
+    """`sides_for_question` once the sides' states are known (the calibration replays it per pair)."""
+    if choice.method == "vector" and not vector_on:
+        return FusionChoice(method="multi" if multi_on else "text")
+    if choice.method == "multi" and not multi_on:
+        return FusionChoice(method="vector" if vector_on else "text")
+    if choice.method not in ("rrf", "convex"):
+        return choice
+    if not multi_on:
+        choice = replace(choice, multi_weight=0.0, multi_share=0.0)
+    if not vector_on:
+        moved = multi_on
+        choice = replace(
+            choice,
+            vector_weight=0.0,
+            vector_share=0.0,
+            multi_weight=choice.multi_weight + (choice.vector_weight if moved else 0.0),
+            multi_share=choice.multi_share + (choice.vector_share if moved else 0.0),
+        )
+    if sum(choice.weights()) <= 0:
+        return FusionChoice(method="text")
+    return choice
 
 
 _FIELDS = ("rrf_k", "vector_weight", "text_weight", "vector_share", "multi_weight", "multi_share")

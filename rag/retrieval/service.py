@@ -26,7 +26,7 @@ from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
 from rag.retrieval.concurrent import text_search_start
-from rag.retrieval.fusion import FusionChoice
+from rag.retrieval.fusion import FusionChoice, sides_applied
 from rag.retrieval.rerank import rerank_scores
 from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows, scope_languages
 from rag.retrieval.types import RetrievedChunk
@@ -110,30 +110,6 @@ def sides_for_question(
         vector_on=vector_side_used(model_id=model_id, query_language=query_language),
         multi_on=bool(multi_model_id),
     )
-
-
-def sides_applied(*, choice: FusionChoice, vector_on: bool, multi_on: bool) -> FusionChoice:
-    """`sides_for_question` once the sides' states are known (the calibration replays it per pair)."""
-    if choice.method == "vector" and not vector_on:
-        return FusionChoice(method="multi" if multi_on else "text")
-    if choice.method == "multi" and not multi_on:
-        return FusionChoice(method="vector" if vector_on else "text")
-    if choice.method not in ("rrf", "convex"):
-        return choice
-    if not multi_on:
-        choice = replace(choice, multi_weight=0.0, multi_share=0.0)
-    if not vector_on:
-        moved = multi_on
-        choice = replace(
-            choice,
-            vector_weight=0.0,
-            vector_share=0.0,
-            multi_weight=choice.multi_weight + (choice.vector_weight if moved else 0.0),
-            multi_share=choice.multi_share + (choice.vector_share if moved else 0.0),
-        )
-    if sum(choice.weights()) <= 0:
-        return FusionChoice(method="text")
-    return choice
 
 
 def document_languages_foreign(

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from conversations.llm.offline import cross_language_frame, offline_answer
+from conversations.llm.across import cross_language_frame
+from conversations.llm.offline import offline_answer
 from conversations.types import BotRules
 from rag.embeddings import LOCAL_MODEL_ID, embed_texts
 from rag.retrieval import RetrievedChunk

@@ -44,8 +44,8 @@ from rag.embeddings import embed_texts
 from rag.language import language_detect
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
-from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids
-from rag.retrieval.service import FUSION, sides_applied, vector_side_used
+from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids, sides_applied
+from rag.retrieval.service import FUSION, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
 
 RRF_KS = (10.0, 30.0, 60.0)
