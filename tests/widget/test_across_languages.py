@@ -29,9 +29,9 @@ def demo(live_api: str, celery_worker: str) -> Iterator[Bot]:
     ("question", "frame", "english"),
     [
         (
-            "Quelle est la garantie de la batterie ?",
+            "Combien de temps prend la livraison d'un vélo ?",
             "La documentation (en anglais) indique",
-            "warranty",
+            "deliver",
         ),
         ("Wie lange dauert die Lieferung?", "Die Dokumentation (auf Englisch) sagt", "deliver"),
     ],
