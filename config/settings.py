@@ -237,6 +237,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "rag.documents_reclaim_stuck",
         "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
     },
+    # Chunks without their workspace's multilingual vector (rag.embeddings.backfill).
+    "backfill-multilingual-vectors": {
+        "task": "rag.multilingual_backfill_sweep",
+        "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
+    },
     # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
     "refresh-analytics-rollups": {
         "task": "insights.turn_rollups_refresh",
@@ -300,6 +305,10 @@ PARLEY_EMBEDDING_OPENAI_BASE_URL = env_str(
 )
 PARLEY_EMBEDDING_OPENAI_API_KEY = env_str("PARLEY_EMBEDDING_OPENAI_API_KEY", "")
 PARLEY_EMBEDDING_OPENAI_MODEL = env_str("PARLEY_EMBEDDING_OPENAI_MODEL", "text-embedding-3-small")
+# The second, multilingual vector of every chunk (rag.embeddings.multilingual); "" turns it off.
+PARLEY_EMBEDDING_MULTILINGUAL = env_choice(
+    "PARLEY_EMBEDDING_MULTILINGUAL", "local/use-multilingual-v3", ("local/use-multilingual-v3", "")
+)
 PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
 # CPU threads of the local model per process (0: torch's default, one per core); see bench/ingest.
 PARLEY_EMBEDDING_THREADS = env_int("PARLEY_EMBEDDING_THREADS", 0, minimum=0, maximum=256)

@@ -20,6 +20,7 @@ from pgvector.django import HnswIndex, VectorField
 
 from bots.models import Bot
 from core.models import Workspace
+from rag.embeddings import MULTI_MODEL_DIMS, multilingual_model_default
 
 # Dimensions with an HNSW index: MiniLM/bge-small (384), base models (768), large (1024), OpenAI small (1536).
 INDEXED_DIMENSIONS = (384, 768, 1024, 1536)
@@ -140,6 +141,11 @@ class Chunk(models.Model):
     embedding = VectorField()
     embedding_dims = models.PositiveSmallIntegerField()
     embedding_model = models.CharField(max_length=200)
+    # The multilingual side (rag.embeddings.multilingual): a second vector of the same text, tagged with
+    # its model so a search never mixes vector spaces; NULL / "" until ingestion or the backfill
+    # (rag.embeddings.backfill) computes it. Its own HNSW index (one dimension, one model family).
+    embedding_multi = VectorField(dimensions=MULTI_MODEL_DIMS, null=True, blank=True)
+    embedding_multi_model = models.CharField(max_length=200, blank=True, default="", db_default="")
     search_config = models.CharField(
         max_length=40, default="simple", help_text="PostgreSQL text-search config."
     )
@@ -178,6 +184,11 @@ class Chunk(models.Model):
                 condition=Q(released_at__isnull=True) | Q(quarantined=False),
                 name="chunk_released_not_quarantined",
             ),
+            models.CheckConstraint(
+                condition=Q(embedding_multi__isnull=True, embedding_multi_model="")
+                | Q(embedding_multi__isnull=False) & ~Q(embedding_multi_model=""),
+                name="chunk_multi_vector_has_model",
+            ),
         ]
         indexes = [
             # The few quarantined chunks, for their documents' admin pages.
@@ -196,6 +207,18 @@ class Chunk(models.Model):
                 )
                 for dims in INDEXED_DIMENSIONS
             ],
+            HnswIndex(
+                name="chunk_embedding_multi_hnsw",
+                fields=["embedding_multi"],
+                opclasses=["vector_cosine_ops"],
+                condition=Q(embedding_multi__isnull=False),
+                m=16,
+                ef_construction=64,
+            ),
+            # The backfill's look-up of a workspace's chunks still without the current multilingual vector.
+            models.Index(
+                fields=["workspace", "embedding_multi_model"], name="chunk_ws_multi_model"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -211,6 +234,13 @@ class WorkspaceEmbedding(models.Model):
     embedding_model = models.CharField(
         max_length=200,
         help_text="'local/all-MiniLM-L6-v2' or 'openai/<model name>' (the configured endpoint).",
+    )
+    multilingual_model = models.CharField(
+        max_length=200,
+        blank=True,
+        default=multilingual_model_default,
+        help_text="The second, multilingual vector of every chunk: 'local/use-multilingual-v3', or"
+        " empty for none. Changing it re-embeds that vector in the background.",
     )
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -263,6 +293,7 @@ class WorkspaceFusion(models.Model):
         RRF = "rrf", "Weighted RRF"
         CONVEX = "convex", "Convex combination of min-max normalised scores"
         VECTOR = "vector", "Vector side alone"
+        MULTI = "multi", "Multilingual vector side alone"
         TEXT = "text", "Full-text side alone"
 
     workspace = models.OneToOneField(
@@ -291,6 +322,8 @@ class WorkspaceFusion(models.Model):
         help_text="[{label, count}]: the evaluation sets (or synthetic spans) the pairs came from.",
     )
     embedding_model = models.CharField(max_length=200, blank=True)
+    multilingual_model = models.CharField(max_length=200, blank=True, default="")
+    multi_recall_at_5 = models.FloatField(default=0.0)
     chunk_count = models.PositiveIntegerField(default=0, help_text="Chunks when it was measured.")
     calibrated_at = models.DateTimeField(null=True, blank=True)
     # The background refresh: chunks added or removed since the calibration, and a run queued.
@@ -303,7 +336,7 @@ class WorkspaceFusion(models.Model):
             models.CheckConstraint(
                 condition=(Q(method="") & Q(calibrated_at__isnull=True))
                 | (
-                    Q(method__in=["rrf", "convex", "vector", "text"])
+                    Q(method__in=["rrf", "convex", "vector", "multi", "text"])
                     & Q(calibrated_at__isnull=False)
                 ),
                 name="workspace_fusion_calibrated_has_method",

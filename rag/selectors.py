@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
@@ -11,7 +12,7 @@ from pgvector.django import CosineDistance
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import embedding_model_default
+from rag.embeddings import embedding_model_default, multilingual_model_default
 from rag.models import (
     Chunk,
     Document,
@@ -30,31 +31,63 @@ def workspace_embedding_model(*, workspace_id: uuid.UUID | str) -> str:
     return chosen.first() or embedding_model_default()
 
 
-def workspace_search_setup(
-    *, workspace_id: uuid.UUID | str
-) -> tuple[str, str | None, dict[str, Any]]:
-    """(embedding model, calibrated fusion method or None, its parameters) in one query: what a search
-    of this workspace needs before it starts. The calibration counts only if it measured this model."""
+def workspace_multilingual_model(*, workspace_id: uuid.UUID | str) -> str:
+    """The multilingual model of this workspace's second vectors ("" when it has none)."""
+    chosen = WorkspaceEmbedding.objects.filter(workspace_id=workspace_id).values_list(
+        "multilingual_model", flat=True
+    )
+    row = chosen.first()
+    return row if row is not None else multilingual_model_default()
+
+
+@dataclass(frozen=True)
+class SearchSetup:
+    """What a search of a workspace needs before it starts: its models and its calibrated fusion."""
+
+    model_id: str
+    multi_model_id: str  # "" when the workspace has no multilingual side
+    method: str | None  # None: not calibrated for these models (the defaults apply)
+    parameters: dict[str, Any]
+
+
+def workspace_search_setup(*, workspace_id: uuid.UUID | str) -> SearchSetup:
+    """The workspace's models and calibrated fusion in one query. The calibration counts only if it
+    measured these very models."""
     fusion = WorkspaceFusion.objects.filter(workspace_id=OuterRef("pk"))
+    chosen = WorkspaceEmbedding.objects.filter(workspace_id=OuterRef("pk"))
     row = (
         Workspace.objects.filter(pk=workspace_id)
         .annotate(
-            model=Subquery(
-                WorkspaceEmbedding.objects.filter(workspace_id=OuterRef("pk")).values(
-                    "embedding_model"
-                )[:1]
-            ),
+            model=Subquery(chosen.values("embedding_model")[:1]),
+            multi_model=Subquery(chosen.values("multilingual_model")[:1]),
             fusion_model=Subquery(fusion.values("embedding_model")[:1]),
+            fusion_multi_model=Subquery(fusion.values("multilingual_model")[:1]),
             fusion_method=Subquery(fusion.values("method")[:1]),
             fusion_parameters=Subquery(fusion.values("parameters")[:1]),
         )
-        .values("model", "fusion_model", "fusion_method", "fusion_parameters")
+        .values(
+            "model",
+            "multi_model",
+            "fusion_model",
+            "fusion_multi_model",
+            "fusion_method",
+            "fusion_parameters",
+        )
         .first()
     )
     model_id = (row and row["model"]) or embedding_model_default()
-    if row is None or not row["fusion_method"] or row["fusion_model"] != model_id:
-        return model_id, None, {}
-    return model_id, row["fusion_method"], dict(row["fusion_parameters"] or {})
+    multi = row["multi_model"] if row and row["multi_model"] is not None else None
+    multi_model_id = multi if multi is not None else multilingual_model_default()
+    if (
+        row is None
+        or not row["fusion_method"]
+        or row["fusion_model"] != model_id
+        or (row["fusion_multi_model"] or "") != multi_model_id
+    ):
+        return SearchSetup(model_id, multi_model_id, None, {})
+    return SearchSetup(
+        model_id, multi_model_id, row["fusion_method"], dict(row["fusion_parameters"] or {})
+    )
 
 
 def workspace_media_models(*, workspace_id: uuid.UUID | str) -> tuple[str, str]:

@@ -27,7 +27,11 @@ from rag.models import Chunk, Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import AUDIO_EXTENSIONS, SUPPORTED_EXTENSIONS, mime_type_guess
 from rag.preview import preview_cache_clear
 from rag.retrieval.calibration.service import workspace_fusion_change_record
-from rag.selectors import workspace_embedding_model, workspace_media_models
+from rag.selectors import (
+    workspace_embedding_model,
+    workspace_media_models,
+    workspace_multilingual_model,
+)
 
 TRANSCRIPTION_MISSING = (
     "Audio and video files need a transcription endpoint, and this workspace has none: set its"
@@ -298,19 +302,43 @@ def documents_reclaim_stuck() -> int:
     return reclaimed
 
 
-def workspace_embedding_model_set(*, workspace: Workspace, embedding_model: str) -> int:
-    """Switch a workspace's embedding model and re-embed its documents in the background; returns how many."""
-    from rag.embeddings import LOCAL_MODEL_ID
+def workspace_embedding_model_set(
+    *, workspace: Workspace, embedding_model: str, multilingual_model: str | None = None
+) -> int:
+    """Switch a workspace's embedding model and re-embed its documents in the background; returns how many.
+
+    `multilingual_model` (None: unchanged; "" none): the model of every chunk's second vector. Switching
+    only that one keeps the documents and recomputes that vector in the background
+    (`rag.embeddings.backfill`); search reads only vectors tagged with the current model meanwhile."""
+    from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODELS
+    from rag.embeddings.backfill import chunks_multilingual_backfill_queue
 
     kind, _, name = embedding_model.partition("/")
     if embedding_model != LOCAL_MODEL_ID and not (kind == "openai" and name):
         message = f"Unknown embedding model {embedding_model!r}: use {LOCAL_MODEL_ID!r} or 'openai/<model>'."
         raise ValidationError(message)
+    if multilingual_model and multilingual_model not in MULTI_MODELS:
+        choices = ", ".join(repr(model) for model in MULTI_MODELS)
+        raise ValidationError(
+            f"Unknown multilingual model {multilingual_model!r}: use {choices} or ''."
+        )
     with transaction.atomic():
+        current_multi = workspace_multilingual_model(workspace_id=workspace.pk)
+        multi = current_multi if multilingual_model is None else multilingual_model
+        if multi != current_multi:
+            WorkspaceEmbedding.objects.update_or_create(
+                workspace=workspace,
+                defaults={
+                    "embedding_model": workspace_embedding_model(workspace_id=workspace.pk),
+                    "multilingual_model": multi,
+                },
+            )
+            chunks_multilingual_backfill_queue(workspace_id=workspace.pk)
         if workspace_embedding_model(workspace_id=workspace.pk) == embedding_model:
             return 0
         WorkspaceEmbedding.objects.update_or_create(
-            workspace=workspace, defaults={"embedding_model": embedding_model}
+            workspace=workspace,
+            defaults={"embedding_model": embedding_model, "multilingual_model": multi},
         )
         ready = Document.objects.filter(workspace=workspace, status=Document.Status.READY)
         document_ids = list(ready.values_list("pk", flat=True))

@@ -48,6 +48,32 @@ def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     return calibrated.method if calibrated is not None else "too_few_pairs"
 
 
+@shared_task(name="rag.chunks_multilingual_backfill", acks_late=True)
+def chunks_multilingual_backfill_task(workspace_id: str) -> int:
+    """Idempotent: only chunks still without the workspace's multilingual vector are embedded. The
+    pending mark is dropped when it ends, and a finished backfill asks for a recalibration (the
+    multilingual side's candidates changed)."""
+    from django.core.cache import cache
+
+    from rag.embeddings.backfill import chunks_multilingual_backfill
+    from rag.retrieval.calibration.service import workspace_fusion_request
+
+    try:
+        done = chunks_multilingual_backfill(workspace_id=workspace_id)
+    finally:
+        cache.delete(f"parley:multi-backfill:{workspace_id}")
+    if done:
+        workspace_fusion_request(workspace_id=workspace_id)
+    return done
+
+
+@shared_task(name="rag.multilingual_backfill_sweep")
+def multilingual_backfill_sweep_task() -> int:
+    from rag.embeddings.backfill import multilingual_backfill_sweep
+
+    return multilingual_backfill_sweep()
+
+
 @shared_task(name="rag.documents_reclaim_stuck")
 def documents_reclaim_stuck_task() -> int:
     from rag.services import documents_reclaim_stuck
@@ -59,6 +85,7 @@ def documents_reclaim_stuck_task() -> int:
 def _reclaim_on_worker_start(**_: object) -> None:
     """A worker that starts after a crash picks up the documents the crash left behind."""
     documents_reclaim_stuck_task.delay()
+    multilingual_backfill_sweep_task.delay()  # chunks stored before the multilingual side existed
 
 
 @worker_init.connect

@@ -280,12 +280,17 @@ def _chunk_texts(files: list[Path]) -> list[str]:
 
 
 def _embed_plainly(texts: list[str]) -> float:
-    from rag.embeddings import embedding_provider_get
+    from rag.embeddings import embedding_provider_get, multilingual_model_default
 
-    provider = embedding_provider_get()
-    provider.embed_texts(["warm up"])
+    # Both models, as ingestion embeds every chunk with the workspace model and the multilingual one.
+    providers = [embedding_provider_get()]
+    if multilingual_model_default():
+        providers.append(embedding_provider_get(model_id=multilingual_model_default()))
+    for provider in providers:
+        provider.embed_texts(["warm up"])
     started = time.perf_counter()
-    provider.embed_texts(texts)
+    for provider in providers:
+        provider.embed_texts(texts)
     return time.perf_counter() - started
 
 

@@ -38,11 +38,16 @@ def _embed_share(
     import django
 
     django.setup()
-    from rag.embeddings import embedding_provider_get
+    from rag.embeddings import embedding_provider_get, multilingual_model_default
 
-    provider = embedding_provider_get()
-    provider.embed_texts(["warm up"])
+    # Both models, as ingestion embeds every chunk with the workspace model and the multilingual one.
+    providers = [embedding_provider_get()]
+    if multilingual_model_default():
+        providers.append(embedding_provider_get(model_id=multilingual_model_default()))
+    for provider in providers:
+        provider.embed_texts(["warm up"])
     barrier.wait()
     started, cpu_started = time.perf_counter(), time.process_time()
-    provider.embed_texts(texts)
+    for provider in providers:
+        provider.embed_texts(texts)
     results.put((time.perf_counter() - started, time.process_time() - cpu_started))

@@ -66,12 +66,15 @@ def calibration_print(workspace_id: str) -> None:
         print("\n  fusion calibration: too few pairs, product defaults kept", flush=True)
         return
     choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
+    origins = ", ".join(f"{o['label']} ({o['count']})" for o in fusion.pair_origins) or "-"
     print(
         f"\n  fusion calibration: {choice.label()}; held-back R@5"
         f" ({'by document' if fusion.pair_source == 'evaluation' else 'by chunk'})"
         f" {fusion.recall_at_5:.3f}"
-        f" (vector {fusion.vector_recall_at_5:.3f}, full text {fusion.text_recall_at_5:.3f}) on"
-        f" {fusion.held_out_count} of {fusion.pair_count} {fusion.pair_source} pairs",
+        f" (MiniLM {fusion.vector_recall_at_5:.3f}, multilingual {fusion.multi_recall_at_5:.3f},"
+        f" full text {fusion.text_recall_at_5:.3f}) on"
+        f" {fusion.held_out_count} of {fusion.pair_count} pairs;"
+        f" pairs' source: {fusion.get_pair_source_display()} [{origins}]",
         flush=True,
     )
 
@@ -127,9 +130,16 @@ def main(argv: list[str] | None = None) -> int:
         chunks = sum(1 for _ in corpus.chunks)
         title = f"{corpus.name}: {corpus.documents} documents, {chunks} chunks, {len(corpus.queries)} queries"
         calibration_print(scope.workspace_id)
-        rows = evaluate.strategies_score(corpus, scope)
+        ranked = evaluate.strategies_rank(corpus, scope)
+        rows = evaluate.strategies_score(corpus, ranked)
         table_print(title, rows)
         print(evaluate.reference_ratio(rows))
+        print(evaluate.done_when(rows))
+        for language in evaluate.corpus_languages(corpus):
+            per_language = evaluate.strategies_score(corpus, ranked, language=language)
+            count = sum(q.labelled_language == language for q in corpus.queries)
+            table_print(f"{corpus.name}, questions in {language!r} ({count})", per_language)
+            print(evaluate.done_when(per_language))
         if "fusion" in args.sweep:
             fusion_print(corpus.name, evaluate.sweep_prepare(corpus, scope), evaluate)
     if args.latency:

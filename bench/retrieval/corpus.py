@@ -33,6 +33,8 @@ class Query:
     text: str
     lang: str
     relevant: frozenset[str]
+    # The set's own label of the question's language (xquad-dev's `metadata.language`), "" without one.
+    labelled_language: str = ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ def corpus_load(folder: Path, *, tokenizer, limit_queries: int | None = None) ->
             text=q["text"],
             lang=language_detect(q["text"]),
             relevant=frozenset(relevant[q["_id"]]),
+            labelled_language=str((q.get("metadata") or {}).get("language") or ""),
         )
         for q in _jsonl(folder / "queries.jsonl")
         if q["_id"] in relevant

@@ -21,7 +21,12 @@ from django.db import connection, transaction
 from django.test import override_settings
 
 from bench.retrieval.corpus import corpus_load
-from bench.retrieval.embed import embeddings_cached, query_vectors_prefill, tokenizer_load
+from bench.retrieval.embed import (
+    MULTI_MODEL_NAME,
+    embeddings_cached,
+    query_vectors_prefill,
+    tokenizer_load,
+)
 from bench.retrieval.evaluate import NO_THRESHOLD
 from bench.retrieval.load import Row, workspace_load
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
@@ -36,33 +41,45 @@ BUILD_MEMORY_MB = (64, 512)  # PostgreSQL's default maintenance_work_mem vs the 
 
 def _sources(
     names: list[str] | None = None,
-) -> tuple[list[Row], np.ndarray, list[tuple[str, str]]]:
-    """Every corpus's chunks and vectors (or only the named corpora's), and up to 100 real queries
-    interleaved across corpora."""
+) -> tuple[list[Row], np.ndarray, np.ndarray, list[tuple[str, str]]]:
+    """Every corpus's chunks and both models' vectors (or only the named corpora's), and up to 100 real
+    queries interleaved across corpora."""
     rows: list[Row] = []
     vectors = []
+    multis = []
     per_corpus = []
     folders = sorted(p for p in CORPORA_ROOT.iterdir() if (p / "corpus.jsonl").exists())
     for folder in [f for f in folders if names is None or f.name in names]:
         corpus = corpus_load(folder, tokenizer=tokenizer_load())
         rows += [(f"{corpus.name}:{c.doc_id}", c.lang, c.text) for c in corpus.chunks]
-        vectors.append(embeddings_cached(f"{corpus.name}-chunks", [c.text for c in corpus.chunks]))
+        texts = [c.text for c in corpus.chunks]
+        vectors.append(embeddings_cached(f"{corpus.name}-chunks", texts))
+        multis.append(embeddings_cached(f"{corpus.name}-chunks", texts, model=MULTI_MODEL_NAME))
         per_corpus.append([(q.text, q.lang) for q in corpus.queries])
     queries = [q for group in zip(*per_corpus, strict=False) for q in group][:LATENCY_QUERIES]
-    return rows, np.concatenate(vectors), queries
+    return rows, np.concatenate(vectors), np.concatenate(multis), queries
 
 
-def _scaled(rows: list[Row], vectors: np.ndarray, size: int) -> tuple[list[Row], np.ndarray]:
-    rng = np.random.default_rng(size)
-    out_rows, out = [], np.empty((size, vectors.shape[1]), dtype=np.float32)
+def _scaled(
+    rows: list[Row], vectors: np.ndarray, multis: np.ndarray, size: int
+) -> tuple[list[Row], np.ndarray, np.ndarray]:
+    return (
+        [rows[i % len(rows)] for i in range(size)],
+        _replicated(vectors, size, seed=size),
+        _replicated(multis, size, seed=size + 1),
+    )
+
+
+def _replicated(vectors: np.ndarray, size: int, *, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.empty((size, vectors.shape[1]), dtype=np.float32)
     for i in range(size):
-        out_rows.append(rows[i % len(rows)])
-        vector = vectors[i % len(rows)]
-        if i >= len(rows):
+        vector = vectors[i % len(vectors)]
+        if i >= len(vectors):
             vector = vector + rng.uniform(-0.05, 0.05, vector.shape).astype(np.float32)
             vector = vector / np.linalg.norm(vector)
         out[i] = vector
-    return out_rows, out
+    return out
 
 
 def _p(values: list[float], q: int) -> float:
@@ -80,8 +97,8 @@ def _search(
         scope=scope,
         question=text,
         language=lang,
-        mode=mode,
-        top_k=FUSION.candidates,  # type: ignore[arg-type]
+        mode=mode,  # type: ignore[arg-type]
+        top_k=FUSION.candidates,
         score_threshold=NO_THRESHOLD,
         fusion=replace(FUSION, **fusion),
     )
@@ -104,7 +121,7 @@ def latency_report(
     *, sizes: list[int], corpora: list[str] | None = None, search_only: bool = False
 ) -> None:
     """`search_only`: only the search-phase table (no HNSW build, no ef_search table)."""
-    rows, vectors, queries = _sources(corpora)
+    rows, vectors, multis, queries = _sources(corpora)
     query_vectors_prefill([text for text, _ in queries])
     print(
         f"\nlatency: {len(queries)} real queries; {len(rows)} corpus chunks"
@@ -112,7 +129,9 @@ def latency_report(
     )
     scopes = {}
     for size in sizes:
-        workspace, bot = workspace_load(f"bench-latency-{size}", *_scaled(rows, vectors, size))
+        workspace, bot = workspace_load(
+            f"bench-latency-{size}", *_scaled(rows, vectors, multis, size)
+        )
         scopes[size] = RetrievalScope(
             workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)], external_user_id=""
         )
@@ -135,17 +154,16 @@ def latency_report(
             f"\nsearch phase of chunks_retrieve (its SQL statements one after the other, no embedding),"
             f" N={FUSION.candidates}"
         )
-        print(
-            f"  {'chunks':>7} {'hybrid p50':>11} {'p95':>7} {'vector p50':>11} {'p95':>7} {'text p50':>9} {'p95':>7}"
-        )
+        modes = ("hybrid", "vector", "multi", "text")
+        print(f"  {'chunks':>7}" + "".join(f" {mode + ' p50':>11} {'p95':>7}" for mode in modes))
         for size, scope in scopes.items():
             cells = []
-            for mode in ("hybrid", "vector", "text"):
+            for mode in modes:
                 timings = [_search(scope, text, lang, mode)[0] for text, lang in queries]
                 cells += [_p(timings, 50), _p(timings, 95)]
             print(
-                f"  {size:>7} {cells[0]:>11.1f} {cells[1]:>7.1f} {cells[2]:>11.1f} {cells[3]:>7.1f}"
-                f" {cells[4]:>9.1f} {cells[5]:>7.1f}",
+                f"  {size:>7}"
+                + "".join(f" {cells[i]:>11.1f} {cells[i + 1]:>7.1f}" for i in range(0, 8, 2)),
                 flush=True,
             )
 

@@ -20,14 +20,15 @@ from django.db import connection, transaction
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID
+from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
 from rag.indexes import hnsw_build_memory_set, hnsw_index_name
 from rag.language import search_config_for
 from rag.models import Chunk, Document
 
 # (corpus document id, ISO 639-1 language, chunk text)
 Row = tuple[str, str, str]
-BULK_ROWS = 20_000  # above this, drop the HNSW index during the load and rebuild it after
+BULK_ROWS = 20_000
+MULTI_INDEX = "chunk_embedding_multi_hnsw"  # above this, drop the HNSW index during the load and rebuild it after
 COLUMNS = (
     "id",
     "document_id",
@@ -42,14 +43,21 @@ COLUMNS = (
     "embedding_dims",
     "embedding_model",
     "search_config",
+    "embedding_multi",
+    "embedding_multi_model",
 )
 
 
-def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple[Workspace, Bot]:
+def workspace_load(
+    slug: str, rows: Sequence[Row], vectors: np.ndarray, multi_vectors: np.ndarray | None = None
+) -> tuple[Workspace, Bot]:
     """The data set's workspace and bot; reloaded only when its rows or vectors changed (a digest kept
-    in the workspace's name)."""
+    in the workspace's name). Each chunk gets both vectors, as ingestion stores them (no multilingual
+    vector when `multi_vectors` is None: a chunk the backfill has not reached yet)."""
     digest = hashlib.sha256(
-        "\x1e".join(text for _, _, text in rows).encode() + vectors.tobytes()
+        "\x1e".join(text for _, _, text in rows).encode()
+        + vectors.tobytes()
+        + (multi_vectors.tobytes() if multi_vectors is not None else b"")
     ).hexdigest()
     marker = f"{slug} ({len(rows)} chunks, {digest[:12]})"
     workspace, _ = Workspace.objects.get_or_create(slug=slug, defaults={"name": marker})
@@ -60,14 +68,16 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
     Document.objects.filter(workspace=workspace).delete()
     documents = _documents_create(workspace, bot, rows)
     chunk_ids = [uuid.uuid4() for _ in rows]
-    index = hnsw_index_name(dims=vectors.shape[1])
+    indexes = [hnsw_index_name(dims=vectors.shape[1]), MULTI_INDEX]
     bulk = len(rows) > BULK_ROWS
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
-        definition = cursor.fetchone()[0]
-        if bulk:
-            cursor.execute(f'DROP INDEX "{index}"')
-        _copy(cursor, workspace, rows, vectors, documents, chunk_ids)
+        definitions = []
+        for index in indexes:
+            cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index])
+            definitions.append(cursor.fetchone()[0])
+            if bulk:
+                cursor.execute(f'DROP INDEX "{index}"')
+        _copy(cursor, workspace, rows, vectors, multi_vectors, documents, chunk_ids)
         cursor.execute(
             "UPDATE rag_chunk SET search_vector = v, search_length = parley_tsvector_length(v)"
             " FROM (SELECT id AS chunk_id,"
@@ -81,7 +91,8 @@ def workspace_load(slug: str, rows: Sequence[Row], vectors: np.ndarray) -> tuple
             # The COPY left deferred foreign-key checks pending, and PostgreSQL builds no index then.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             hnsw_build_memory_set(cursor=cursor)
-            cursor.execute(definition)
+            for definition in definitions:
+                cursor.execute(definition)
     _chunk_counts_set(workspace)
     Workspace.objects.filter(pk=workspace.pk).update(name=marker)
     with (
@@ -124,11 +135,14 @@ def _documents_create(workspace: Workspace, bot: Bot, rows: Sequence[Row]) -> di
     return documents
 
 
-def _copy(cursor, workspace, rows, vectors, documents, chunk_ids) -> None:  # type: ignore[no-untyped-def]
+def _copy(cursor, workspace, rows, vectors, multi_vectors, documents, chunk_ids) -> None:  # type: ignore[no-untyped-def]
     ordinals: dict[str, int] = {}
     sql = f"COPY rag_chunk ({', '.join(COLUMNS)}) FROM STDIN"
     with cursor.cursor.copy(sql) as copy:
-        for (doc_id, lang, text), vector, pk in zip(rows, vectors, chunk_ids, strict=True):
+        multis = multi_vectors if multi_vectors is not None else [None] * len(rows)
+        for (doc_id, lang, text), vector, multi, pk in zip(
+            rows, vectors, multis, chunk_ids, strict=True
+        ):
             ordinals[doc_id] = ordinals.get(doc_id, -1) + 1
             embedding = "[" + ",".join(f"{x:.7g}" for x in vector) + "]"
             copy.write_row(
@@ -146,5 +160,7 @@ def _copy(cursor, workspace, rows, vectors, documents, chunk_ids) -> None:  # ty
                     len(vector),
                     LOCAL_MODEL_ID,
                     search_config_for(lang),
+                    None if multi is None else "[" + ",".join(f"{x:.7g}" for x in multi) + "]",
+                    "" if multi is None else MULTI_MODEL_ID,
                 )
             )

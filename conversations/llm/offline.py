@@ -6,6 +6,11 @@ excluded topics, then answers with whole passages of the top chunks (sentences a
 llm.passages): those most similar to the question, at most the bot's N, in their order in the
 chunks, each quoted in context_usage exactly as the answer shows it. Its output passes the
 contract's enforcement without a repair.
+
+A question in another language than the passages (a French question on English documents): the passages
+are scored with the multilingual model (`embed_across`, the workspace's monolingual model cannot compare
+them), quoted in their own language, and framed in the question's: "La documentation (en anglais)
+indique : « … »" (`cross_language_frame`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from conversations.contract.enforce import (
 from conversations.contract.quotes import text_normalize
 from conversations.contract.tables import table_row_named
 from conversations.guards import GuardKind, GuardMatch, message_screen
+from conversations.llm.across import cross_language_frame, embed_across
 from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
@@ -32,6 +38,7 @@ from conversations.types import (
     AnswerStatus,
     BotRules,
 )
+from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
 from rag.retrieval import RetrievedChunk
 
@@ -40,6 +47,7 @@ UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
 
 # embed(texts) -> one vector per text; the team's embedding provider fits this signature.
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
 
 _SMALL_TALK_REPLIES = {
     ("en", "greeting"): "Hello! How can I help you today?",
@@ -107,16 +115,22 @@ def offline_answer(
     embed: Embed,
     tuning: OfflineTuning | None = None,
     guard: GuardMatch | Unscreened | None = UNSCREENED,
+    across: Embed | None = None,
 ) -> dict[str, object]:
     """`guard`: the pipeline's screen of the visitor's message (a turn screens it once, in
-    `answer_run`); the provider screens `question` itself only when called on its own."""
+    `answer_run`); the provider screens `question` itself only when called on its own. `across`: the
+    multilingual embedding for a question in another language than the chunks (`embed_across`)."""
     tuning = tuning or OfflineTuning()
+    question_language, passage_language = _languages(question, chunks, rules)
+    scale = _same_scale
+    if question_language and passage_language and question_language != passage_language:
+        embed, scale = across or embed_across, monolingual_scale
     understanding = " ".join(question.split())
     if isinstance(guard, Unscreened):
         guard = message_screen(text=question, injection_threshold=rules.injection_threshold)
     if guard is not None:
         return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
-    topic, out_of_scope = _scope(question, rules, embed, tuning)
+    topic, out_of_scope = _scope(question, rules, embed, tuning, scale)
     if out_of_scope:
         return _answer(
             AnswerStatus.OUT_OF_SCOPE,
@@ -140,7 +154,15 @@ def offline_answer(
     supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
         : tuning.max_chunks_used
     ]
-    quotes = _best_sentences(question, supporting, embed, tuning, rules.max_answer_sentences)
+    quotes = _best_sentences(
+        question,
+        supporting,
+        embed,
+        tuning,
+        rules.max_answer_sentences,
+        scale=scale,
+        across=scale is not _same_scale,
+    )
     usage = []
     for chunk in chunks:
         if quotes.get(chunk.id):
@@ -155,6 +177,10 @@ def offline_answer(
         else:
             usage.append(_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
     text = " ".join(sentence for chunk in supporting for sentence in quotes.get(chunk.id, []))
+    if text:
+        text = cross_language_frame(
+            text=text, question_language=question_language, passage_language=passage_language
+        )
     if not text:
         return _answer(
             AnswerStatus.NOT_FOUND_IN_CONTEXT,
@@ -215,15 +241,34 @@ def guarded_answer(
     )
 
 
-def _scope(question: str, rules: BotRules, embed: Embed, tuning: OfflineTuning) -> tuple[str, bool]:
+def _languages(question: str, chunks: Sequence[RetrievedChunk], rules: BotRules) -> tuple[str, str]:
+    """(the question's language, the best chunks' language): detected, the question's else the bot's
+    locale; the chunks' by their joined text, '' when unknown."""
+    question_language = language_detect(question) or rules.locale.split("-")[0].lower()
+    ranked = sorted(chunks, key=lambda chunk: (-chunk.score, chunk.rank))[:3]
+    passage_language = language_detect(" ".join(chunk.text for chunk in ranked)) if ranked else ""
+    return question_language, passage_language
+
+
+def _same_scale(similarity: float) -> float:
+    return similarity
+
+
+def _scope(
+    question: str,
+    rules: BotRules,
+    embed: Embed,
+    tuning: OfflineTuning,
+    scale: Callable[[float], float] = _same_scale,
+) -> tuple[str, bool]:
     """The closest covered topic (or "unknown"), and whether an excluded topic is clearly closer."""
     covered, excluded = list(rules.covered_topics), list(rules.excluded_topics)
     if not covered and not excluded:
         return UNKNOWN_TOPIC, False
     vectors = embed([question, *covered, *excluded])
     question_vector = vectors[0]
-    covered_scores = [_cosine(question_vector, v) for v in vectors[1 : 1 + len(covered)]]
-    excluded_scores = [_cosine(question_vector, v) for v in vectors[1 + len(covered) :]]
+    covered_scores = [scale(_cosine(question_vector, v)) for v in vectors[1 : 1 + len(covered)]]
+    excluded_scores = [scale(_cosine(question_vector, v)) for v in vectors[1 + len(covered) :]]
     best_covered = max(covered_scores, default=0.0)
     best_excluded = max(excluded_scores, default=0.0)
     out_of_scope = (
@@ -241,6 +286,9 @@ def _best_sentences(
     embed: Embed,
     tuning: OfflineTuning,
     limit: int,
+    *,
+    scale: Callable[[float], float] = _same_scale,
+    across: bool = False,
 ) -> dict[str, list[str]]:
     """Per chunk, the passages chosen for the answer, in their order in the chunk.
 
@@ -253,6 +301,7 @@ def _best_sentences(
     """
     candidates: list[tuple[str, str, str]] = []  # (chunk id, text, the question it answers)
     rows: dict[int, str] = {}  # the candidates that are table rows: their subject (first cell)
+    titled: list[str] = []  # what is embedded for each candidate
     seen: set[str] = set()
     for chunk in chunks:
         language = language_detect(chunk.text)
@@ -274,11 +323,18 @@ def _best_sentences(
                 if passage.kind is PassageKind.ROW:
                     rows[len(candidates)] = passage.text.partition(":")[0]
                 candidates.append((chunk.id, passage.text, asked))
+                # Across languages a passage is embedded with its document's title, as its chunk was
+                # at ingestion: a table row or a short sentence alone loses what it is about (the
+                # demo's "Battery: 2 years" row under "Warranty and repairs").
+                titled.append(
+                    f"{chunk.title}: {passage.text}" if across and chunk.title else passage.text
+                )
     if not candidates:
         return {}
     asked_texts = list(dict.fromkeys(asked for _, _, asked in candidates if asked))
-    vectors = embed([question, *(text for _, text, _ in candidates), *asked_texts])
-    similarity = [_cosine(vectors[0], vector) for vector in vectors[1:]]
+    vectors = embed([question, *titled, *asked_texts])
+    # `scale`: the multilingual model's similarities on the monolingual scale the tuning is set on
+    similarity = [scale(_cosine(vectors[0], vector)) for vector in vectors[1:]]
     asked_similarity = dict(zip(asked_texts, similarity[len(candidates) :], strict=True))
     inherited = [
         max(similarity[index], asked_similarity.get(asked, 0.0))

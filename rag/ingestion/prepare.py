@@ -31,9 +31,14 @@ class PreparedDocument:
     drafts: list[ChunkDraft]
     figure_files: list[FigureFile] = field(default_factory=list)  # stored with the chunks
     metadata: dict = field(default_factory=dict)  # the document's: OCR'd pages, figures' outcomes
+    # The multilingual model of the workspace ("" none) and, once embedded, each chunk's vector of it.
+    multi_model_id: str = ""
+    multi_vectors: list[list[float]] = field(default_factory=list)
 
 
-def document_prepare(*, document: Document, model_id: str) -> PreparedDocument | None:
+def document_prepare(
+    *, document: Document, model_id: str, multi_model_id: str = ""
+) -> PreparedDocument | None:
     """The document's chunk drafts, or None when its file and model are unchanged since its last ingestion."""
     data = _read(document)
     checksum = hashlib.sha256(data).hexdigest()
@@ -70,6 +75,7 @@ def document_prepare(*, document: Document, model_id: str) -> PreparedDocument |
         drafts=drafts,
         figure_files=figures.files,
         metadata={"ocr_pages": parsed.ocr_pages, "figures": figures.report},
+        multi_model_id=multi_model_id,
     )
 
 

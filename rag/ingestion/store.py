@@ -37,17 +37,18 @@ _INSERT = """
 INSERT INTO rag_chunk (id, document_id, workspace_id, ordinal, text, heading_path, page_number, bbox, start_time,
                        end_time, metadata, token_count, embedding, embedding_dims, embedding_model, search_config,
                        search_vector, search_length, injection_score, injection_label, injection_excerpt,
-                       quarantined)
+                       quarantined, embedding_multi, embedding_multi_model)
 SELECT gen_random_uuid(), %(document)s, %(workspace)s, r.ordinal, r.text, r.headings::jsonb, r.page_number,
        r.bbox::jsonb, r.start_time, r.end_time, %(metadata)s::jsonb || r.extra::jsonb, r.token_count,
        r.embedding::vector, vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v),
-       r.injection_score, r.injection_label, r.injection_excerpt, r.quarantined
+       r.injection_score, r.injection_label, r.injection_excerpt, r.quarantined,
+       r.multi::vector, CASE WHEN r.multi IS NULL THEN '' ELSE %(multi_model)s END
 FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(pages)s::int[], %(bboxes)s::text[],
             %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[], %(extras)s::text[],
             %(injection_scores)s::float8[], %(injection_labels)s::text[], %(injection_excerpts)s::text[],
-            %(quarantined)s::boolean[])
+            %(quarantined)s::boolean[], %(multis)s::text[])
      AS r(ordinal, text, headings, page_number, bbox, start_time, end_time, token_count, embedding, extra,
-          injection_score, injection_label, injection_excerpt, quarantined),
+          injection_score, injection_label, injection_excerpt, quarantined, multi),
      LATERAL (SELECT setweight(parley_tsvector(%(config)s, r.headings), 'A')
                      || setweight(parley_tsvector(%(config)s, r.text), 'B') AS v) AS s
 """
@@ -179,6 +180,9 @@ def _chunks_insert(
         "ends": [draft.end_time for draft in drafts],
         "tokens": [draft.token_count for draft in drafts],
         "embeddings": ["[" + ",".join(map(repr, vector)) + "]" for vector in vectors],
+        # The multilingual vectors (NULL without them: the backfill computes them later).
+        "multi_model": prepared.multi_model_id,
+        "multis": _multi_literals(prepared, len(drafts)),
         "injection_scores": [verdict.score for verdict in verdicts],
         "injection_labels": [verdict.label for verdict in verdicts],
         "injection_excerpts": [verdict.excerpt for verdict in verdicts],
@@ -188,3 +192,9 @@ def _chunks_insert(
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, params)
+
+
+def _multi_literals(prepared: PreparedDocument, count: int) -> list[str | None]:
+    if not prepared.multi_model_id or len(prepared.multi_vectors) != count:
+        return [None] * count
+    return ["[" + ",".join(map(repr, vector)) + "]" for vector in prepared.multi_vectors]

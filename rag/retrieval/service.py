@@ -1,13 +1,15 @@
 """`chunks_retrieve`: hybrid retrieval for one question, from text to ranked, scored, scoped chunks.
 
-Steps: expand the full-text query with the condensed keywords and the bot's lexicon synonyms;
-start the full-text statement (`rag.retrieval.concurrent`: on its own connection, while) the question
-is embedded with the workspace's current model; run the vector side and the fusion (`rag.retrieval.sql`,
-its planner settings and statement in one round trip); keep chunks whose cosine similarity reaches
-the bot's threshold; optionally rerank over HTTP; cut to top k. Database work per question: the
-workspace model and fusion look-up, the full-text statement, then the planner settings and the hybrid statement.
-The fusion is the workspace's calibrated one (`WorkspaceFusion`, read with the model in one query).
-`mode` runs one side alone ("vector", "text") through the same statement, for bench/retrieval.
+Steps (one function each): plan the search (`_search_plan`: the workspace's models and calibrated fusion,
+the question's language, which sides are on, the full-text query expanded with the condensed keywords and
+the bot's lexicon synonyms); start the full-text statement (`rag.retrieval.concurrent`: on its own
+connection) while the question is embedded with the workspace's model and its multilingual model
+(`_query_vectors`); run both vector sides and the fusion (`rag.retrieval.sql`, its planner settings and
+statement in one round trip); keep chunks whose cosine similarity reaches the bot's threshold, optionally
+rerank over HTTP, cut to top k (`_hits_select`). Database work per question: the workspace models and
+fusion look-up, the full-text statement, then the planner settings and the hybrid statement.
+The fusion is the workspace's calibrated one (`WorkspaceFusion`, read with the models in one query).
+`mode` runs one side alone ("vector", "multi", "text") through the same statement, for bench/retrieval.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from typing import Literal
 from django.conf import settings
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
+from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
 from rag.retrieval.concurrent import text_search_start
-from rag.retrieval.fusion import FusionChoice
+from rag.retrieval.fusion import FusionChoice, sides_applied
 from rag.retrieval.rerank import rerank_scores
 from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows, scope_languages
 from rag.retrieval.types import RetrievedChunk
@@ -36,18 +39,20 @@ class FusionSettings:
     recall of the top-40 at 0.99 at 10k chunks, 0.97 at 100k). The method and weights (RRF k=10, vector:text
     2:1) are only the defaults of a workspace that has no calibration yet (`rag.retrieval.calibration`
     measures and stores its own, `WorkspaceFusion`). Either way the vector side is off for a question in
-    another language than a monolingual embedding model's (`MODEL_LANGUAGES`)."""
+    another language than a monolingual embedding model's (`MODEL_LANGUAGES`); the multilingual side
+    (weight `multi_weight`) stays on."""
 
     rrf_k: float = 10.0
     candidates: int = 40
     text_weight: float = 0.5
     vector_weight_native: float = 1.0
+    multi_weight: float = 0.5
     ef_search: int | None = None
     rerank_pool: int = 20
 
 
 FUSION = FusionSettings()
-RetrievalMode = Literal["hybrid", "vector", "text"]
+RetrievalMode = Literal["hybrid", "vector", "multi", "text"]
 # The language each embedding model was trained on; models absent here are treated as multilingual.
 MODEL_LANGUAGES = {LOCAL_MODEL_ID: "en"}
 
@@ -87,6 +92,23 @@ def fusion_default(fusion: FusionSettings = FUSION) -> FusionChoice:
         rrf_k=fusion.rrf_k,
         vector_weight=fusion.vector_weight_native,
         text_weight=fusion.text_weight,
+        multi_weight=fusion.multi_weight,
+    )
+
+
+def sides_for_question(
+    *, choice: FusionChoice, model_id: str, multi_model_id: str, query_language: str
+) -> FusionChoice:
+    """`choice` for the sides this question can use. A question in another language than a monolingual
+    model's: that side is off and its weight goes to the multilingual side, the semantic side that can
+    read the question (the calibration's pairs are in the documents' language, so it measured the
+    semantic side's weight on the monolingual model; without a multilingual model the weight is dropped,
+    as before). A workspace without a multilingual model: that side is off. A side alone that is off
+    gives way to the other semantic side, else to full text."""
+    return sides_applied(
+        choice=choice,
+        vector_on=vector_side_used(model_id=model_id, query_language=query_language),
+        multi_on=bool(multi_model_id),
     )
 
 
@@ -138,33 +160,97 @@ def chunks_retrieve(
 ) -> RetrievalResult:
     """The top_k chunks in scope for a (standalone) question, best first, with their scores and ranks.
 
-    `choice` None: the workspace's calibrated fusion (the defaults until it has one). `mode` "vector" or
-    "text" keeps one retriever (its rank order, the same scope and threshold). `query_embedding`: the
-    question's vector with the workspace's model when the caller already has it (a turn that compared
-    it with its curated answers), so the question is not embedded twice."""
+    `choice` None: the workspace's calibrated fusion (the defaults until it has one). `mode` "vector",
+    "multi" or "text" keeps one retriever (its rank order, the same scope and threshold).
+    `query_embedding`: the question's vector with the workspace's model when the caller already has it (a
+    turn that compared it with its curated answers), so the question is not embedded twice."""
     started = time.perf_counter()
-    model_id, method, parameters = workspace_search_setup(workspace_id=scope.workspace_id)
-    if choice is None:
-        choice = (
-            FusionChoice.from_stored(method=method, parameters=parameters)
-            if method is not None
-            else fusion_default(fusion)
-        )
-    query_text = query_expand(question=question, keywords=keywords, lexicon=lexicon)
-    query_language = language_detect(question) or language
+    plan = _search_plan(
+        scope=scope,
+        question=question,
+        keywords=keywords,
+        lexicon=lexicon,
+        language=language,
+        fusion=fusion,
+        mode=mode,
+        choice=choice,
+        pool=max(top_k, fusion.rerank_pool),
+    )
+    text_hits = text_search_start(params=plan.params)  # runs while the question is embedded
+    params = _query_vectors(plan=plan, question=question, query_embedding=query_embedding)
+    embedded = time.perf_counter()
+    ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
+    rows = hybrid_rows(
+        params=params,
+        text=text_hits(),
+        ef_search=max(ef_search, fusion.candidates),
+        exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
+    )
+    searched = time.perf_counter()
+    hits, reranked = _hits_select(
+        rows=rows,
+        question=question,
+        score_threshold=score_threshold,
+        top_k=top_k,
+        monolingual_used=plan.params.vector_weight > 0,
+    )
+    latencies = {
+        "embed": _ms(embedded - started),
+        "search": _ms(searched - embedded),
+        "rerank": _ms(time.perf_counter() - searched) if reranked else 0,
+    }
+    return RetrievalResult(
+        hits=hits,
+        query_text=plan.params.query_text,
+        model_id=plan.params.model_id,
+        candidates=len(rows),
+        reranked=reranked,
+        latencies=latencies,
+        fusion=plan.choice.label(),
+    )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    choice: FusionChoice  # the fusion this question gets (sides it cannot use turned off)
+    params: HybridParams  # without the query vectors yet
+
+
+def _search_plan(
+    *,
+    scope: RetrievalScope,
+    question: str,
+    keywords: Sequence[str],
+    lexicon: Sequence[Sequence[str]],
+    language: str,
+    fusion: FusionSettings,
+    mode: RetrievalMode,
+    choice: FusionChoice | None,
+    pool: int,
+) -> _Plan:
+    """The workspace's models and fusion (calibrated, else the defaults, else the mode's one side), the
+    sides this question can use, and the statement's parameters."""
+    setup = workspace_search_setup(workspace_id=scope.workspace_id)
     if mode != "hybrid":
         choice = FusionChoice(method=mode)
-    elif not vector_side_used(model_id=model_id, query_language=query_language):
-        choice = FusionChoice(method="text")
-    vector_weight, text_weight = {
-        "vector": (1.0, 0.0),
-        "text": (0.0, 1.0),
-        "convex": (1.0, 1.0),
-    }.get(choice.method, (choice.vector_weight, choice.text_weight))
+    elif choice is None:
+        choice = (
+            FusionChoice.from_stored(method=setup.method, parameters=setup.parameters)
+            if setup.method is not None
+            else fusion_default(fusion)
+        )
+    if mode == "hybrid":
+        choice = sides_for_question(
+            choice=choice,
+            model_id=setup.model_id,
+            multi_model_id=setup.multi_model_id,
+            query_language=language_detect(question) or language,
+        )
+    vector_weight, multi_weight, text_weight = choice.weights()
     params = HybridParams(
         workspace_id=scope.workspace_id,
-        model_id=model_id,
-        query_text=query_text,
+        model_id=setup.model_id,
+        query_text=query_expand(question=question, keywords=keywords, lexicon=lexicon),
         query_embedding=(),
         bot_ids=scope.bot_ids,
         conversation_id=scope.conversation_id,
@@ -174,42 +260,60 @@ def chunks_retrieve(
         text_weight=text_weight,
         rrf_k=choice.rrf_k,
         candidates=fusion.candidates,
-        pool=max(top_k, fusion.rerank_pool),
+        pool=pool,
         fusion_method="convex" if choice.method == "convex" else "rrf",
         vector_share=choice.vector_share,
+        multi_model_id=setup.multi_model_id,
+        multi_weight=multi_weight,
+        multi_share=choice.multi_share,
     )
-    text_hits = text_search_start(params=params)  # runs while the question is embedded
+    return _Plan(choice=choice, params=params)
+
+
+def _query_vectors(
+    *, plan: _Plan, question: str, query_embedding: Sequence[float] | None
+) -> HybridParams:
+    """The plan's parameters with the question's vectors: the workspace model's always (the rows report
+    its cosine), the multilingual model's when that side is searched."""
+    params = plan.params
     vector = (
-        query_embedding if query_embedding is not None else embed_query(question, model_id=model_id)
+        query_embedding
+        if query_embedding is not None
+        else embed_query(question, model_id=params.model_id)
     )
-    params = replace(params, query_embedding=list(vector))
-    embedded = time.perf_counter()
-    text = text_hits()
-    ef_search = fusion.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH
-    rows = hybrid_rows(
-        params=params,
-        text=text,
-        ef_search=max(ef_search, fusion.candidates),
-        exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
-    )
-    searched = time.perf_counter()
-    kept = [row for row in rows if row.vector_score >= score_threshold]
-    ordered, rerank = _reranked(question, kept)
-    hits = [_hit(row, rank, score) for rank, (row, score) in enumerate(ordered[:top_k], start=1)]
-    latencies = {
-        "embed": _ms(embedded - started),
-        "search": _ms(searched - embedded),
-        "rerank": _ms(time.perf_counter() - searched) if rerank else 0,
-    }
-    return RetrievalResult(
-        hits=hits,
-        query_text=query_text,
-        model_id=model_id,
-        candidates=len(rows),
-        reranked=rerank,
-        latencies=latencies,
-        fusion=choice.label(),
-    )
+    multi: Sequence[float] = ()
+    if params.multi_weight > 0 and params.multi_model_id:
+        multi = embed_query(question, model_id=params.multi_model_id)
+    return replace(params, query_embedding=list(vector), multi_embedding=list(multi))
+
+
+def _hits_select(
+    *,
+    rows: list[HybridRow],
+    question: str,
+    score_threshold: float,
+    top_k: int,
+    monolingual_used: bool,
+) -> tuple[list[RetrievedChunk], bool]:
+    """The rows whose relevance reaches the threshold, reranked when a reranker is set, cut to top k.
+    The relevance is the cosine of the vector side the search relied on: the workspace model's, or the
+    multilingual model's (on the former's scale, `monolingual_scale`) when the question's language
+    turned the former off."""
+    scored = [(row, _relevance(row, monolingual_used=monolingual_used)) for row in rows]
+    kept = [row for row, relevance in scored if relevance >= score_threshold]
+    relevance = {row.chunk_id: value for row, value in scored}
+    ordered, reranked = _reranked(question, kept)
+    hits = [
+        _hit(row, rank, score, relevance=relevance[row.chunk_id])
+        for rank, (row, score) in enumerate(ordered[:top_k], start=1)
+    ]
+    return hits, reranked
+
+
+def _relevance(row: HybridRow, *, monolingual_used: bool) -> float:
+    if monolingual_used or row.multi_score is None:
+        return row.vector_score
+    return monolingual_scale(row.multi_score)  # the bots' thresholds are on the monolingual scale
 
 
 def _reranked(
@@ -222,11 +326,13 @@ def _reranked(
     return [(row, score) for row, score in pairs], True
 
 
-def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedChunk:
+def _hit(
+    row: HybridRow, rank: int, rerank_score: float | None, *, relevance: float
+) -> RetrievedChunk:
     return RetrievedChunk(
         id=row.chunk_id,
         text=row.text,
-        score=max(0.0, min(1.0, row.vector_score)),
+        score=max(0.0, min(1.0, relevance)),
         rank=rank,
         document_id=row.document_id,
         title=row.title,
@@ -239,6 +345,8 @@ def _hit(row: HybridRow, rank: int, rerank_score: float | None) -> RetrievedChun
         text_rank=row.text_rank,
         fused_score=row.fused_score,
         rerank_score=rerank_score,
+        multi_score=row.multi_score,
+        multi_rank=row.multi_rank,
         # Known clean at the document's edges; elsewhere the offline provider judges the edge sentence.
         starts_clean=True if row.ordinal == 0 else None,
         ends_clean=True if row.ordinal == row.chunk_count - 1 else None,

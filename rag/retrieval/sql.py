@@ -27,6 +27,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from rag.embeddings import MULTI_MODEL_DIMS
 from rag.language import ts_config_map
 from rag.retrieval.bm25 import BM25_SQL
 
@@ -90,29 +91,50 @@ vector_hits AS (
     LIMIT %(vector_candidates)s
 ),
 vector_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM vector_hits),
+-- the multilingual side: its own column and HNSW index, only vectors of the workspace's multilingual model
+multi_hits AS (
+    SELECT c.id, c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims}) AS distance
+    FROM rag_chunk AS c
+    WHERE c.workspace_id = %(workspace_id)s AND c.embedding_multi_model = %(multi_model_id)s
+      AND c.embedding_multi IS NOT NULL
+      AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
+    ORDER BY c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims})
+    LIMIT %(multi_candidates)s
+),
+multi_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM multi_hits),
 -- each side's score range over its candidates, for the convex combination's min-max normalisation
 bounds AS (
     SELECT (SELECT min(score) FROM vector_ranked) AS vmin, (SELECT max(score) FROM vector_ranked) AS vmax,
+           (SELECT min(score) FROM multi_ranked) AS mmin, (SELECT max(score) FROM multi_ranked) AS mmax,
            (SELECT min(score) FROM text_ranked) AS tmin, (SELECT max(score) FROM text_ranked) AS tmax
 ),
+found AS (SELECT id FROM vector_ranked UNION SELECT id FROM multi_ranked UNION SELECT id FROM text_ranked),
 fused AS (
-    SELECT coalesce(v.id, t.id) AS id,
+    SELECT f.id,
            CASE WHEN %(fusion_method)s = 'convex' THEN
                   %(vector_share)s * CASE WHEN v.id IS NULL THEN 0 WHEN b.vmax = b.vmin THEN 1
                                           ELSE (v.score - b.vmin) / (b.vmax - b.vmin) END
+                  + %(multi_share)s * CASE WHEN m.id IS NULL THEN 0 WHEN b.mmax = b.mmin THEN 1
+                                          ELSE (m.score - b.mmin) / (b.mmax - b.mmin) END
                   + %(text_share)s * CASE WHEN t.id IS NULL THEN 0 WHEN b.tmax = b.tmin THEN 1
                                           ELSE (t.score - b.tmin) / (b.tmax - b.tmin) END
                 ELSE coalesce(%(vector_weight)s / (%(rrf_k)s + v.rank), 0)
+                  + coalesce(%(multi_weight)s / (%(rrf_k)s + m.rank), 0)
                   + coalesce(%(text_weight)s / (%(rrf_k)s + t.rank), 0)
            END AS fused_score,
-           v.rank AS vector_rank, t.score AS text_score, t.rank AS text_rank
-    FROM vector_ranked AS v FULL OUTER JOIN text_ranked AS t ON v.id = t.id CROSS JOIN bounds AS b
+           v.rank AS vector_rank, m.score AS multi_score, m.rank AS multi_rank, t.score AS text_score,
+           t.rank AS text_rank
+    FROM found AS f LEFT JOIN vector_ranked AS v ON v.id = f.id LEFT JOIN multi_ranked AS m ON m.id = f.id
+         LEFT JOIN text_ranked AS t ON t.id = f.id CROSS JOIN bounds AS b
     ORDER BY fused_score DESC, id
     LIMIT %(pool)s
 )
 SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.filename,
        1 - (c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})) AS vector_score,
-       f.vector_rank, f.text_score, f.text_rank, f.fused_score, c.ordinal, d.chunk_count
+       f.vector_rank, f.text_score, f.text_rank, f.fused_score, c.ordinal, d.chunk_count,
+       CASE WHEN c.embedding_multi_model = %(multi_model_id)s
+            THEN 1 - (c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims})) END AS multi_score,
+       f.multi_rank
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
 WHERE d.id IN (SELECT id FROM scope)
 ORDER BY f.fused_score DESC, f.id
@@ -147,8 +169,13 @@ class HybridParams:
     rrf_k: float
     candidates: int
     pool: int  # fused rows returned (before the score threshold, the reranker and top k)
-    fusion_method: str = "rrf"  # "rrf" (the weights and rrf_k) or "convex" (vector_share)
+    fusion_method: str = "rrf"  # "rrf" (the weights and rrf_k) or "convex" (the shares)
     vector_share: float = 0.5
+    # The multilingual side: its model ("" none), the question's vector of it, its RRF weight and share.
+    multi_model_id: str = ""
+    multi_embedding: Sequence[float] = ()
+    multi_weight: float = 0.0
+    multi_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -168,6 +195,9 @@ class HybridRow:
     # The chunk's place in its document: 0 is its start, chunk_count - 1 its end.
     ordinal: int = 0
     chunk_count: int = 0
+    # The multilingual side: cosine similarity (None without a vector of the current model) and rank.
+    multi_score: float | None = None
+    multi_rank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -225,13 +255,15 @@ def hybrid_rows(
             start_time=r[4],
             title=r[5],
             filename=r[6],
-            vector_score=float(r[7]),
+            vector_score=float(r[7]) if r[7] is not None else 0.0,
             vector_rank=r[8],
             text_score=r[9],
             text_rank=r[10],
             fused_score=float(r[11]),
             ordinal=r[12],
             chunk_count=r[13],
+            multi_score=float(r[14]) if r[14] is not None else None,
+            multi_rank=r[15],
         )
         for r in rows
     ]
@@ -267,7 +299,9 @@ def _run(
         "text_ids": [hit.chunk_id for hit in text],
         "text_scores": [hit.score for hit in text],
     }
-    statements = _PLAN_SQL + prefix + _HYBRID_SQL.format(dims=len(params.query_embedding))
+    dims = len(params.query_embedding) or len(params.multi_embedding) or 1
+    multi_dims = len(params.multi_embedding) or MULTI_MODEL_DIMS
+    statements = _PLAN_SQL + prefix + _HYBRID_SQL.format(dims=dims, multi_dims=multi_dims)
     if (
         connection.in_atomic_block
     ):  # inside a caller's transaction the settings would outlive this search
@@ -285,7 +319,14 @@ def _values(params: HybridParams) -> dict[str, Any]:
         "workspace_id": params.workspace_id,
         "model_id": params.model_id,
         "query_text": params.query_text,
-        "query_embedding": "[" + ",".join(repr(float(x)) for x in params.query_embedding) + "]",
+        "query_embedding": _literal(params.query_embedding),
+        "multi_model_id": params.multi_model_id,
+        "multi_embedding": _literal(params.multi_embedding),
+        "multi_weight": float(params.multi_weight),
+        "multi_share": float(params.multi_share),
+        "multi_candidates": params.candidates
+        if params.multi_weight > 0 and params.multi_embedding and params.multi_model_id
+        else 0,
         "bot_ids": list(params.bot_ids) if params.bot_ids is not None else None,
         "conversation_id": params.conversation_id,
         "external_user_id": params.external_user_id,
@@ -297,11 +338,20 @@ def _values(params: HybridParams) -> dict[str, Any]:
         "rrf_k": float(params.rrf_k),
         "fusion_method": params.fusion_method,
         "vector_share": float(params.vector_share),
-        "text_share": 1.0 - float(params.vector_share),
-        "vector_candidates": params.candidates if params.vector_weight > 0 else 0,
+        "text_share": max(0.0, 1.0 - float(params.vector_share) - float(params.multi_share)),
+        "vector_candidates": params.candidates
+        if params.vector_weight > 0 and params.query_embedding
+        else 0,
         "text_candidates": params.candidates if params.text_weight > 0 else 0,
         "pool": params.pool,
         "k1": float(settings.RETRIEVAL_BM25_K1),
         "b": float(settings.RETRIEVAL_BM25_B),
         "postings_budget": int(settings.RETRIEVAL_BM25_POSTINGS_BUDGET),
     }
+
+
+def _literal(vector: Sequence[float]) -> str | None:
+    """pgvector's text form, or NULL for a side without a query vector (its LIMIT is then 0)."""
+    if not vector:
+        return None
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"

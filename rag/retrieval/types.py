@@ -37,6 +37,9 @@ class RetrievedChunk:
     text_rank: int | None = None
     fused_score: float | None = None
     rerank_score: float | None = None
+    # The multilingual side's cosine similarity and rank (None: that side did not return the chunk).
+    multi_score: float | None = None
+    multi_rank: int | None = None
 
     def as_audit(self) -> dict[str, object]:
         """What a turn stores about this chunk (a short preview only: the chunk row keeps the text)."""
@@ -52,6 +55,8 @@ class RetrievedChunk:
             "vector_rank": self.vector_rank,
             "text_score": _rounded(self.text_score),
             "text_rank": self.text_rank,
+            "multi_score": _rounded(self.multi_score),
+            "multi_rank": self.multi_rank,
             "fused_score": _rounded(self.fused_score),
             "rerank_score": _rounded(self.rerank_score),
             "text_preview": self.text[:TEXT_PREVIEW_CHARS],

@@ -98,5 +98,5 @@ def test_an_uncalibrated_workspace_says_the_defaults_apply() -> None:
     workspace = Workspace.objects.create(name="Fresh", slug="fresh")
     html = _member_client(workspace).get(f"/admin/core/workspace/{workspace.pk}/change/")
     text = html.content.decode()
-    assert "Not calibrated yet" in text and "RRF k=10 vector:text=1:0.5" in text
+    assert "Not calibrated yet" in text and "RRF k=10 vector:multilingual:text=1:0.5:0.5" in text
     assert 'id="fusion-recalibrate"' in text

@@ -1,9 +1,11 @@
 """Measuring fusion methods on calibration pairs, and choosing one by its held-back figures.
 
-Each pair's two candidate lists come from the product's own statements (`text_rows`, and `hybrid_rows`
-with the full-text weight at 0), over the whole workspace's shared documents, as a search would see them
-(the vector side stays off for a question in another language than a monolingual model's, as in
-`chunks_retrieve`). Every method of the grid is then replayed in Python (`rag.retrieval.fusion`).
+Each pair's three candidate lists come from the product's own statements (`text_rows`, and `hybrid_rows`
+with one vector side's weight alone: the workspace model's, the multilingual model's), over the whole
+workspace's shared documents, as a search would see them (the monolingual side stays off for a question
+in another language than its model's and its weight goes to the multilingual side, as in
+`chunks_retrieve`: `sides_applied`). Every method of the grid, a simplex of the three sides' weights, is
+then replayed in Python (`rag.retrieval.fusion`).
 
 A pair's target is its chunk (synthetic pairs) or, for an evaluation case, its expected documents: the
 fused chunks are then collapsed to their documents in order, and recall@5 and MRR@10 count by document
@@ -33,15 +35,17 @@ from rag.embeddings import embed_texts
 from rag.language import language_detect
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
-from rag.retrieval.calibration.withheld import withheld_lists
-from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids
+from rag.retrieval.calibration.withheld import WithheldSides, withheld_lists
+from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids, sides_applied
 from rag.retrieval.service import FUSION, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
 
 RRF_KS = (10.0, 30.0, 60.0)
-RRF_VECTOR_SHARES = (0.2, 1 / 3, 0.5, 2 / 3, 0.8)  # vector weight / (vector + text weight)
-CONVEX_SHARES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-SIDES = (FusionChoice(method="vector"), FusionChoice(method="text"))
+# The three sides' weights (vector, multilingual, text): the points of the simplex in sixths (RRF) and
+# tenths (convex) where at least two sides count; the sides alone are `SIDES`.
+RRF_STEPS = 6
+CONVEX_STEPS = 10
+SIDES = (FusionChoice(method="vector"), FusionChoice(method="multi"), FusionChoice(method="text"))
 EMBED_BATCH = 64
 
 
@@ -53,6 +57,10 @@ class PairLists:
     held_out: bool
     # chunk id -> document id, when the targets are documents (None: they are chunks)
     documents: dict[str, str] | None = None
+    multi: Ranked = ()
+    # Whether the monolingual side reads this query (its language), and the workspace has a multilingual one.
+    vector_on: bool = True
+    multi_on: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,29 +88,45 @@ class Calibration:
     vector: Measured
     text: Measured
     held_out_count: int
+    multi: Measured | None = None
 
 
 def grid() -> list[FusionChoice]:
     rrf = [
-        FusionChoice(method="rrf", rrf_k=k, vector_weight=share, text_weight=1.0 - share)
+        FusionChoice(
+            method="rrf", rrf_k=k, vector_weight=v, multi_weight=m, text_weight=1.0 - v - m
+        )
         for k in RRF_KS
-        for share in RRF_VECTOR_SHARES
+        for v, m in _simplex(RRF_STEPS)
     ]
-    convex = [FusionChoice(method="convex", vector_share=share) for share in CONVEX_SHARES]
+    convex = [
+        FusionChoice(method="convex", vector_share=v, multi_share=m)
+        for v, m in _simplex(CONVEX_STEPS)
+    ]
     return [*rrf, *convex, *SIDES]
 
 
+def _simplex(steps: int) -> list[tuple[float, float]]:
+    """(vector, multilingual) shares, text the rest, on a grid of `steps`, where two sides or more count."""
+    points = []
+    for v in range(steps + 1):
+        for m in range(steps + 1 - v):
+            t = steps - v - m
+            if sum(part > 0 for part in (v, m, t)) >= 2:
+                points.append((round(v / steps, 6), round(m / steps, 6)))
+    return points
+
+
 def pair_lists(
-    *, workspace_id: str, model_id: str, pairs: Sequence[CalibrationPair]
+    *, workspace_id: str, model_id: str, pairs: Sequence[CalibrationPair], multi_model_id: str = ""
 ) -> list[PairLists]:
-    """Each pair's two candidate lists (top `FUSION.candidates` of each side, as a search takes)."""
-    vectors: list[list[float]] = []
-    for start in range(0, len(pairs), EMBED_BATCH):
-        batch = [pair.query for pair in pairs[start : start + EMBED_BATCH]]
-        vectors.extend(embed_texts(batch, model_id=model_id))
+    """Each pair's three candidate lists (top `FUSION.candidates` of each side, as a search takes)."""
+    queries = [pair.query for pair in pairs]
+    vectors = _embedded(queries, model_id=model_id)
+    multis = _embedded(queries, model_id=multi_model_id) if multi_model_id else [[]] * len(pairs)
     ef_search = max(FUSION.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH, FUSION.candidates)
     out = []
-    for pair, vector in zip(pairs, vectors, strict=True):
+    for pair, vector, multi in zip(pairs, vectors, multis, strict=True):
         params = HybridParams(
             workspace_id=workspace_id,
             model_id=model_id,
@@ -117,32 +141,68 @@ def pair_lists(
             rrf_k=FUSION.rrf_k,
             candidates=FUSION.candidates,
             pool=FUSION.candidates,
+            multi_model_id=multi_model_id,
         )
         text = [(hit.chunk_id, hit.score) for hit in text_rows(params=params)]
         language = language_detect(pair.query) or pair.language
-        vector_hits: Ranked = []
-        if vector_side_used(model_id=model_id, query_language=language):
-            rows = hybrid_rows(
-                params=replace(params, query_embedding=vector, text_weight=0.0),
-                text=[],
-                ef_search=ef_search,
-                exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
-            )
-            vector_hits = [(row.chunk_id, row.vector_score) for row in rows]
+        vector_on = vector_side_used(model_id=model_id, query_language=language)
+
+        full = replace(params, query_embedding=vector, multi_embedding=multi, text_weight=0.0)
+        vector_hits = (
+            _side_hits(replace(full, multi_weight=0.0), ef_search=ef_search) if vector_on else []
+        )
+        multi_hits = (
+            _side_hits(replace(full, vector_weight=0.0, multi_weight=1.0), ef_search=ef_search)
+            if multi_model_id
+            else []
+        )
         if pair.withheld:  # the inverse cloze task: its sentence is withheld before scoring
-            text, vector_hits = withheld_lists(
+            text, vector_hits, multi_hits = withheld_lists(
                 pair=pair,
                 workspace_id=workspace_id,
-                model_id=model_id,
-                query_vector=vector,
-                text=text,
-                vector=vector_hits,
+                sides=WithheldSides(
+                    text=text,
+                    vector=vector_hits,
+                    multi=multi_hits,
+                    model_id=model_id,
+                    query_vector=vector,
+                    multi_model_id=multi_model_id,
+                    multi_vector=multi,
+                ),
             )
         targets = frozenset(pair.document_ids or (pair.chunk_id,))
         out.append(
-            PairLists(targets=targets, vector=vector_hits, text=text, held_out=_held_out(pair.key))
+            PairLists(
+                targets=targets,
+                vector=vector_hits,
+                text=text,
+                held_out=_held_out(pair.key),
+                multi=multi_hits,
+                vector_on=vector_on,
+                multi_on=bool(multi_model_id),
+            )
         )
     return _by_document(out, pairs)
+
+
+def _side_hits(params: HybridParams, *, ef_search: int) -> Ranked:
+    """One vector side's candidates (the statement with only that side's weight), with its cosine."""
+    rows = hybrid_rows(
+        params=params,
+        text=[],
+        ef_search=ef_search,
+        exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
+    )
+    if params.vector_weight > 0:
+        return [(row.chunk_id, row.vector_score) for row in rows]
+    return [(row.chunk_id, row.multi_score or 0.0) for row in rows]
+
+
+def _embedded(texts: list[str], *, model_id: str) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        vectors.extend(embed_texts(texts[start : start + EMBED_BATCH], model_id=model_id))
+    return vectors
 
 
 def _by_document(lists: list[PairLists], pairs: Sequence[CalibrationPair]) -> list[PairLists]:
@@ -151,7 +211,7 @@ def _by_document(lists: list[PairLists], pairs: Sequence[CalibrationPair]) -> li
         chunk_id
         for item, pair in zip(lists, pairs, strict=True)
         if pair.document_ids
-        for chunk_id, _ in (*item.vector, *item.text)
+        for chunk_id, _ in (*item.vector, *item.multi, *item.text)
     }
     if not wanted:
         return lists
@@ -183,31 +243,39 @@ def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
         by_method.setdefault(item.choice.method, []).append(item)
     # per family, the parameters that did best on the fitting half (the first of equals: grid order)
     finalists = [max(items, key=lambda m: m.fit.key()) for items in by_method.values()]
-    vector, text = by_method["vector"][0], by_method["text"][0]
+    vector, multi, text = by_method["vector"][0], by_method["multi"][0], by_method["text"][0]
+    sides = (vector, multi, text) if any(item.multi_on for item in lists) else (vector, text)
     # On the held-back half: best recall@5, then MRR. `max` keeps the first of equals and the reversed
     # list starts with the sides, so a side alone wins an exact tie with a fusion (the simpler search).
     chosen = max(reversed(finalists), key=lambda m: m.held_out.key())
-    better_side = max((text, vector), key=lambda m: m.held_out.key())
+    better_side = max(reversed(sides), key=lambda m: m.held_out.key())
     if (
         chosen.held_out.key() < better_side.held_out.key()
     ):  # the rule, should the ranking above change
         chosen = better_side
     return Calibration(
-        chosen=chosen, candidates=measured, vector=vector, text=text, held_out_count=len(held)
+        chosen=chosen,
+        candidates=measured,
+        vector=vector,
+        text=text,
+        held_out_count=len(held),
+        multi=multi,
     )
 
 
+def side_shares(choice: FusionChoice) -> tuple[float, float, float]:
+    """How much of a method's ranking comes from each side (vector, multilingual, text): 1 for a side
+    alone, the shares of a convex combination, each weight's share of the three for RRF."""
+    weights = choice.weights()
+    total = sum(weights)
+    if total <= 0:
+        return (1 / 3, 1 / 3, 1 / 3)
+    return (weights[0] / total, weights[1] / total, weights[2] / total)
+
+
 def vector_share(choice: FusionChoice) -> float:
-    """How much of a method's ranking comes from the vector side: 1 and 0 for the sides alone, the
-    share for a convex combination, the vector weight's share of the two for RRF."""
-    if choice.method == "vector":
-        return 1.0
-    if choice.method == "text":
-        return 0.0
-    if choice.method == "convex":
-        return choice.vector_share
-    total = choice.vector_weight + choice.text_weight
-    return choice.vector_weight / total if total > 0 else 0.5
+    """The vector side's share of a method's ranking (`side_shares`)."""
+    return side_shares(choice)[0]
 
 
 def _figures(lists: Sequence[PairLists], choice: FusionChoice) -> Figures:
@@ -216,7 +284,8 @@ def _figures(lists: Sequence[PairLists], choice: FusionChoice) -> Figures:
     found = 0.0
     reciprocals = []
     for item in lists:
-        ranked = fused_ids(vector=item.vector, text=item.text, choice=choice)
+        applied = sides_applied(choice=choice, vector_on=item.vector_on, multi_on=item.multi_on)
+        ranked = fused_ids(vector=item.vector, multi=item.multi, text=item.text, choice=applied)
         if (
             item.documents is not None
         ):  # counted by document: each document at its best chunk's rank

@@ -22,7 +22,7 @@ from core.models import Workspace
 from rag.models import Chunk, WorkspaceFusion
 from rag.retrieval.calibration.measure import Calibration, Measured, calibration_choose, pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
-from rag.selectors import workspace_embedding_model
+from rag.selectors import workspace_embedding_model, workspace_multilingual_model
 
 logger = logging.getLogger(__name__)
 
@@ -48,13 +48,19 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
     state, _ = WorkspaceFusion.objects.get_or_create(workspace_id=workspace_id)
     changed_before = state.changed_chunks
     model_id = workspace_embedding_model(workspace_id=workspace_id)
+    multi_model_id = workspace_multilingual_model(workspace_id=workspace_id)
     chunk_count = workspace_chunk_count(workspace_id=workspace_id, model_id=model_id)
     try:
         pairs = calibration_pairs(workspace_id=workspace_id, model_id=model_id)
         enough = len(pairs.pairs) >= settings.RETRIEVAL_CALIBRATION_MIN_PAIRS
         result = (
             calibration_choose(
-                pair_lists(workspace_id=workspace_id, model_id=model_id, pairs=pairs.pairs)
+                pair_lists(
+                    workspace_id=workspace_id,
+                    model_id=model_id,
+                    multi_model_id=multi_model_id,
+                    pairs=pairs.pairs,
+                )
             )
             if enough
             else None
@@ -79,6 +85,8 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
         mrr=chosen.held_out.mrr,
         vector_recall_at_5=result.vector.held_out.recall_at_5,
         text_recall_at_5=result.text.held_out.recall_at_5,
+        multi_recall_at_5=result.multi.held_out.recall_at_5 if result.multi else 0.0,
+        multilingual_model=multi_model_id,
         candidates=_candidates(result),
         pair_count=len(pairs.pairs),
         held_out_count=result.held_out_count,
@@ -122,7 +130,12 @@ def workspace_fusion_request(*, workspace_id: uuid.UUID | str) -> bool:
 
 def _due(state: WorkspaceFusion) -> bool:
     model_id = workspace_embedding_model(workspace_id=state.workspace_id)
-    if state.calibrated_at is None or state.embedding_model != model_id:
+    multi_model_id = workspace_multilingual_model(workspace_id=state.workspace_id)
+    if (
+        state.calibrated_at is None
+        or state.embedding_model != model_id
+        or state.multilingual_model != multi_model_id
+    ):
         count = workspace_chunk_count(workspace_id=state.workspace_id, model_id=model_id)
         return count >= settings.RETRIEVAL_CALIBRATION_MIN_PAIRS
     return state.changed_chunks > settings.RETRIEVAL_CALIBRATION_CHANGE_SHARE * max(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
@@ -132,27 +133,53 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
+@dataclass(frozen=True)
+class WithheldSides:
+    """A pair's candidate lists as the searches returned them, and what each vector side embeds with."""
+
+    text: Ranked
+    vector: Ranked  # the workspace model's side (empty when the question's language turned it off)
+    multi: Ranked  # the multilingual side (empty when the workspace has none)
+    model_id: str
+    query_vector: Sequence[float]
+    multi_model_id: str = ""
+    multi_vector: Sequence[float] = ()
+
+
 def withheld_lists(
-    *,
-    pair: CalibrationPair,
-    workspace_id: str,
-    model_id: str,
-    query_vector: Sequence[float],
-    text: Ranked,
-    vector: Ranked,
-) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-    """A synthetic pair's two candidate lists as if its sentence were in none of the chunks (the
-    vector list stays empty when the vector side was off for the question)."""
+    *, pair: CalibrationPair, workspace_id: str, sides: WithheldSides
+) -> tuple[list[tuple[str, float]], list[tuple[str, float]], list[tuple[str, float]]]:
+    """A synthetic pair's three candidate lists (full text, the workspace model's vectors, the
+    multilingual vectors) as if its sentence were in none of the chunks; an empty list stays empty."""
     depth = FUSION.candidates
     texts = withheld_texts(
         target=pair.chunk_id,
         sentence=pair.withheld,
-        candidates=[chunk_id for chunk_id, _ in (*text, *vector)],
+        candidates=[chunk_id for chunk_id, _ in (*sides.text, *sides.vector, *sides.multi)],
     )
     text_out = reranked(
-        text, text_scores(workspace_id=workspace_id, query=pair.query, texts=texts), depth=depth
+        sides.text,
+        text_scores(workspace_id=workspace_id, query=pair.query, texts=texts),
+        depth=depth,
     )
-    if not vector:
-        return text_out, []
-    rescored = vector_scores(model_id=model_id, query_vector=query_vector, texts=texts)
-    return text_out, reranked(vector, rescored, depth=depth)
+    vector_out = (
+        reranked(
+            sides.vector,
+            vector_scores(model_id=sides.model_id, query_vector=sides.query_vector, texts=texts),
+            depth=depth,
+        )
+        if sides.vector
+        else []
+    )
+    multi_out = (
+        reranked(
+            sides.multi,
+            vector_scores(
+                model_id=sides.multi_model_id, query_vector=sides.multi_vector, texts=texts
+            ),
+            depth=depth,
+        )
+        if sides.multi and sides.multi_model_id
+        else []
+    )
+    return text_out, vector_out, multi_out

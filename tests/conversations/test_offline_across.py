@@ -1,0 +1,88 @@
+"""The offline answer to a question in another language than the documents: the passage is found with the
+multilingual model, quoted in English, and framed in the question's language."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversations.llm.across import cross_language_frame
+from conversations.llm.offline import offline_answer
+from conversations.types import BotRules
+from rag.embeddings import LOCAL_MODEL_ID, embed_texts
+from rag.retrieval import RetrievedChunk
+
+WARRANTY = (
+    "The battery is covered by a warranty of two years from the day of delivery. "
+    "Our workshop in Lyon repairs frames and wheels. "
+    "Gift cards can be used in every partner shop."
+)
+DELIVERY = (
+    "Bikes in stock are delivered within three to five working days. "
+    "The showroom is closed on Mondays. Helmets are sold separately."
+)
+
+
+def _embed(texts):  # type: ignore[no-untyped-def]
+    return embed_texts(list(texts), model_id=LOCAL_MODEL_ID)
+
+
+@pytest.mark.parametrize(
+    ("question", "chunk", "frame", "sentence"),
+    [
+        (
+            "Quelle est la garantie de la batterie ?",
+            WARRANTY,
+            "La documentation (en anglais) indique : «\u00a0",
+            "The battery is covered by a warranty of two years from the day of delivery.",
+        ),
+        (
+            "Wie lange dauert die Lieferung eines Fahrrads?",
+            DELIVERY,
+            "Die Dokumentation (auf Englisch) sagt: „",
+            "Bikes in stock are delivered within three to five working days.",
+        ),
+        (
+            "¿Cuánto tiempo tarda la entrega de una bicicleta?",
+            DELIVERY,
+            "La documentación (en inglés) indica: «",
+            "Bikes in stock are delivered within three to five working days.",
+        ),
+    ],
+)
+def test_a_question_in_another_language_gets_the_english_passage_framed_in_its_language(
+    question: str, chunk: str, frame: str, sentence: str
+) -> None:
+    chunks = [
+        RetrievedChunk(id="c1", text=chunk, score=0.62, rank=1, starts_clean=True, ends_clean=True)
+    ]
+    answer = offline_answer(
+        question=question,
+        chunks=chunks,
+        rules=BotRules(max_answer_sentences=1),
+        embed=_embed,
+        guard=None,
+    )
+    assert answer["status"] == "found_in_context", answer
+    assert str(answer["answer"]).startswith(frame) and sentence in str(answer["answer"])
+    usage = answer["context_usage"]
+    assert usage == [
+        {"chunk": "c1", "sentences": [sentence], "used_in_response": True, "reason": None}
+    ]
+
+
+def test_a_question_in_the_documents_language_is_not_framed() -> None:
+    chunks = [
+        RetrievedChunk(
+            id="c1", text=DELIVERY, score=0.62, rank=1, starts_clean=True, ends_clean=True
+        )
+    ]
+    answer = offline_answer(
+        question="How long does the delivery of a bike take?",
+        chunks=chunks,
+        rules=BotRules(),
+        embed=_embed,
+        guard=None,
+    )
+    assert str(answer["answer"]).startswith("Bikes in stock are delivered")
+    assert cross_language_frame(text="x", question_language="ja", passage_language="en") == "x"
+    assert cross_language_frame(text="x", question_language="", passage_language="en") == "x"
