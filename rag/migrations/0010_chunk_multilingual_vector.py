@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('core', '0001_initial'),
-        ('rag', '0008_bm25_english_stop_words'),
+        ('rag', '0009_bm25_english_all_words'),
     ]
 
     operations = [
