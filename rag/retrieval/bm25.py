@@ -63,7 +63,13 @@ query_terms AS MATERIALIZED (
            -- tsquery's own quoting (a backslash escapes, a quote doubles), so no query text is ever parsed as syntax
            '''' || replace(replace(t.lexeme, '\', '\\'), '''', '''''') || '''' AS quoted
     FROM configs AS q
-    CROSS JOIN LATERAL unnest(parley_tsvector(q.cfg, %(query_text)s)) AS t
+    -- A question in another language than a configuration's documents loses its own language's stop words
+    -- first: its function words ("a", "la", "die") only meet the documents' by accident of spelling.
+    CROSS JOIN LATERAL unnest(parley_tsvector(q.cfg, CASE
+        WHEN %(query_config)s::text IS NULL OR q.cfg = %(query_config)s THEN %(query_text)s
+        ELSE (SELECT coalesce(string_agg(d.token, ' '), '')
+              FROM ts_debug(%(query_config)s::regconfig, %(query_text)s) AS d WHERE d.lexemes <> '{}')
+    END)) AS t
     JOIN rag_corpusstat AS cs ON cs.workspace_id = %(workspace_id)s AND cs.config = q.cfg AND cs.chunks > 0
     JOIN rag_termstat AS st ON st.workspace_id = %(workspace_id)s AND st.config = q.cfg AND st.term = t.lexeme
 ),

@@ -239,18 +239,20 @@ def _search_plan(
             if setup.method is not None
             else fusion_default(fusion)
         )
+    query_language = language_detect(question) or language
     if mode == "hybrid":
         choice = sides_for_question(
             choice=choice,
             model_id=setup.model_id,
             multi_model_id=setup.multi_model_id,
-            query_language=language_detect(question) or language,
+            query_language=query_language,
         )
     vector_weight, multi_weight, text_weight = choice.weights()
     params = HybridParams(
         workspace_id=scope.workspace_id,
         model_id=setup.model_id,
         query_text=query_expand(question=question, keywords=keywords, lexicon=lexicon),
+        query_language=query_language,
         query_embedding=(),
         bot_ids=scope.bot_ids,
         conversation_id=scope.conversation_id,

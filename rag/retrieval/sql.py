@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import connection
 
 from rag.embeddings import MULTI_MODEL_DIMS
-from rag.language import ts_config_map
+from rag.language import search_config_for, ts_config_map
 from rag.retrieval.bm25 import BM25_SQL
 
 # `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
@@ -176,6 +176,9 @@ class HybridParams:
     multi_embedding: Sequence[float] = ()
     multi_weight: float = 0.0
     multi_share: float = 0.0
+    # The question's language (ISO 639-1, '' unknown): the full-text side drops its stop words before
+    # analysing it in another language's configuration.
+    query_language: str = ""
 
 
 @dataclass(frozen=True)
@@ -319,6 +322,7 @@ def _values(params: HybridParams) -> dict[str, Any]:
         "workspace_id": params.workspace_id,
         "model_id": params.model_id,
         "query_text": params.query_text,
+        "query_config": _stop_words_config(params.query_language),
         "query_embedding": _literal(params.query_embedding),
         "multi_model_id": params.multi_model_id,
         "multi_embedding": _literal(params.multi_embedding),
@@ -355,3 +359,10 @@ def _literal(vector: Sequence[float]) -> str | None:
     if not vector:
         return None
     return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+
+
+def _stop_words_config(language: str) -> str | None:
+    """The text-search configuration whose stop list a question in `language` loses before it is
+    analysed in another language's configuration (None: unknown language, nothing dropped)."""
+    config = search_config_for(language) if language else "simple"
+    return None if config == "simple" else config

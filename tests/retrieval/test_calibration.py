@@ -271,7 +271,9 @@ def test_a_workspace_whose_questions_share_no_words_with_its_chunks_gets_the_vec
     assert fusion is not None and fusion.pair_source == WorkspaceFusion.Source.SYNTHETIC_PARAPHRASED
     assert fusion.paraphrased_count == len(PARAPHRASES)
     assert len(llm.chat_requests()) == 2  # batches of 20
-    assert fusion.vector_recall_at_5 >= 0.8 and fusion.text_recall_at_5 <= 0.3
+    # No shared words: the full-text side finds at most half what the vector side finds.
+    assert fusion.vector_recall_at_5 >= 0.8
+    assert fusion.text_recall_at_5 <= 0.5 * fusion.vector_recall_at_5
     assert fusion.method != "text"
     _assert_never_below_the_better_side(fusion)
 

@@ -127,10 +127,12 @@ def pair_lists(
     ef_search = max(FUSION.ef_search or settings.RETRIEVAL_HNSW_EF_SEARCH, FUSION.candidates)
     out = []
     for pair, vector, multi in zip(pairs, vectors, multis, strict=True):
+        language = language_detect(pair.query) or pair.language
         params = HybridParams(
             workspace_id=workspace_id,
             model_id=model_id,
             query_text=pair.query,
+            query_language=language,
             query_embedding=(),
             bot_ids=[pair.bot_id] if pair.bot_id else None,
             conversation_id=None,
@@ -144,7 +146,6 @@ def pair_lists(
             multi_model_id=multi_model_id,
         )
         text = [(hit.chunk_id, hit.score) for hit in text_rows(params=params)]
-        language = language_detect(pair.query) or pair.language
         vector_on = vector_side_used(model_id=model_id, query_language=language)
 
         full = replace(params, query_embedding=vector, multi_embedding=multi, text_weight=0.0)
@@ -235,16 +236,20 @@ def calibration_choose(lists: Sequence[PairLists]) -> Calibration:
 def _calibration_measured(lists: Sequence[PairLists]) -> Calibration:
     fit = [item for item in lists if not item.held_out]
     held = [item for item in lists if item.held_out]
+    # Without a multilingual side (the workspace has none) its choices would replay as the others.
+    multi_available = any(item.multi_on for item in lists)
+    choices = [choice for choice in grid() if multi_available or not _uses_multi(choice)]
     measured = [
-        Measured(choice, _figures(fit, choice), _figures(held, choice)) for choice in grid()
+        Measured(choice, _figures(fit, choice), _figures(held, choice)) for choice in choices
     ]
     by_method: dict[str, list[Measured]] = {}
     for item in measured:
         by_method.setdefault(item.choice.method, []).append(item)
     # per family, the parameters that did best on the fitting half (the first of equals: grid order)
     finalists = [max(items, key=lambda m: m.fit.key()) for items in by_method.values()]
-    vector, multi, text = by_method["vector"][0], by_method["multi"][0], by_method["text"][0]
-    sides = (vector, multi, text) if any(item.multi_on for item in lists) else (vector, text)
+    vector, text = by_method["vector"][0], by_method["text"][0]
+    multi = by_method["multi"][0] if multi_available else None
+    sides = (vector, text) if multi is None else (vector, multi, text)
     # On the held-back half: best recall@5, then MRR. `max` keeps the first of equals and the reversed
     # list starts with the sides, so a side alone wins an exact tie with a fusion (the simpler search).
     chosen = max(reversed(finalists), key=lambda m: m.held_out.key())
@@ -303,3 +308,7 @@ def _held_out(key: str) -> bool:
     """Half of the pairs, fixed by their key (`CalibrationPair.key`): the same split on every run over
     the same chunks and questions."""
     return hashlib.sha256(key.encode()).digest()[0] % 2 == 1
+
+
+def _uses_multi(choice: FusionChoice) -> bool:
+    return choice.method == "multi" or choice.multi_weight > 0 or choice.multi_share > 0
