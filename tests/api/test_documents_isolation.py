@@ -186,7 +186,7 @@ def test_widget_keys_and_forged_signatures_cannot_manage_documents(world, unchan
             "/api/v1/documents", {"title": "t", "text": "x"}, content_type=JSON, **elsewhere
         ),
         401,
-        "authentication_failed",
+        "origin_not_allowed",  # a valid widget key from an origin it does not allow: the cause named
     )
     unchanged()
 
