@@ -22,7 +22,7 @@ from django.utils import timezone
 from conversations.audit import ERROR_MESSAGE_LIMIT, AnswerRecord, answer_audit_complete
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from conversations.types import AnswerStatus
-from rag.guard import DEFAULT_THRESHOLD, injection_detect
+from rag.guard import DEFAULT_THRESHOLD, LABEL_CLASSIFIER, Detection, injection_detect
 
 SECURITY_EXCERPT_LIMIT = 2000
 # A security event's label when the LLM flagged the message and the detector did not.
@@ -60,13 +60,19 @@ def turn_start(
 
 
 def turn_complete(
-    *, turn: Turn, record: AnswerRecord, injection_threshold: float = DEFAULT_THRESHOLD
+    *,
+    turn: Turn,
+    record: AnswerRecord,
+    injection_threshold: float = DEFAULT_THRESHOLD,
+    watched: Detection | None = None,
 ) -> bool:
     """Record the answer and its audit on `turn` (the row, and the instance when the row was updated);
     False when the turn was already completed. `injection_threshold` (the bot's) tells a security
-    event whether the detector or only the model flagged the message."""
+    event whether the detector or only the model flagged the message; `watched`, the detector's
+    verdict on a message of the watch band, records a security event of its own beside the answer."""
     answer = record.outcome.enforced.answer
-    security_event = record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT
+    refused = record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT
+    security_event = refused or watched is not None
     # One UPDATE needs no transaction of its own; with the security event it is two statements.
     with transaction.atomic() if security_event else nullcontext():
         stored = answer_audit_complete(
@@ -77,13 +83,15 @@ def turn_complete(
         if stored is not None:
             for name, value in stored.items():
                 setattr(turn, name, value)
-            if security_event:
+            if refused:
                 security_event_record(
                     turn=turn,
                     explanation=answer.understanding,
                     model=record.model,
                     threshold=injection_threshold,
                 )
+            elif watched is not None:
+                security_event_watched_record(turn=turn, detection=watched, model=record.model)
     return stored is not None
 
 
@@ -132,6 +140,26 @@ def security_event_record(
             "model": model,
             "score": detection.score,
             "label": detection.label if detection.flagged(threshold) else LABEL_MODEL_FLAG,
+        },
+    )
+    return event
+
+
+def security_event_watched_record(
+    *, turn: Turn, detection: Detection, model: str = ""
+) -> SecurityEvent:
+    """Record a message of the detector's watch band on `turn` (answered, not refused): its score,
+    cue and excerpt, for the admins to review and the analytics to count."""
+    event, _ = SecurityEvent.objects.get_or_create(
+        turn=turn,
+        kind=SecurityEvent.Kind.INJECTION_WATCHED,
+        defaults={
+            "conversation_id": turn.conversation_id,
+            "excerpt": (detection.excerpt or turn.user_text)[:SECURITY_EXCERPT_LIMIT],
+            "explanation": "Answered: the detector's score fell in the bot's watch band.",
+            "model": model,
+            "score": detection.score,
+            "label": detection.label or LABEL_CLASSIFIER,
         },
     )
     return event

@@ -84,7 +84,10 @@ def turn_answer(
     )
     record = answer_record(run=run)
     if not turn_complete(
-        turn=turn, record=record, injection_threshold=run.rules.injection_threshold
+        turn=turn,
+        record=record,
+        injection_threshold=run.rules.injection_threshold,
+        watched=run.watched,
     ):
         # A racing delivery recorded its answer first: it owns the turn's consequences (the live
         # announcement, the handoff), so this one reports a replay of what it recorded.

@@ -140,6 +140,7 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
             {**row, "href": scope.turns_url(feedback_reason=row["reason"])}
             for row in data.feedback["reasons"]
         ],
+        "security_events_url": reverse("admin:conversations_securityevent_changelist"),
         "escalation_rows": [
             {**row, "href": scope.turns_url(escalation=row["kind"])} for row in data.escalations
         ],

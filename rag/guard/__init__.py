@@ -18,12 +18,19 @@ import numpy as np
 from rag.guard.classifier import classifier_model
 from rag.guard.normalise import base64_payloads, spelled_out, text_fold
 from rag.guard.patterns import HALF, PatternHit, patterns_match, patterns_score
+from rag.guard.stacking import Stack, stack_load
 
 DEFAULT_THRESHOLD = 0.6
+# The lower edge of the watch band: a message scoring between this and the bot's threshold is answered
+# under the prompt's untrusted-data framing and recorded as a security event (bots.Bot.injection_watch).
+# Training maps the cut it picks on wildguard's tuning prompts onto this value (rag.guard.stacking).
+DEFAULT_WATCH = 0.3
 # A chunk scoring between this and the threshold is kept but its instruction-like sentences are watched
 # at answer time (conversations.contract.planted).
 BORDERLINE = 0.3
 LABEL_CLASSIFIER = "classifier"
+# A document chunk's sentence asking the assistant for a task unrelated to the chunk (rag.guard.tasks).
+LABEL_TASK = "task_injection"
 # On a document chunk the classifier counts only beside a cue this strong: fainter ones ("act as a",
 # "role play", "verbatim") are words of ordinary prose, where the classifier already reads high.
 DOCUMENT_CUE = HALF
@@ -49,6 +56,12 @@ class Detection:
 
     def flagged(self, threshold: float = DEFAULT_THRESHOLD) -> bool:
         return self.score >= threshold
+
+    def watched(
+        self, *, threshold: float = DEFAULT_THRESHOLD, watch: float = DEFAULT_WATCH
+    ) -> bool:
+        """In the middle band: answered, but recorded as a security event."""
+        return watch <= self.score < threshold
 
 
 NOTHING = Detection(0.0, "", "", "")
@@ -94,9 +107,29 @@ def injection_detect_batch(
         )
         for index, probability in zip(scored, subset, strict=True):
             probabilities[index] = probability
-    return [
+    detections = [
         _detection(text, fold, hits, probability, documents=documents)
         for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
+    ]
+    return _with_tasks(texts, given, detections) if documents else detections
+
+
+def _with_tasks(
+    texts: Sequence[str], given: list[Sequence[float] | None], detections: list[Detection]
+) -> list[Detection]:
+    """A document chunk's score is also its strongest task aimed at the assistant (rag.guard.tasks)."""
+    from rag.embeddings import LOCAL_MODEL_ID, embed_texts
+    from rag.guard.tasks import tasks_find
+
+    def embed(batch: list[str]) -> list[list[float]]:
+        return embed_texts(batch, model_id=LOCAL_MODEL_ID) if batch else []
+
+    findings = tasks_find(texts=texts, embeddings=given, embed=embed)
+    return [
+        Detection(round(finding.score, 4), LABEL_TASK, finding.excerpt[:EXCERPT_LIMIT], "en")
+        if finding.score > detection.score
+        else detection
+        for detection, finding in zip(detections, findings, strict=True)
     ]
 
 
@@ -141,11 +174,16 @@ def scores_combine(*, pattern_score: float, probability: float) -> float:
     return 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
 
 
-def injection_cues_score(text: str) -> float:
-    """The patterns' part of the score alone (every cue re-read, as for a suspicious text): what the
-    training report combines with out-of-fold classifier probabilities."""
+def injection_cues(text: str) -> list[PatternHit]:
+    """The cues of a message (every one re-read, as for a suspicious text): what training combines
+    with out-of-fold classifier probabilities."""
     folded = text_fold(text)
-    return patterns_score(_cues(text, folded, patterns_match(folded), reread=True, documents=False))
+    return _cues(text, folded, patterns_match(folded), reread=True, documents=False)
+
+
+def injection_cues_score(text: str) -> float:
+    """The patterns' part of the score alone."""
+    return patterns_score(injection_cues(text))
 
 
 def _cues(
@@ -166,6 +204,8 @@ def _cues(
         if decoded_hits:
             weight = max(0.8, patterns_score(decoded_hits))
             hits.append(PatternHit("encoded_payload", decoded_hits[0].language, weight, -1, -1))
+            # What the payload says counts as if written plainly (the learnt cue weights read it).
+            hits += [PatternHit(h.label, h.language, h.weight, -1, -1) for h in decoded_hits]
     return hits
 
 
@@ -177,7 +217,16 @@ def _detection(
     pattern_score = patterns_score(hits)
     if documents and not _document_cue(hits):
         probability = 0.0
-    score = scores_combine(pattern_score=pattern_score, probability=probability)
+    stack = _stack()
+    if stack is None:
+        score = scores_combine(pattern_score=pattern_score, probability=probability)
+    elif documents:
+        # A chunk's strong cue stays as strong as its hand weight: prose was never in the stack's data.
+        score = max(
+            pattern_score, stack.score(probability=probability, hits=hits) if probability else 0.0
+        )
+    else:
+        score = stack.score(probability=probability, hits=hits)
     if score < BORDERLINE and not hits:
         return Detection(round(score, 4), "", "", "")
     top = max(hits, key=lambda hit: hit.weight) if hits else None
@@ -191,6 +240,11 @@ def _detection(
 
         language = language_detect(text)
     return Detection(round(score, 4), label, excerpt, language)
+
+
+def _stack() -> Stack | None:
+    model = classifier_model()
+    return stack_load(model.meta) if model is not None else None
 
 
 def _excerpt(text: str, folded: str, hit: PatternHit) -> str:
