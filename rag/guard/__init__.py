@@ -111,7 +111,23 @@ def injection_detect_batch(
         _detection(text, fold, hits, probability, documents=documents)
         for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
     ]
-    return _with_tasks(texts, given, detections) if documents else detections
+    return _with_tasks(texts, given, detections) if documents else _with_payloads(texts, detections)
+
+
+def _with_payloads(texts: Sequence[str], detections: list[Detection]) -> list[Detection]:
+    """A message hiding base64 scores at least what its decoded payload scores as a message: the
+    wrapper's own words (an order reference, a greeting) must not dilute what the model would read."""
+    payloads = {i: base64_payloads(text) for i, text in enumerate(texts)}
+    wrapped = [(i, payload) for i, found in payloads.items() for payload in found]
+    if not wrapped:
+        return detections
+    decoded = injection_detect_batch(texts=[payload for _, payload in wrapped])
+    result = list(detections)
+    for (index, _), inner in zip(wrapped, decoded, strict=True):
+        if inner.score > result[index].score:
+            excerpt = texts[index].strip()[:EXCERPT_LIMIT]
+            result[index] = Detection(inner.score, "encoded_payload", excerpt, inner.language)
+    return result
 
 
 def _with_tasks(
