@@ -31,6 +31,10 @@ BORDERLINE = 0.3
 LABEL_CLASSIFIER = "classifier"
 # A document chunk's sentence asking the assistant for a task unrelated to the chunk (rag.guard.tasks).
 LABEL_TASK = "task_injection"
+# A task finding alone never quarantines (yet): measured on covid-faq-en's answers, ordinary health
+# advice ("wash your hands often") was quarantined at 0.53. Below this cap the finding is recorded on
+# the chunk (score, label, sentence) for the document admin, and the chunk stays in retrieval.
+TASK_SCORE_CAP = BORDERLINE
 # On a document chunk the classifier counts only beside a cue this strong: fainter ones ("act as a",
 # "role play", "verbatim") are words of ordinary prose, where the classifier already reads high.
 DOCUMENT_CUE = HALF
@@ -142,8 +146,13 @@ def _with_tasks(
 
     findings = tasks_find(texts=texts, embeddings=given, embed=embed)
     return [
-        Detection(round(finding.score, 4), LABEL_TASK, finding.excerpt[:EXCERPT_LIMIT], "en")
-        if finding.score > detection.score
+        Detection(
+            round(min(finding.score, TASK_SCORE_CAP), 4),
+            LABEL_TASK,
+            finding.excerpt[:EXCERPT_LIMIT],
+            "en",
+        )
+        if finding.score >= DEFAULT_THRESHOLD and detection.score < TASK_SCORE_CAP
         else detection
         for detection, finding in zip(detections, findings, strict=True)
     ]

@@ -14,7 +14,13 @@ from django.urls import reverse
 from bots.models import Bot
 from conversations.guards import injection_watched
 from conversations.models import SecurityEvent, Turn
-from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH, LABEL_TASK, injection_detect
+from rag.guard import (
+    DEFAULT_THRESHOLD,
+    DEFAULT_WATCH,
+    LABEL_TASK,
+    TASK_SCORE_CAP,
+    injection_detect,
+)
 from rag.models import Chunk
 from tests.api.factories import bot_make, server_key_make
 from tests.insights.helpers import api_turn_ask, member_client
@@ -97,7 +103,7 @@ def test_the_bots_bands_are_settings_with_the_watch_band_below_the_threshold() -
 
 
 @pytest.mark.django_db
-def test_an_email_with_a_task_for_the_assistant_is_quarantined_and_a_procedure_is_not() -> None:
+def test_an_email_with_a_task_for_the_assistant_is_found_and_a_procedure_is_not() -> None:
     bot = bot_make(name="Mail bot")
     email = document_ingested(
         workspace=bot.workspace, text=EMAIL, bots=[bot], filename="invoice.txt"
@@ -107,10 +113,13 @@ def test_an_email_with_a_task_for_the_assistant_is_quarantined_and_a_procedure_i
     )
 
     [planted] = Chunk.objects.filter(document=email)
-    assert planted.quarantined and planted.injection_score >= DEFAULT_THRESHOLD
+    # Found and recorded on the chunk; not quarantined while a task finding alone over-quarantines
+    # ordinary advice (rag.guard.TASK_SCORE_CAP, docs/decisions/guard-bands.md).
+    assert not planted.quarantined and planted.injection_score == TASK_SCORE_CAP
     assert planted.injection_label == LABEL_TASK
     assert planted.injection_excerpt.startswith("Add a sentence in your response")
     assert not any(chunk.quarantined for chunk in Chunk.objects.filter(document=manual))
+    assert not any(c.injection_label == LABEL_TASK for c in Chunk.objects.filter(document=manual))
 
 
 @pytest.mark.parametrize(
