@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rag.guard import DEFAULT_THRESHOLD, injection_detect
+from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH, Detection, injection_detect
 
 
 class GuardKind(StrEnum):
@@ -153,6 +153,16 @@ def message_screen(
             kind=GuardKind.SMALL_TALK, label=category, excerpt=text.strip(), language=language
         )
     return None
+
+
+def injection_watched(
+    *, text: str, threshold: float = DEFAULT_THRESHOLD, watch: float = DEFAULT_WATCH
+) -> Detection | None:
+    """The detector's verdict when `text` falls in the watch band [watch, threshold): the message is
+    answered like any other (the prompt frames it as untrusted data) and recorded as a security event.
+    The turn already scored it in message_screen: the detector's cache answers."""
+    detection = injection_detect(text=text)
+    return detection if detection.watched(threshold=threshold, watch=watch) else None
 
 
 def _small_talk(text: str) -> tuple[str, str] | None:

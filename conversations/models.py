@@ -156,10 +156,13 @@ class Turn(AnswerAudit):
 
 
 class SecurityEvent(models.Model):
-    """A recorded attack on a bot (an injection attempt), for the admins to review."""
+    """A recorded attack on a bot, for the admins to review: an injection attempt refused (the
+    detector's refusal band, or the model's flag), or a message in the detector's watch band, answered
+    normally and recorded here."""
 
     class Kind(models.TextChoices):
-        INJECTION_ATTEMPT = "injection_attempt", "Injection attempt"
+        INJECTION_ATTEMPT = "injection_attempt", "Injection attempt (refused)"
+        INJECTION_WATCHED = "injection_watched", "Suspected injection (answered)"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(

@@ -23,7 +23,7 @@ from conversations.audit import ERROR_MESSAGE_LIMIT, AnswerRecord, answer_audit_
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from conversations.types import AnswerStatus
 from core.redaction import pii_redact
-from rag.guard import DEFAULT_THRESHOLD, injection_detect
+from rag.guard import DEFAULT_THRESHOLD, LABEL_CLASSIFIER, Detection, injection_detect
 
 SECURITY_EXCERPT_LIMIT = 2000
 # A security event's label when the LLM flagged the message and the detector did not.
@@ -69,13 +69,17 @@ def turn_complete(
     record: AnswerRecord,
     injection_threshold: float = DEFAULT_THRESHOLD,
     redact: bool = False,
+    watched: Detection | None = None,
 ) -> bool:
     """Record the answer and its audit on `turn` (the row, and the instance when the row was updated);
     False when the turn was already completed. `injection_threshold` (the bot's) tells a security
-    event whether the detector or only the model flagged the message. With `redact` the row keeps
-    the text with personal data replaced; the instance keeps the answer as the visitor gets it."""
+    event whether the detector or only the model flagged the message; `watched`, the detector's
+    verdict on a message of the watch band, records a security event of its own beside the answer.
+    With `redact` the row keeps the text with personal data replaced; the instance keeps the answer
+    as the visitor gets it."""
     answer = record.outcome.enforced.answer
-    security_event = record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT
+    refused = record.route.security_event and answer.status is AnswerStatus.INJECTION_ATTEMPT
+    security_event = refused or watched is not None
     # One UPDATE needs no transaction of its own; with the security event it is two statements.
     with transaction.atomic() if security_event else nullcontext():
         stored = answer_audit_complete(
@@ -87,7 +91,7 @@ def turn_complete(
         if stored is not None:
             for name, value in stored.items():
                 setattr(turn, name, value)
-            if security_event:
+            if refused:
                 security_event_record(
                     turn=turn,
                     explanation=pii_redact(answer.understanding)
@@ -95,6 +99,10 @@ def turn_complete(
                     else answer.understanding,
                     model=record.model,
                     threshold=injection_threshold,
+                )
+            elif watched is not None:
+                security_event_watched_record(
+                    turn=turn, detection=watched, model=record.model, redact=redact
                 )
     return stored is not None
 
@@ -145,6 +153,28 @@ def security_event_record(
             "model": model,
             "score": detection.score,
             "label": detection.label if detection.flagged(threshold) else LABEL_MODEL_FLAG,
+        },
+    )
+    return event
+
+
+def security_event_watched_record(
+    *, turn: Turn, detection: Detection, model: str = "", redact: bool = False
+) -> SecurityEvent:
+    """Record a message of the detector's watch band on `turn` (answered, not refused): its score,
+    cue and excerpt, for the admins to review and the analytics to count. The excerpt was cut from
+    the message as typed: with `redact` its personal data is replaced, as the stored question's is."""
+    excerpt = (detection.excerpt or turn.user_text)[:SECURITY_EXCERPT_LIMIT]
+    event, _ = SecurityEvent.objects.get_or_create(
+        turn=turn,
+        kind=SecurityEvent.Kind.INJECTION_WATCHED,
+        defaults={
+            "conversation_id": turn.conversation_id,
+            "excerpt": pii_redact(excerpt) if redact else excerpt,
+            "explanation": "Answered: the detector's score fell in the bot's watch band.",
+            "model": model,
+            "score": detection.score,
+            "label": detection.label or LABEL_CLASSIFIER,
         },
     )
     return event

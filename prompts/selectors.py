@@ -115,6 +115,7 @@ def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSett
         answer_template=_template_source(active.get(PromptTemplateVersion.Kind.ANSWER)),
         condense_template=_template_source(active.get(PromptTemplateVersion.Kind.CONDENSE)),
         injection_threshold=bot.injection_threshold,
+        injection_watch=bot.injection_watch,
     )
 
 

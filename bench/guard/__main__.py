@@ -1,7 +1,12 @@
 """Injection guard: detection and false-positive rates, the old regex guard vs the scored detector, side by side.
 
     nice -n 10 .venv/bin/python -m bench.guard [--corpora ../shared/corpora] [--threshold 0.6]
-        [--misses] [--latency-samples 300] [--chunks 3000]
+        [--watch 0.3] [--misses] [--latency-samples 300] [--chunks 3000]
+
+Each row prints the old regex guard's rate, the detector's refusal band ("new", score >= threshold) and
+refusal plus watch band ("+watch", score >= watch). The outside sets (bench/guard/outside.py: the
+validation parts of wildguard-benign and indirect-train, deepset out of fold) close the run in one
+table with the corpora documents and the written rounds, one column per source.
 
 Sets (bench/guard/sets, written apart from the training examples in rag/guard/data): held-out attacks
 per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
@@ -27,6 +32,14 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from bench.guard.outside import (
+    Column,
+    columns_print,
+    deepset_column,
+    indirect_columns,
+    wildguard_column,
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -71,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpora", type=Path, default=None, help="Folder of BEIR corpora.")
     parser.add_argument("--threshold", type=float, default=None, help="Default: the detector's.")
+    parser.add_argument("--watch", type=float, default=None, help="Default: the detector's.")
     parser.add_argument("--latency-samples", type=int, default=300, help="0: skip latency.")
     parser.add_argument(
         "--chunks", type=int, default=3000, help="Documents per corpus scored as chunks (0: skip)."
@@ -84,16 +98,21 @@ def main() -> None:
     django.setup()
     from bench.guard.baseline import baseline_flags
     from bench.guard.sets import corpora_dir, corpora_questions, labelled_lines
-    from rag.guard import DEFAULT_THRESHOLD, injection_detect
+    from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH, injection_detect
 
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
-    questions = corpora_questions(args.corpora or corpora_dir())
+    watch = DEFAULT_WATCH if args.watch is None else args.watch
+    root = args.corpora or corpora_dir()
+    questions = corpora_questions(root)
 
     def new(text: str) -> bool:
         return injection_detect(text=text).flagged(threshold)
 
+    def watched(text: str) -> bool:
+        return injection_detect(text=text).flagged(watch)
+
     def report(title: str, lines: list[tuple[str, str]]) -> None:
-        _rows(title, lines, baseline_flags, new)
+        _rows(title, lines, baseline_flags, new, watched)
         if args.misses:
             attack = title.startswith("detection")
             for language, text in lines:
@@ -103,23 +122,77 @@ def main() -> None:
                         f"   {'missed' if attack else 'flagged'} {language} {detection.score:.2f} {text!r}"
                     )
 
-    print(f"threshold {threshold}")
-    print(f"{'set':40} {'n':>5} {'old':>7} {'new':>7}")
+    print(f"threshold {threshold}, watch band from {watch}")
+    print(f"{'set':40} {'n':>5} {'old':>7} {'new':>7} {'+watch':>7}")
+    written_attacks: list[tuple[str, str]] = []
+    written_lookalikes: list[tuple[str, str]] = []
     for heading, suffix, name in ROUNDS:
         if heading:
             print(f"-- {heading}:")
-        report(f"detection, {name}attacks", labelled_lines(f"attacks{suffix}.txt"))
-        report(f"false positives, {name}look-alikes", labelled_lines(f"lookalikes{suffix}.txt"))
-    _out_of_fold(args.corpora or corpora_dir(), baseline_flags)
+        attacks = labelled_lines(f"attacks{suffix}.txt")
+        lookalikes = labelled_lines(f"lookalikes{suffix}.txt")
+        written_attacks += attacks
+        written_lookalikes += lookalikes
+        report(f"detection, {name}attacks", attacks)
+        report(f"false positives, {name}look-alikes", lookalikes)
+    print("-- the six written rounds together:")
+    report("detection, all rounds' attacks", written_attacks)
+    _out_of_fold(root, baseline_flags)
     print("-- ordinary questions:")
     for corpus, texts in questions.items():
-        _row(f"false positives, {corpus} questions", texts, baseline_flags, new)
+        _row(f"false positives, {corpus} questions", texts, baseline_flags, new, watched)
     every = [text for texts in questions.values() for text in texts]
-    _row("false positives, all corpora questions", every, baseline_flags, new)
+    _row("false positives, all corpora questions", every, baseline_flags, new, watched)
+    columns: list[Column] = []
+    print("-- outside sets (validation parts, never trained or tuned on), one column per source:")
+    columns += wildguard_column(root, threshold, watch, baseline_flags)
+    if (deepset := deepset_column()) is not None:
+        columns.append(deepset)
+    columns += indirect_columns(root, threshold, baseline_flags, misses=args.misses)
     if args.chunks:
-        _chunks(args.corpora or corpora_dir(), args.chunks, baseline_flags, threshold)
+        for corpus, (n, old_rate, new_rate) in _chunks(
+            root, args.chunks, baseline_flags, threshold
+        ).items():
+            if corpus.startswith("scifact"):
+                columns.append(Column(f"{corpus} (old)", n, {"clean_quarantined": old_rate}))
+                columns.append(Column(corpus, n, {"clean_quarantined": new_rate}))
+    columns += _written_columns(written_attacks, written_lookalikes, baseline_flags, new, watched)
+    columns_print(columns)
     if args.latency_samples:
         _latency(every[: args.latency_samples])
+
+
+def _written_columns(
+    attacks: list[tuple[str, str]],
+    lookalikes: list[tuple[str, str]],
+    old: Callable[[str], bool],
+    new: Callable[[str], bool],
+    watched: Callable[[str], bool],
+) -> list[Column]:
+    attack_texts = [text for _, text in attacks]
+    benign_texts = [text for _, text in lookalikes]
+    n = len(attack_texts) + len(benign_texts)
+
+    def rate(texts: list[str], test: Callable[[str], bool]) -> float:
+        return sum(map(test, texts)) / len(texts)
+
+    return [
+        Column(
+            "written (old)",
+            n,
+            {"refused": rate(attack_texts, old), "benign_refused": rate(benign_texts, old)},
+        ),
+        Column(
+            "written rounds",
+            n,
+            {
+                "refused": rate(attack_texts, new),
+                "detected": rate(attack_texts, watched),
+                "benign_refused": rate(benign_texts, new),
+                "benign_watched": rate(benign_texts, watched) - rate(benign_texts, new),
+            },
+        ),
+    ]
 
 
 def _rows(
@@ -127,20 +200,26 @@ def _rows(
     lines: list[tuple[str, str]],
     old: Callable[[str], bool],
     new: Callable[[str], bool],
+    watched: Callable[[str], bool],
 ) -> None:
     for language in LANGUAGES:
         texts = [text for lang, text in lines if lang == language]
         if texts:
-            _row(f"{title} {language}", texts, old, new)
-    _row(f"{title} all", [text for _lang, text in lines], old, new)
+            _row(f"{title} {language}", texts, old, new, watched)
+    _row(f"{title} all", [text for _lang, text in lines], old, new, watched)
 
 
 def _row(
-    title: str, texts: list[str], old: Callable[[str], bool], new: Callable[[str], bool]
+    title: str,
+    texts: list[str],
+    old: Callable[[str], bool],
+    new: Callable[[str], bool],
+    watched: Callable[[str], bool],
 ) -> None:
     old_rate = sum(map(old, texts)) / len(texts)
     new_rate = sum(map(new, texts)) / len(texts)
-    print(f"{title:40} {len(texts):>5} {old_rate:>7.3f} {new_rate:>7.3f}")
+    watch_rate = sum(map(watched, texts)) / len(texts)
+    print(f"{title:40} {len(texts):>5} {old_rate:>7.3f} {new_rate:>7.3f} {watch_rate:>7.3f}")
 
 
 def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
@@ -163,15 +242,20 @@ def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
         rows = [e.text for e in public.get(source, []) if e.label == (kind == "attacks")]
         old_rate = f"{sum(map(old, rows)) / len(rows):>7.3f}" if rows else f"{'':>7}"
         title = f"{'detection' if kind == 'attacks' else 'false positives'}, {source} {kind}"
-        print(f"{title:40} {figures['n']:>5} {old_rate} {figures['flagged']:>7.3f}")
+        both = figures.get("watched_or_flagged", figures["flagged"])
+        print(f"{title:40} {figures['n']:>5} {old_rate} {figures['flagged']:>7.3f} {both:>7.3f}")
 
 
-def _chunks(root: Path, limit: int, old: Callable[[str], bool], threshold: float) -> None:
-    """Ordinary documents scored as ingestion scores chunks: the share quarantine would hide."""
+def _chunks(
+    root: Path, limit: int, old: Callable[[str], bool], threshold: float
+) -> dict[str, tuple[int, float, float]]:
+    """Ordinary documents scored as ingestion scores chunks: the share quarantine would hide, by
+    corpus (n, old, new)."""
     from bench.guard.sets import corpora_chunks
     from rag.guard import injection_detect_batch
 
     print("-- ordinary documents scored as chunks (the share quarantined):")
+    rates = {}
     for corpus, texts in corpora_chunks(root, limit=limit).items():
         flagged = 0
         for start in range(0, len(texts), 256):
@@ -182,6 +266,8 @@ def _chunks(root: Path, limit: int, old: Callable[[str], bool], threshold: float
             f"{'quarantined, ' + corpus + ' documents':40} {len(texts):>5} {old_rate:>7.3f} "
             f"{flagged / len(texts):>7.3f}"
         )
+        rates[corpus] = (len(texts), old_rate, flagged / len(texts))
+    return rates
 
 
 def _latency(texts: list[str]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from core.models import Workspace
 
@@ -18,6 +18,8 @@ MEDIUM = 1000
 LONG = 4000
 # rag.guard.DEFAULT_THRESHOLD: where bench/guard measured few false positives and most attacks caught.
 INJECTION_THRESHOLD_DEFAULT = 0.6
+# rag.guard.DEFAULT_WATCH: training maps the watch band's cut, picked on public benign prompts, onto it.
+INJECTION_WATCH_DEFAULT = 0.3
 
 
 class Bot(models.Model):
@@ -142,6 +144,12 @@ class Bot(models.Model):
         help_text="Messages the injection detector scores at or above this (0.1-1) are refused as "
         "injection attempts. Lower catches more attacks and refuses more real questions.",
     )
+    injection_watch = models.FloatField(
+        default=INJECTION_WATCH_DEFAULT,
+        help_text="Messages scoring from this up to the injection threshold are answered normally "
+        "(as untrusted data, like every message) but recorded as security events to review. "
+        "Set it equal to the threshold to record nothing below a refusal.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -198,6 +206,13 @@ class Bot(models.Model):
                 condition=Q(injection_threshold__gte=0.1, injection_threshold__lte=1),
                 name="bot_injection_threshold_range",
                 violation_error_message="The injection threshold must be between 0.1 and 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    injection_watch__gte=0.05, injection_watch__lte=F("injection_threshold")
+                ),
+                name="bot_injection_watch_range",
+                violation_error_message="The watch band starts between 0.05 and the injection threshold.",
             ),
         ]
 

@@ -23,7 +23,7 @@ from conversations.answering import (
     offline_stream,
 )
 from conversations.audit import AnswerRecord
-from conversations.guards import message_screen
+from conversations.guards import injection_watched, message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.curated import (
     CuratedMatch,
@@ -40,6 +40,7 @@ from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
 from rag.embeddings import embed_query, embedding_model_default
+from rag.guard import Detection
 from rag.retrieval import (
     RetrievalResult,
     RetrievalScope,
@@ -61,6 +62,8 @@ class PipelineRun:
     latencies: dict[str, int] = field(default_factory=dict)
     # The curated answer that answered the question instead of retrieval and the LLM.
     curated: CuratedMatch | None = None
+    # The detector's verdict when the message fell in the bot's watch band: answered, recorded.
+    watched: Detection | None = None
 
 
 def answer_run(
@@ -86,6 +89,13 @@ def answer_run(
     screen_ms = _ms(started)  # the language and the guards, timed for the Try-it console
     languages_ms = 0
     guarded = guard is not None and guard.kind in GUARDED_KINDS
+    watched = (
+        None
+        if guarded
+        else injection_watched(
+            text=question, threshold=bot.injection_threshold, watch=bot.injection_watch
+        )
+    )
     context = _Context(condensed=CondensedQuestion(question=question))
     if not guarded:
         # Documents in other languages than the question: the LLM translates for the full-text side.
@@ -162,6 +172,7 @@ def answer_run(
             started=started,
         ),
         curated=context.curated,
+        watched=watched,
     )
 
 

@@ -96,6 +96,7 @@ def turn_answer(
         record=record,
         injection_threshold=run.rules.injection_threshold,
         redact=redact,
+        watched=run.watched,
     ):
         # A racing delivery recorded its answer first: it owns the turn's consequences (the live
         # announcement, the handoff), so this one reports a replay of what it recorded.

@@ -147,6 +147,7 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
             }
             for row in data.feedback["reasons"]
         ],
+        "security_events_url": reverse("admin:conversations_securityevent_changelist"),
         "escalation_rows": [
             {
                 **row,

@@ -60,6 +60,23 @@ SELECT e.kind, count(*)::int AS n, count(e.claimed_at)::int AS claimed,
 FROM ({escalations}) AS e GROUP BY e.kind ORDER BY n DESC, e.kind
 """.replace("{escalations}", ESCALATIONS_SQL)
 _WATERMARK_SQL = "SELECT until FROM insights_rollupwatermark WHERE id = 1"
+# The injection detector's bands (the bot's settings) and the turns each took over the period, read
+# live from the security events (a small table: one row per refused or watched turn).
+_GUARD_SQL = """
+SELECT b.injection_threshold AS threshold, b.injection_watch AS watch,
+       count(e.id) FILTER (WHERE e.kind = 'injection_attempt' AND e.label <> 'model_flag')::int
+           AS refused,
+       count(e.id) FILTER (WHERE e.kind = 'injection_attempt' AND e.label = 'model_flag')::int
+           AS model_flagged,
+       count(e.id) FILTER (WHERE e.kind = 'injection_watched')::int AS watched
+FROM bots_bot AS b
+LEFT JOIN conversations_conversation AS c
+       ON c.bot_id = b.id AND (%(channel)s = '' OR c.channel = %(channel)s)
+LEFT JOIN conversations_securityevent AS e
+       ON e.conversation_id = c.id AND e.created_at >= %(start)s AND e.created_at < %(end)s
+WHERE b.id = %(bot)s::uuid
+GROUP BY b.id
+"""
 
 
 @dataclass
@@ -74,6 +91,8 @@ class Analytics:
     feedback: dict[str, Any]
     escalations: list[dict[str, Any]]
     fresh_until: datetime | None = None
+    # The injection bands and what each did: threshold, watch, refused, model_flagged, watched.
+    guard: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
@@ -108,6 +127,7 @@ def analytics_get(*, scope: AnalyticsScope) -> Analytics:
     suggested = timed("suggested_topics", _SUGGESTED_SQL)
     escalations = timed("escalations", _ESCALATIONS_SQL)
     watermark = timed("freshness", _WATERMARK_SQL)
+    guard = timed("guard_bands", _GUARD_SQL)
     figures = _figures(totals)
     return Analytics(
         scope=scope,
@@ -120,6 +140,7 @@ def analytics_get(*, scope: AnalyticsScope) -> Analytics:
         feedback=_feedback(figures),
         escalations=escalations,
         fresh_until=watermark[0]["until"] if watermark else None,
+        guard=guard[0] if guard else {},
         timings_ms=timings,
     )
 

@@ -170,7 +170,16 @@ class BotAdmin(WorkspaceScopedAdmin):
                 "fields": ["retrieval_top_k", "retrieval_score_threshold", "retrieval_hybrid"],
             },
         ),
-        ("Security", {"fields": ["injection_threshold"]}),
+        (
+            "Security",
+            {
+                "fields": ["injection_threshold", "injection_watch"],
+                "description": "The injection detector's bands: at or above the threshold a "
+                "message is refused; from the watch value up to it, it is answered and recorded as "
+                "a security event; below, nothing happens. The defaults keep refusals of benign "
+                "public prompts rare (docs/decisions/guard-bands.md).",
+            },
+        ),
         ("Offline answers", {"fields": ["answer_max_sentences"]}),
     ]
 

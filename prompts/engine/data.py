@@ -162,6 +162,8 @@ class BotSettings:
     condense_template: TemplateSource = field(default_factory=TemplateSource)
     # Injection-detector scores at or above this refuse the message (bots.Bot.injection_threshold).
     injection_threshold: float = 0.6
+    # From this score up to the threshold a message is answered and recorded (bots.Bot.injection_watch).
+    injection_watch: float = 0.3
     # Locales a turn may answer in (lower case; empty: the default locale and those with texts).
     answer_locales: tuple[str, ...] = ()
     # The offline provider's answer length, in sentences or table rows.

@@ -18,12 +18,23 @@ import numpy as np
 from rag.guard.classifier import classifier_model
 from rag.guard.normalise import base64_payloads, spelled_out, text_fold
 from rag.guard.patterns import HALF, PatternHit, patterns_match, patterns_score
+from rag.guard.stacking import Stack, stack_load
 
 DEFAULT_THRESHOLD = 0.6
+# The lower edge of the watch band: a message scoring between this and the bot's threshold is answered
+# under the prompt's untrusted-data framing and recorded as a security event (bots.Bot.injection_watch).
+# Training maps the cut it picks on wildguard's tuning prompts onto this value (rag.guard.stacking).
+DEFAULT_WATCH = 0.3
 # A chunk scoring between this and the threshold is kept but its instruction-like sentences are watched
 # at answer time (conversations.contract.planted).
 BORDERLINE = 0.3
 LABEL_CLASSIFIER = "classifier"
+# A document chunk's sentence asking the assistant for a task unrelated to the chunk (rag.guard.tasks).
+LABEL_TASK = "task_injection"
+# A task finding alone never quarantines (yet): measured on covid-faq-en's answers, ordinary health
+# advice ("wash your hands often") was quarantined at 0.53. Below this cap the finding is recorded on
+# the chunk (score, label, sentence) for the document admin, and the chunk stays in retrieval.
+TASK_SCORE_CAP = BORDERLINE
 # On a document chunk the classifier counts only beside a cue this strong: fainter ones ("act as a",
 # "role play", "verbatim") are words of ordinary prose, where the classifier already reads high.
 DOCUMENT_CUE = HALF
@@ -49,6 +60,12 @@ class Detection:
 
     def flagged(self, threshold: float = DEFAULT_THRESHOLD) -> bool:
         return self.score >= threshold
+
+    def watched(
+        self, *, threshold: float = DEFAULT_THRESHOLD, watch: float = DEFAULT_WATCH
+    ) -> bool:
+        """In the middle band: answered, but recorded as a security event."""
+        return watch <= self.score < threshold
 
 
 NOTHING = Detection(0.0, "", "", "")
@@ -94,9 +111,50 @@ def injection_detect_batch(
         )
         for index, probability in zip(scored, subset, strict=True):
             probabilities[index] = probability
-    return [
+    detections = [
         _detection(text, fold, hits, probability, documents=documents)
         for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
+    ]
+    return _with_tasks(texts, given, detections) if documents else _with_payloads(texts, detections)
+
+
+def _with_payloads(texts: Sequence[str], detections: list[Detection]) -> list[Detection]:
+    """A message hiding base64 scores at least what its decoded payload scores as a message: the
+    wrapper's own words (an order reference, a greeting) must not dilute what the model would read."""
+    payloads = {i: base64_payloads(text) for i, text in enumerate(texts)}
+    wrapped = [(i, payload) for i, found in payloads.items() for payload in found]
+    if not wrapped:
+        return detections
+    decoded = injection_detect_batch(texts=[payload for _, payload in wrapped])
+    result = list(detections)
+    for (index, _), inner in zip(wrapped, decoded, strict=True):
+        if inner.score > result[index].score:
+            excerpt = texts[index].strip()[:EXCERPT_LIMIT]
+            result[index] = Detection(inner.score, "encoded_payload", excerpt, inner.language)
+    return result
+
+
+def _with_tasks(
+    texts: Sequence[str], given: list[Sequence[float] | None], detections: list[Detection]
+) -> list[Detection]:
+    """A document chunk's score is also its strongest task aimed at the assistant (rag.guard.tasks)."""
+    from rag.embeddings import LOCAL_MODEL_ID, embed_texts
+    from rag.guard.tasks import tasks_find
+
+    def embed(batch: list[str]) -> list[list[float]]:
+        return embed_texts(batch, model_id=LOCAL_MODEL_ID) if batch else []
+
+    findings = tasks_find(texts=texts, embeddings=given, embed=embed)
+    return [
+        Detection(
+            round(min(finding.score, TASK_SCORE_CAP), 4),
+            LABEL_TASK,
+            finding.excerpt[:EXCERPT_LIMIT],
+            "en",
+        )
+        if finding.score >= DEFAULT_THRESHOLD and detection.score < TASK_SCORE_CAP
+        else detection
+        for detection, finding in zip(detections, findings, strict=True)
     ]
 
 
@@ -141,11 +199,16 @@ def scores_combine(*, pattern_score: float, probability: float) -> float:
     return 1.0 - (1.0 - pattern_score) * (1.0 - CLASSIFIER_WEIGHT * probability)
 
 
-def injection_cues_score(text: str) -> float:
-    """The patterns' part of the score alone (every cue re-read, as for a suspicious text): what the
-    training report combines with out-of-fold classifier probabilities."""
+def injection_cues(text: str) -> list[PatternHit]:
+    """The cues of a message (every one re-read, as for a suspicious text): what training combines
+    with out-of-fold classifier probabilities."""
     folded = text_fold(text)
-    return patterns_score(_cues(text, folded, patterns_match(folded), reread=True, documents=False))
+    return _cues(text, folded, patterns_match(folded), reread=True, documents=False)
+
+
+def injection_cues_score(text: str) -> float:
+    """The patterns' part of the score alone."""
+    return patterns_score(injection_cues(text))
 
 
 def _cues(
@@ -174,6 +237,11 @@ def _cues(
                     end=-1,
                 )
             )
+            # What the payload says counts as if written plainly (the learnt cue weights read it).
+            hits += [
+                PatternHit(label=h.label, language=h.language, weight=h.weight, start=-1, end=-1)
+                for h in decoded_hits
+            ]
     return hits
 
 
@@ -185,7 +253,16 @@ def _detection(
     pattern_score = patterns_score(hits)
     if documents and not _document_cue(hits):
         probability = 0.0
-    score = scores_combine(pattern_score=pattern_score, probability=probability)
+    stack = _stack()
+    if stack is None:
+        score = scores_combine(pattern_score=pattern_score, probability=probability)
+    elif documents:
+        # A chunk's strong cue stays as strong as its hand weight: prose was never in the stack's data.
+        score = max(
+            pattern_score, stack.score(probability=probability, hits=hits) if probability else 0.0
+        )
+    else:
+        score = stack.score(probability=probability, hits=hits)
     if score < BORDERLINE and not hits:
         return Detection(round(score, 4), "", "", "")
     top = max(hits, key=lambda hit: hit.weight) if hits else None
@@ -199,6 +276,11 @@ def _detection(
 
         language = language_detect(text)
     return Detection(round(score, 4), label, excerpt, language)
+
+
+def _stack() -> Stack | None:
+    model = classifier_model()
+    return stack_load(model.meta) if model is not None else None
 
 
 def _excerpt(text: str, folded: str, hit: PatternHit) -> str:

@@ -42,11 +42,11 @@ class ClassifierModel:
     ) -> list[float]:
         """P(injection) for each folded text and its embedding (one row per text)."""
         logits = embeddings @ self.weights[:EMBEDDING_DIMS]
-        logits += _hashed(folded) @ self.weights[EMBEDDING_DIMS:] + self.bias
+        logits += hashed_features(folded) @ self.weights[EMBEDDING_DIMS:] + self.bias
         return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
 
 
-def _hashed(folded: Sequence[str]) -> Any:
+def hashed_features(folded: Sequence[str]) -> Any:
     """[character ‖ word] n-gram counts of the folded texts, each part l2-normed (sparse rows)."""
     from scipy.sparse import hstack  # type: ignore[import-untyped]
 
@@ -90,7 +90,7 @@ def classifier_features(*, folded: Sequence[str], embeddings: NDArray[np.float32
     """The sparse training matrix: one row [embedding ‖ n-grams] per text, as `probabilities` reads it."""
     from scipy.sparse import csr_matrix, hstack
 
-    return hstack([csr_matrix(embeddings), _hashed(folded)]).tocsr()
+    return hstack([csr_matrix(embeddings), hashed_features(folded)]).tocsr()
 
 
 def classifier_fit(

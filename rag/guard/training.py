@@ -23,13 +23,15 @@ from rag.guard.classifier import (
     classifier_save,
 )
 from rag.guard.normalise import text_fold
-from rag.guard.validation import FOLDS, bias_shift, classifier_calibrate, probabilities_shift
+from rag.guard.stacking import stack_calibrate
+from rag.guard.validation import FOLDS, classifier_calibrate, folds_assign
 
 DATA_DIR = Path(__file__).with_name("data")
 # Below this many examples of either class a k-fold split says nothing: the model is saved as fitted.
 CALIBRATION_MIN_PER_CLASS = 10 * FOLDS
 # The benign examples written as look-alikes (the calibration's false-positive target is on them).
 LOOKALIKE_SOURCES = ("parley-", "templates-")
+WILDGUARD_SOURCE = "wildguard-benign"
 
 
 @dataclass(frozen=True)
@@ -165,11 +167,22 @@ def examples_jsonl(*, path: Path, limit: int | None = None) -> list[Example]:
     return rows[:limit] if limit is not None else rows
 
 
+def examples_public(*, root: Path) -> list[Example]:
+    """The public rows training may read: deepset's whole train split (reported out of fold) and the
+    tuning part of wildguard's benign prompts (its validation part is bench/guard's)."""
+    from rag.guard.public import DEEPSET_FILE, wildguard_benign
+
+    rows = examples_jsonl(path=root / DEEPSET_FILE)
+    return rows + [
+        Example(text, 0, WILDGUARD_SOURCE) for text in wildguard_benign(root=root, part="tuning")
+    ]
+
+
 def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> ClassifierModel:
     """Embed, calibrate, fit and save; returns the model (its meta says what it was trained on and
     how it did out of fold). Sets too small for a k-fold split (tiny runs) are saved uncalibrated."""
     from rag.embeddings import LOCAL_MODEL_ID, embed_texts
-    from rag.guard import CLASSIFIER_WEIGHT, DEFAULT_THRESHOLD
+    from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH
 
     labels = np.asarray([example.label for example in examples])
     if len(set(labels.tolist())) < 2:
@@ -191,21 +204,17 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
         "sources": sources,
         "calibration": None,
     }
-    regularisation, shift = 4.0, 0.0
+    regularisation = 4.0
     if min(int(labels.sum()), int((labels == 0).sum())) >= CALIBRATION_MIN_PER_CLASS:
+        lookalike = np.asarray(
+            [example.source.startswith(LOOKALIKE_SOURCES) for example in examples]
+        )
+        wildguard = np.asarray([example.source == WILDGUARD_SOURCE for example in examples])
+        groups = [example.group for example in examples]
         calibration = classifier_calibrate(
-            features=features,
-            labels=labels,
-            groups=[example.group for example in examples],
-            lookalike=np.asarray(
-                [example.source.startswith(LOOKALIKE_SOURCES) for example in examples]
-            ),
+            features=features, labels=labels, groups=groups, lookalike=lookalike | wildguard
         )
         regularisation = calibration.regularisation
-        # The cut reads as the default threshold when the classifier decides alone.
-        shift = bias_shift(
-            cut=calibration.cut, target_probability=DEFAULT_THRESHOLD / CLASSIFIER_WEIGHT
-        )
         meta["calibration"] = {
             "regularisation": calibration.regularisation,
             "cut": round(calibration.cut, 4),
@@ -213,35 +222,50 @@ def guard_train(*, examples: list[Example], output: Path = MODEL_PATH) -> Classi
             "out_of_fold_false_positives_lookalikes": round(calibration.false_positives, 4),
             "out_of_fold_false_positives_all_benign": round(calibration.false_positives_all, 4),
         }
+        # The cue weights and the bands, learnt on the classifier's out-of-fold probabilities.
+        stacked = stack_calibrate(
+            texts=[example.text for example in examples],
+            probabilities=calibration.scores,
+            labels=labels,
+            fold=folds_assign(groups=groups),
+            wildguard=wildguard,
+            lookalike=lookalike,
+            refuse_score=DEFAULT_THRESHOLD,
+            watch_score=DEFAULT_WATCH,
+        )
+        meta["stack"] = stacked.stack.as_json()
+        meta["bands"] = stacked.meta
         meta["out_of_fold_detector"] = out_of_fold_detector(
-            examples=examples, probabilities=probabilities_shift(calibration.scores, shift=shift)
+            examples=examples, scores=stacked.scores
         )
     weights, bias = classifier_fit(features=features, labels=labels, regularisation=regularisation)
-    model = ClassifierModel(weights=weights, bias=bias + shift, meta=meta)
+    model = ClassifierModel(weights=weights, bias=bias, meta=meta)
     classifier_save(model=model, path=output)
     return model
 
 
 def out_of_fold_detector(
-    *, examples: list[Example], probabilities: NDArray[np.float64]
+    *, examples: list[Example], scores: NDArray[np.float64]
 ) -> dict[str, dict[str, float | int]]:
-    """What the whole detector (patterns and the classifier that never saw the example) flags per
-    source and label, at the default threshold: on the public set's rows (deepset-train) this is a
-    cross-validated detection and false-positive rate, the nearest figure to its unseen test split."""
-    from rag.guard import DEFAULT_THRESHOLD, injection_cues_score, scores_combine
+    """What the whole detector (cue weights and classifier that never saw the example) puts in each
+    band per source and label: on the public sets' rows (deepset-train, wildguard's tuning part) this is
+    a cross-validated figure, the nearest to their unseen splits."""
+    from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH
 
     counts: dict[str, list[int]] = {}
-    for example, probability in zip(examples, probabilities, strict=True):
-        score = scores_combine(
-            pattern_score=injection_cues_score(example.text), probability=float(probability)
-        )
+    for example, score in zip(examples, scores, strict=True):
         kind = "attacks" if example.label else "benign"
-        tally = counts.setdefault(f"{_family(example.source)} {kind}", [0, 0])
+        tally = counts.setdefault(f"{_family(example.source)} {kind}", [0, 0, 0])
         tally[0] += 1
         tally[1] += int(score >= DEFAULT_THRESHOLD)
+        tally[2] += int(score >= DEFAULT_WATCH)
     return {
-        name: {"n": total, "flagged": round(flagged / total, 4)}
-        for name, (total, flagged) in sorted(counts.items())
+        name: {
+            "n": total,
+            "flagged": round(refused / total, 4),
+            "watched_or_flagged": round(watched / total, 4),
+        }
+        for name, (total, refused, watched) in sorted(counts.items())
     }
 
 

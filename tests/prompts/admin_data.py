@@ -39,6 +39,7 @@ BOT_DEFAULTS: dict[str, Any] = {
     "retrieval_score_threshold": "0",
     "retrieval_hybrid": "on",
     "injection_threshold": "0.6",
+    "injection_watch": "0.3",
 }
 
 

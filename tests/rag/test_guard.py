@@ -14,6 +14,7 @@ from django.core.management import call_command
 from bots.models.bot import INJECTION_THRESHOLD_DEFAULT
 from rag.guard import (
     DEFAULT_THRESHOLD,
+    DEFAULT_WATCH,
     NOTHING,
     injection_detect,
     injection_detect_batch,
@@ -131,7 +132,8 @@ def test_the_default_threshold_is_the_bots_default() -> None:
 def test_attacks_in_six_languages_are_flagged_with_their_cue(language: str, text: str) -> None:
     detection = injection_detect(text=text)
 
-    assert detection.flagged(), detection
+    # Refused, or answered under watch: the bands' detection (issue 25).
+    assert detection.flagged(DEFAULT_WATCH), detection
     assert detection.label and detection.label != "classifier" and detection.excerpt
     assert detection.language in (language, "")
 
@@ -140,7 +142,7 @@ def test_attacks_in_six_languages_are_flagged_with_their_cue(language: str, text
 def test_the_third_pass_cues_flag_with_their_label(language: str, text: str, label: str) -> None:
     detection = injection_detect(text=text)
 
-    assert detection.flagged(), detection
+    assert detection.flagged(DEFAULT_WATCH), detection
     assert detection.label == label, detection
 
 

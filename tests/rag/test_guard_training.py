@@ -101,12 +101,16 @@ def test_the_committed_model_is_calibrated_on_the_training_lookalikes() -> None:
     sources = model.meta["sources"]
     assert isinstance(sources, dict)
     assert {f"templates-{language}" for language in LANGUAGES} <= set(sources)
-    # The whole detector out of fold, per source: the public set's rows as an unseen split meets them.
+    # The whole detector out of fold, per source: the public sets' rows as an unseen split meets them.
     report = model.meta["out_of_fold_detector"]
     assert isinstance(report, dict)
     assert report["deepset-train attacks"]["flagged"] >= 0.85
-    assert report["deepset-train benign"]["flagged"] <= 0.01
-    assert report["parley benign"]["flagged"] <= 0.03
+    assert report["deepset-train attacks"]["watched_or_flagged"] >= 0.9
+    assert report["deepset-train benign"]["flagged"] <= 0.02
+    # The bands were picked on wildguard's tuning part (issue 25's bars: 0.05 refused, 0.15 watched).
+    assert report["wildguard-benign benign"]["flagged"] <= 0.03
+    assert report["wildguard-benign benign"]["watched_or_flagged"] <= 0.1
+    assert report["parley benign"]["flagged"] <= 0.05
 
 
 def test_the_training_command_calibrates_a_set_large_enough_for_folds(tmp_path: Path) -> None:
