@@ -58,12 +58,20 @@ def indirect_contexts(*, root: Path, part: str) -> list[Context]:
         contexts = _contexts(root / INDIRECT_DIR / contexts_file, part=part)
         attacks = _attacks(root / INDIRECT_DIR / attacks_file, part=part)
         for index, text in enumerate(contexts):
-            built.append(Context(kind, text, "", "", ""))
+            built.append(Context(kind=kind, text=text, attack="", category="", position=""))
             for turn in range(ATTACKS_PER_CONTEXT):
                 category, attack = attacks[(index * ATTACKS_PER_CONTEXT + turn) % len(attacks)]
                 position = POSITIONS[(index + turn) % len(POSITIONS)]
                 attacked = attack_insert(text, attack, position)
-                built.append(Context(kind, attacked, attack, category, position))
+                built.append(
+                    Context(
+                        kind=kind,
+                        text=attacked,
+                        attack=attack,
+                        category=category,
+                        position=position,
+                    )
+                )
     return built
 
 

@@ -142,6 +142,8 @@ def test_a_completed_turn_stores_its_audit_once(
         "vector_rank": None,
         "text_score": None,
         "text_rank": None,
+        "multi_score": None,
+        "multi_rank": None,
         "fused_score": None,
         "rerank_score": None,
         "text_preview": chunks[0].text[:200],
