@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conversations.warmup import embedding_models_in_use, process_warm_up
-from rag.embeddings import LOCAL_MODEL_ID, embedding_model_default
+from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_model_default
 from rag.models import WorkspaceEmbedding
 from tests.support.factories import BotFactory, WorkspaceFactory
 
@@ -14,10 +14,13 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_models_in_use_are_the_default_and_every_workspaces_choice() -> None:
-    assert embedding_models_in_use() == [embedding_model_default()]
+    # The default model and the multilingual one every workspace gets by default (its field's default).
+    assert embedding_models_in_use() == sorted({embedding_model_default(), MULTI_MODEL_ID})
     workspace = WorkspaceFactory()
     WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model="openai/text-embed-x")
-    assert embedding_models_in_use() == sorted({embedding_model_default(), "openai/text-embed-x"})
+    assert embedding_models_in_use() == sorted(
+        {embedding_model_default(), MULTI_MODEL_ID, "openai/text-embed-x"}
+    )
 
 
 def test_a_warm_up_loads_each_model_the_guard_and_one_offline_turn() -> None:
@@ -27,7 +30,7 @@ def test_a_warm_up_loads_each_model_the_guard_and_one_offline_turn() -> None:
     assert list(warm.steps) == [
         "database",
         "language identifier",
-        f"embedding model {LOCAL_MODEL_ID}",
+        *(f"embedding model {model}" for model in sorted({LOCAL_MODEL_ID, MULTI_MODEL_ID})),
         "injection guard",
         "prompt templates",
         "one offline turn",
