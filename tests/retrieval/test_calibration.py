@@ -172,7 +172,10 @@ def calibration_workspace(name: str, *, model: str | None = None) -> tuple[Works
     workspace = Workspace.objects.create(name=name, slug=name)
     if model:
         WorkspaceEmbedding.objects.create(workspace=workspace, embedding_model=model)
-    return workspace, Bot.objects.create(workspace=workspace, name=f"{name} bot")
+    # A real question's pair falls in the fit or the held-out half by its bot and question: a bot id
+    # fixed by the name keeps that split, and so the figures, the same from run to run.
+    bot_id = uuid.uuid5(uuid.NAMESPACE_URL, f"parley-test/{name}")
+    return workspace, Bot.objects.create(id=bot_id, workspace=workspace, name=f"{name} bot")
 
 
 def ingest_sentences(workspace: Workspace, bot: Bot) -> None:
@@ -382,8 +385,10 @@ def test_the_bots_evaluation_set_decides_over_synthetic_pairs(settings, admin_cl
     assert fusion.pair_origins == [{"label": label, "count": 24}]
     # the cases' questions share no words with their documents: counted by document, the set shows
     # the vector side far ahead, and the choice follows it (vector-led, never below it)
-    # (English keeps "the" and "a": the full-text side finds a few through them)
-    assert fusion.text_recall_at_5 <= 0.4 and fusion.vector_recall_at_5 >= 0.8
+    # (English keeps "the" and "a": the full-text side finds a few through them, 0.1 to 0.5 of the
+    # held-out half depending on which questions fall in it)
+    assert fusion.vector_recall_at_5 >= 0.8
+    assert fusion.vector_recall_at_5 - fusion.text_recall_at_5 >= 0.4
     choice = FusionChoice.from_stored(method=fusion.method, parameters=fusion.parameters)
     # (semantic-led: the two vector sides, MiniLM and multilingual, hold most of the weight)
     assert side_shares(choice)[2] <= 0.2 and fusion.method != "text"
