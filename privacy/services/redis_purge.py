@@ -52,7 +52,8 @@ def visitor_redis_purge(
             external_user_id and owner.get("external_user_id") == external_user_id
         )
         if mine:
-            streams += client.delete(stream_key, owner_key) and 1
+            # with the producers' written-hash (`streams.sse.buffer.stream_written_key`, no text)
+            streams += client.delete(stream_key, owner_key, f"{stream_key}:written") and 1
             continue
         entries += _entries_drop(client, stream_key, conversations, external_user_id)
     identities = [f"visitor:{visitor}" for visitor in visitor_ids if visitor]

@@ -80,6 +80,11 @@ def stream_owner_key(stream_id: str) -> str:
     return f"parley:sse:{stream_id}:owner"
 
 
+def stream_written_key(stream_id: str) -> str:
+    """A hash of producer nonce -> the sequence number of its last event appended (no text)."""
+    return f"parley:sse:{stream_id}:written"
+
+
 def stream_id_valid(stream_id: str) -> bool:
     return bool(_STREAM_ID.match(stream_id))
 

@@ -8,10 +8,17 @@
   close, or when its interval is over (a per-process flusher thread sends it even if no token
   follows), so no text is lost or reordered: the joined contents equal the streamed answer;
 - writes each batch (pending text plus the event that flushed it) in one pipelined round trip,
-  with a plain ``XADD`` per event: the buffer's and owner record's TTLs are set by the first
+  one idempotent append per event: the buffer's and owner record's TTLs are set by the first
   write of this producer, renewed every half TTL while it lasts and at the close, not on every
   event (``stream_publish`` still renews them on each call, for long-lived streams like the
   handoff's).
+
+The producer's client retries on connection errors (``redis_producer``). A connection cut after
+Valkey applied an ``XADD`` but before its reply arrived (a restart, a failover) would make the retry
+append the same event twice, and a visitor would read a delta twice. So each event carries the
+writer's nonce and sequence number into a small script that appends it only when that writer's
+last recorded number is lower: the retry of an applied append is a no-op (found by
+tests/faults/test_valkey_restart.py, one run in several).
 
 The web process may already have announced SEARCH_PREPARATION (``stream_open(announce=True)``);
 the producer is then told so and the pipeline's own announcement is dropped.
@@ -24,6 +31,7 @@ import itertools
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,11 +39,30 @@ from typing import Any
 from django.conf import settings
 
 from streams.redis_gateway import redis_producer
-from streams.sse.buffer import CLOSE_MARKER, event_fields, stream_key, stream_owner_key
+from streams.sse.buffer import (
+    CLOSE_MARKER,
+    event_fields,
+    stream_key,
+    stream_owner_key,
+    stream_written_key,
+)
 from streams.sse.errors import stream_error_body
 from streams.sse.events import EventType, StreamEmitter
 
 logger = logging.getLogger(__name__)
+
+# KEYS: the stream, its written-hash. ARGV: nonce, sequence number, TTL, then the entry's fields.
+# Sent as EVAL, not EVALSHA: a restarted server has an empty script cache, and the retry must work.
+_APPEND_ONCE = """
+local last = redis.call('HGET', KEYS[2], ARGV[1])
+if last and tonumber(last) >= tonumber(ARGV[2]) then
+  return false
+end
+local entry = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return entry
+"""
 
 
 class StreamWriter:
@@ -50,6 +77,8 @@ class StreamWriter:
         )
         self._last_partial = float("-inf")
         self._expiry_renewed = float("-inf")
+        self._nonce = uuid.uuid4().hex[:16]
+        self._sequence = itertools.count(1)
         self.closed = False
 
     def emit(self, event: str, data: dict[str, Any]) -> None:
@@ -93,10 +122,13 @@ class StreamWriter:
         if not batch:
             return
         key = stream_key(self.stream_id)
+        ttl = settings.API_SSE_STREAM_TTL_SECONDS
         pipe = redis_producer().pipeline(transaction=False)
         for event, data in batch:
-            pipe.xadd(key, event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER))
-        ttl = settings.API_SSE_STREAM_TTL_SECONDS
+            fields = event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER)
+            arguments = [self._nonce, next(self._sequence), ttl]
+            arguments += [part for pair in fields.items() for part in pair]
+            pipe.eval(_APPEND_ONCE, 2, key, stream_written_key(self.stream_id), *arguments)
         now = time.monotonic()
         if (
             renew_expiry or now - self._expiry_renewed > ttl / 2
