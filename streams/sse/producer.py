@@ -126,8 +126,8 @@ class StreamWriter:
         pipe = redis_producer().pipeline(transaction=False)
         for event, data in batch:
             fields = event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER)
-            arguments = [self._nonce, next(self._sequence), ttl]
-            arguments += [part for pair in fields.items() for part in pair]
+            arguments: list[str | int] = [self._nonce, next(self._sequence), ttl]
+            arguments += [str(part) for pair in fields.items() for part in pair]
             pipe.eval(_APPEND_ONCE, 2, key, stream_written_key(self.stream_id), *arguments)
         now = time.monotonic()
         if (
