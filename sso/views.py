@@ -85,6 +85,7 @@ def refusal_page(request: HttpRequest, *, error: ParleyError) -> HttpResponse:
     )
     context = {
         **admin.site.each_context(request),
+        "is_nav_sidebar_enabled": False,  # no one is signed in: the admin's app list means nothing
         "title": "Single sign-on refused",
         "error": error,
         "reason": error.extra.get("reason", ""),
