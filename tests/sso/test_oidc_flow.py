@@ -54,8 +54,9 @@ def test_the_code_flow_with_pkce_provisions_the_user_with_the_mapped_role(
     assert list(Membership.objects.filter(user=user).values_list("workspace__slug", "role")) == [
         ("acme", "owner")
     ]
-    # Signed in: the admin opens.
+    # Signed in: the admin opens; the identities' page is a superuser's, not a workspace owner's.
     assert client.get("/admin/").status_code == 200
+    assert client.get("/admin/sso/oidcidentity/").status_code == 403
 
     # A second sign-in is the same person, not a second account.
     again = sign_in(parley_client(), username="alice", password=PROVIDER_PASSWORD)
@@ -182,3 +183,42 @@ def test_single_sign_on_routes_are_absent_when_it_is_not_configured(
     client = parley_client()
     assert client.get("/sso/login/").status_code == 404
     assert client.get("/sso/callback/", {"code": "c", "state": "s"}).status_code == 404
+
+
+def test_a_local_account_is_never_taken_over_unless_linking_by_verified_email_is_on(
+    sso_settings: SettingsWrapper, acme: Workspace
+) -> None:
+    namesake = User.objects.create_user(
+        username="alice", email="someone@example.com", password="pw-1"
+    )
+    local = User.objects.create_user(
+        username="alice.local", email="alice@example.com", password="pw-2"
+    )
+
+    # Off (the default): a new account, under a name that is not the namesake's.
+    assert sign_in(parley_client(), username="alice", password=PROVIDER_PASSWORD).status_code == 302
+    provisioned = OidcIdentity.objects.get().user
+    assert provisioned.pk not in {namesake.pk, local.pk}
+    assert provisioned.username.startswith("alice-") and len(provisioned.username) == 6 + 8
+    assert not Membership.objects.filter(user__in=[namesake, local]).exists()
+
+    # On: the provider says the address is verified, so the first sign-in takes over that account.
+    OidcIdentity.objects.all().delete()
+    provisioned.delete()
+    sso_settings.PARLEY_OIDC_LINK_BY_EMAIL = True
+    assert sign_in(parley_client(), username="alice", password=PROVIDER_PASSWORD).status_code == 302
+    assert OidcIdentity.objects.get().user == local
+    local.refresh_from_db()
+    assert local.username == "alice.local" and local.check_password("pw-2")
+    assert Membership.objects.get(user=local).workspace == acme
+
+
+def test_a_superuser_sees_the_identities_and_cannot_repoint_one(
+    sso_settings: SettingsWrapper, acme: Workspace, admin_client: object
+) -> None:
+    assert sign_in(parley_client(), username="alice", password=PROVIDER_PASSWORD).status_code == 302
+    identity = OidcIdentity.objects.get()
+    listing = admin_client.get("/admin/sso/oidcidentity/")  # type: ignore[attr-defined]
+    assert listing.status_code == 200 and identity.subject in listing.content.decode()
+    change = admin_client.get(f"/admin/sso/oidcidentity/{identity.pk}/change/")  # type: ignore[attr-defined]
+    assert change.status_code == 200 and 'name="subject"' not in change.content.decode()
