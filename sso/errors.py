@@ -9,7 +9,8 @@ class SsoRefused(ParleyError):
     """The provider's answer cannot sign this person in: a token that fails a check, or no workspace.
 
     Codes: `sso_token_invalid` (signature, issuer, audience, expiry, nonce; `extra.reason` says which),
-    `sso_no_workspace` (no group maps to a workspace), `sso_account_conflict`, `sso_provider_error`.
+    `sso_no_workspace` (no group maps to a workspace), `sso_account_disabled` (a deactivated account),
+    `sso_account_conflict`, `sso_provider_error`.
     """
 
     code = "sso_refused"

@@ -50,6 +50,8 @@ def staff_sign_in(*, claims: Mapping[str, Any], issuer: str) -> User:
         user = identity_user_get(issuer=issuer, subject=subject)
         if user is None:
             user = _linked_user(claims=claims)
+        if user is not None and not user.is_active:
+            raise SsoRefused("Your Parley account is deactivated.", code="sso_account_disabled")
         mapped = workspace_roles_for_groups(groups=groups, rules=rules)
         if not mapped.roles and not _keeps_other_access(user=user, mapped=mapped):
             raise SsoRefused(

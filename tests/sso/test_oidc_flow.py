@@ -64,6 +64,11 @@ def test_the_code_flow_with_pkce_provisions_the_user_with_the_mapped_role(
     assert User.objects.filter(email="alice@example.com").count() == 1
     assert Membership.objects.filter(user=user).count() == 1
 
+    # Deactivated in Parley, the person stays out whatever the provider says.
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    refused = sign_in(parley_client(), username="alice", password=PROVIDER_PASSWORD)
+    assert refused.status_code == 403 and b"sso_account_disabled" in refused.content
+
 
 def test_the_code_is_redeemed_only_with_the_sessions_pkce_verifier(
     sso_settings: SettingsWrapper, acme: Workspace
@@ -222,3 +227,23 @@ def test_a_superuser_sees_the_identities_and_cannot_repoint_one(
     assert listing.status_code == 200 and identity.subject in listing.content.decode()
     change = admin_client.get(f"/admin/sso/oidcidentity/{identity.pk}/change/")  # type: ignore[attr-defined]
     assert change.status_code == 200 and 'name="subject"' not in change.content.decode()
+
+
+def test_the_next_address_stays_on_parley_and_a_providers_error_is_shown(
+    sso_settings: SettingsWrapper, acme: Workspace
+) -> None:
+    client = parley_client()
+    start = client.get("/sso/login/", {"next": "https://evil.example/steal"})
+    callback = provider_sign_in(
+        str(start["Location"]), username="alice", password=PROVIDER_PASSWORD
+    )
+    response = client.get(callback)
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+
+    cancelled = parley_client().get(
+        "/sso/callback/",
+        {"error": "access_denied", "error_description": "The person cancelled", "state": "s"},
+    )
+    assert cancelled.status_code == 403
+    assert b"The person cancelled" in cancelled.content
+    assert b"sso_provider_error" in cancelled.content
