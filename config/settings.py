@@ -203,7 +203,8 @@ PARLEY_OIDC_ROLE_MAP = env_list("PARLEY_OIDC_ROLE_MAP", [])
 # true: a first sign-in whose verified e-mail is an existing account's takes that account over.
 PARLEY_OIDC_LINK_BY_EMAIL = env_bool("PARLEY_OIDC_LINK_BY_EMAIL", False)
 PARLEY_OIDC_BUTTON_LABEL = (
-    env_str("PARLEY_OIDC_BUTTON_LABEL", "Sign in with single sign-on") or "Sign in"
+    env_str("PARLEY_OIDC_BUTTON_LABEL", "Sign in with single sign-on")
+    or "Sign in with single sign-on"
 )
 if OIDC_RP_CLIENT_ID:
     _oidc_missing = [
@@ -233,9 +234,7 @@ OIDC_USE_PKCE = True
 OIDC_PKCE_CODE_CHALLENGE_METHOD = "S256"
 OIDC_USE_NONCE = True
 OIDC_AUTHENTICATION_CALLBACK_URL = "sso-callback"
-OIDC_CREATE_USER = True
-LOGIN_REDIRECT_URL = "/admin/"
-LOGIN_REDIRECT_URL_FAILURE = "/admin/login/"
+LOGIN_REDIRECT_URL = "/admin/"  # after a sign-in that named no `next`
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
