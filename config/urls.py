@@ -13,6 +13,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
+    path("sso/", include("sso.urls")),
     path("api/v1/widget/config", WidgetConfigView.as_view(), name="widget-config"),
     path("api/v1/privacy/", include("privacy.urls")),
     path("api/", include("api.urls")),
