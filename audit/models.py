@@ -29,6 +29,18 @@ class AuditEntryManager(LogEntryManager):
         kwargs.setdefault("workspaces", target.workspaces)
         return super().log_create(instance, force_log=force_log, **kwargs)
 
+    def log_m2m_changes(
+        self, changed_queryset: Any, instance: Any, operation: str, field_name: str, **kwargs: Any
+    ) -> Any:
+        from audit.registry import audit_target
+
+        target = audit_target(instance)
+        if target is None:
+            return None
+        kwargs.setdefault("kind", target.kind)
+        kwargs.setdefault("workspaces", target.workspaces)
+        return super().log_m2m_changes(changed_queryset, instance, operation, field_name, **kwargs)
+
     def create(self, **kwargs: Any) -> Any:
         return super().create(**audit_context_fill(kwargs))
 

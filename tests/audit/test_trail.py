@@ -233,3 +233,35 @@ def test_each_kind_changed_once_writes_one_entry_shown_in_the_admin_and_its_expo
     by_id = {record["id"]: record for record in records}
     assert by_id[bot_changed.pk]["changes"] == {"refusal_text": ["Out of scope.", "Not my area."]}
     assert by_id[release.pk]["kind"] == "quarantine_release"
+
+
+def test_a_documents_bots_changed_through_the_api_name_the_bots_and_the_key() -> None:
+    workspace = workspace_make()
+    first, second = (Bot.objects.create(workspace=workspace, name=name) for name in ("A", "B"))
+    raw_key, key_id = server_key_make(workspace, scopes=("documents:read", "documents:write"))
+    api = Client(REMOTE_ADDR=API_ADDR)
+    created = api.post(
+        "/api/v1/documents",
+        {
+            "title": "Hours",
+            "text": "We open at 9.",
+            "format": "markdown",
+            "bot_ids": [str(first.pk)],
+        },
+        content_type="application/json",
+        **bearer(raw_key),
+    )
+    document_id = created.json()["documents"][0]["id"]
+    start = _last_pk()
+    response = api.patch(
+        f"/api/v1/documents/{document_id}",
+        {"bot_ids": [str(second.pk)]},
+        content_type="application/json",
+        **bearer(raw_key),
+    )
+    assert response.status_code == 200, response.content
+    entries = _entries_since(start)
+    changes = {e.changes["bots"]["operation"]: e.changes["bots"]["objects"] for e in entries}
+    assert changes == {"delete": ["A"], "add": ["B"]}
+    assert all(e.kind == AuditEntry.Kind.DOCUMENT and e.actor_key_id == key_id for e in entries)
+    assert all(e.workspaces == [workspace.pk] and e.remote_addr == API_ADDR for e in entries)
