@@ -67,3 +67,27 @@ def test_the_address_is_the_callers_and_a_forwarded_one_only_behind_a_declared_p
     settings.PARLEY_AUDIT_FORWARDED_FOR = True
     assert client_address(request) == "198.51.100.20"  # the proxy's own addition, not the first
     assert client_address(RequestFactory().get("/", REMOTE_ADDR="not-an-ip")) is None
+
+
+def test_the_admin_filters_by_who_kind_object_workspace_and_date() -> None:
+    first, second = workspace_make(), workspace_make()
+    entry_make(workspace=first, repr_="first-bot")
+    entry_make(workspace=second, repr_="second-bot")
+    root = Client()
+    root.force_login(get_user_model().objects.create_superuser("root", password="pw-123-long"))
+    Client().post("/admin/login/", {"username": "mallory", "password": "guess"})
+
+    def listed(**query: str) -> set[str]:
+        rows = root.get(BASE, query).context["cl"].result_list
+        return {entry.object_repr for entry in rows} & {"first-bot", "second-bot", "mallory"}
+
+    assert listed() == {"first-bot", "second-bot", "mallory"}
+    assert listed(workspace=str(first.pk)) == {"first-bot"}
+    assert listed(kind="login_failed") == {"mallory"}
+    assert listed(actor="system") == {"first-bot", "second-bot"}
+    assert listed(q="second") == {"second-bot"}
+    bot_type = AuditEntry.objects.get(object_repr="first-bot").content_type_id
+    assert listed(resource_type=str(bot_type)) == {"first-bot", "second-bot"}
+    today = AuditEntry.objects.get(object_repr="first-bot").timestamp
+    assert listed(timestamp__year=str(today.year - 1)) == set()
+    assert listed(timestamp__year=str(today.year)) == {"first-bot", "second-bot", "mallory"}
