@@ -19,6 +19,7 @@ from django.utils import timezone
 from api.key_cache import api_key_cache_clear
 from api.models import BotSigningSecret, ServerApiKey, WidgetKey
 from api.principal import Principal, PrincipalKind, VisitorSession, visitor_session_issue
+from audit.services import audit_change_record
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
@@ -72,7 +73,15 @@ def server_api_key_revoke(*, key_id: uuid.UUID) -> bool:
         revoked_at=timezone.now()
     )
     api_key_cache_clear()
+    if revoked:
+        _revocation_audit(ServerApiKey.objects.get(pk=key_id))
     return bool(revoked)
+
+
+def _revocation_audit(key: ServerApiKey | WidgetKey) -> None:
+    """A conditional UPDATE sends no model signal: the revocation's audit entry is written here."""
+    revoked_at = key.revoked_at.isoformat() if key.revoked_at else None
+    audit_change_record(instance=key, changes={"revoked_at": [None, revoked_at]})
 
 
 def widget_key_create(*, bot: Bot, name: str, allowed_origins: Iterable[str]) -> WidgetKey:
@@ -92,6 +101,8 @@ def widget_key_revoke(*, key_id: uuid.UUID) -> bool:
         revoked_at=timezone.now()
     )
     api_key_cache_clear()
+    if revoked:
+        _revocation_audit(WidgetKey.objects.get(pk=key_id))
     return bool(revoked)
 
 
@@ -101,9 +112,14 @@ def bot_signing_secret_create(*, bot: Bot) -> BotSigningSecret:
 
 def bot_signing_secret_rotate(*, bot_id: uuid.UUID) -> None:
     """Signatures made with the old secret stop working at once."""
-    BotSigningSecret.objects.filter(pk=bot_id).update(
-        secret=secrets.token_urlsafe(32), rotated_at=timezone.now()
-    )
+    now = timezone.now()
+    if BotSigningSecret.objects.filter(pk=bot_id).update(
+        secret=secrets.token_urlsafe(32), rotated_at=now
+    ):
+        audit_change_record(
+            instance=BotSigningSecret.objects.get(pk=bot_id),
+            changes={"secret": ["***", "***"]},
+        )
     api_key_cache_clear()
 
 

@@ -118,7 +118,22 @@ INSTALLED_APPS = [
     "privacy",
     "connectors",
     "sso",
+    # The audit trail (audit/): django-auditlog's receivers and diff, django-pgtrigger's append-only
+    # trigger; audit.AuditEntry replaces auditlog's own entry model.
+    "pgtrigger",
+    "auditlog",
+    "audit",
 ]
+AUDITLOG_LOGENTRY_MODEL = "audit.AuditEntry"
+# auditlog's migrations would create its own (swapped-out) entry table, which a test flush then cannot
+# truncate (it references content types); without migrations no table is made for a swapped model.
+MIGRATION_MODULES = {"auditlog": None}
+AUDITLOG_STORE_JSON_CHANGES = True  # diffs keep their types (numbers, lists), not their str()
+# Audit entries older than this many days are deleted by the periodic task (audit.entries_prune).
+PARLEY_AUDIT_RETENTION_DAYS = env_int("PARLEY_AUDIT_RETENTION_DAYS", 365, minimum=1)
+# true behind a proxy that appends the client's address to X-Forwarded-For: the audit records that
+# header's last address (the proxy's own addition) rather than the proxy's REMOTE_ADDR.
+PARLEY_AUDIT_FORWARDED_FOR = env_bool("PARLEY_AUDIT_FORWARDED_FOR", False)
 # Where personal data is redacted (core.redaction), phone numbers written without a country code
 # are recognised when valid in one of these regions (ISO 3166 codes); international ones always.
 PARLEY_REDACTION_PHONE_REGIONS = env_list(
@@ -134,6 +149,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "audit.context.AuditContextMiddleware",  # who and from where, for the audit entries written
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "core.middleware.SyncChainMiddleware",  # last: the chain runs in one thread under ASGI (see its docstring)
@@ -309,6 +325,11 @@ CELERY_BEAT_SCHEDULE = {
     "privacy-retention": {
         "task": "privacy.retention_apply",
         "schedule": float(env_int("PRIVACY_RETENTION_EVERY_SECONDS", 3600, minimum=10)),
+    },
+    # Audit entries past PARLEY_AUDIT_RETENTION_DAYS (the audit app).
+    "audit-prune": {
+        "task": "audit.entries_prune",
+        "schedule": float(env_int("PARLEY_AUDIT_PRUNE_EVERY_SECONDS", 3600, minimum=10)),
     },
     # Visitor erasures a failure or a killed process left unfinished are taken up again.
     "privacy-erasures-resume": {

@@ -52,6 +52,7 @@ GRANTS: dict[tuple[str, str], tuple[str, ...]] = {
     ("privacy", "visitorerasure"): ("view",),
     ("connectors", "channel"): FULL,
     ("connectors", "outboxmessage"): ("change", "view"),  # change: queue a failed message again
+    ("audit", "auditentry"): ("view",),  # rows: only the workspaces the user owns (audit.selectors)
 }
 
 

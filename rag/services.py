@@ -21,6 +21,8 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from audit.models import AuditEntry
+from audit.services import audit_change_record, audit_created_record
 from bots.models import Bot
 from core.models import Workspace
 from rag.models import Chunk, Document, WorkspaceEmbedding, document_upload_to
@@ -134,6 +136,8 @@ def documents_create(
                 for bot in bots
             ]
             Document.bots.through.objects.bulk_create(links, batch_size=1000)
+            # bulk_create sends no model signal: the uploads' audit entries are written here.
+            audit_created_record(instances=documents)
             _enqueue(
                 [
                     document.pk
@@ -381,7 +385,18 @@ def chunk_release(*, document_id: uuid.UUID | str, chunk_id: uuid.UUID | str) ->
     One conditional UPDATE; False when the chunk is not quarantined (already released, or another
     document's). A re-ingestion of the document scores its new chunks afresh.
     """
-    released = Chunk.objects.filter(pk=chunk_id, document_id=document_id, quarantined=True).update(
-        quarantined=False, released_at=timezone.now()
-    )
+    now = timezone.now()
+    with transaction.atomic():
+        released = Chunk.objects.filter(
+            pk=chunk_id, document_id=document_id, quarantined=True
+        ).update(quarantined=False, released_at=now)
+        if released:
+            chunk = Chunk.objects.only("pk", "workspace_id", "document_id", "ordinal").get(
+                pk=chunk_id
+            )
+            audit_change_record(
+                instance=chunk,
+                kind=AuditEntry.Kind.QUARANTINE_RELEASE,
+                changes={"quarantined": [True, False], "released_at": [None, now.isoformat()]},
+            )
     return bool(released)

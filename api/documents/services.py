@@ -119,7 +119,9 @@ def document_update(
         raise ValidationError({"bot_ids": ["A session document cannot be attached to bots."]})
     with transaction.atomic():
         if title is not None:
-            Document.objects.filter(pk=document.pk).update(title=title)
+            # save(), not a queryset update: the audit trail sees the rename (audit.registry).
+            document.title = title
+            document.save(update_fields=["title", "updated_at"])
         if bots is not None:
             document.bots.set(bots)
     return Document.objects.prefetch_related("bots").get(pk=document.pk)

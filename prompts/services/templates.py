@@ -10,6 +10,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
+from audit.services import audit_change_record
 from bots.models import PromptTemplateVersion
 from bots.models.templates import TEMPLATE_MAX_CHARS
 from core.errors import ErrorKind, ParleyError
@@ -71,16 +72,26 @@ def template_version_activate(*, bot_id: Any, kind: str, number: int) -> PromptT
     if problem is not None:
         raise TemplateRejected(problem)
     with transaction.atomic():
-        PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(
-            is_active=False
+        active = PromptTemplateVersion.objects.select_for_update().filter(
+            bot_id=bot_id, kind=kind, is_active=True
         )
+        before = list(active.values_list("number", flat=True))
+        active.update(is_active=False)
         PromptTemplateVersion.objects.filter(pk=version.pk).update(is_active=True)
-    version.is_active = True
+        version.is_active = True
+        # A queryset update sends no model signal: the roll-back's one audit entry is written here.
+        audit_change_record(
+            instance=version, changes={"active_version": [before[0] if before else None, number]}
+        )
     return version
 
 
 def template_default_restore(*, bot_id: Any, kind: str) -> None:
     """Deactivate every override of this kind: the bot uses the default template file again."""
-    PromptTemplateVersion.objects.filter(bot_id=bot_id, kind=kind, is_active=True).update(
-        is_active=False
-    )
+    with transaction.atomic():
+        active = PromptTemplateVersion.objects.select_for_update().filter(
+            bot_id=bot_id, kind=kind, is_active=True
+        )
+        for version in active:  # a queryset update sends no model signal: audited here
+            audit_change_record(instance=version, changes={"is_active": [True, False]})
+        active.update(is_active=False)

@@ -1,0 +1,133 @@
+"""The one place that says what is audited: every model whose changes matter, named by label (the apps
+are above audit on the layer map, so it imports none of them), with its kind, the path to its
+workspace and the fields worth a diff. django-auditlog connects them; logins are connected here too.
+
+Writes that bypass model signals (conditional UPDATEs, bulk inserts) call audit.services instead:
+key revocation and rotation, document uploads, releases from quarantine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from auditlog.registry import auditlog
+from django.apps import apps
+from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.core.exceptions import ObjectDoesNotExist
+
+from audit.models import AuditEntry
+
+Kind = AuditEntry.Kind
+
+
+@dataclass(frozen=True)
+class Audited:
+    label: str  # app_label.ModelName
+    kind: str
+    workspace: str  # dotted attribute path from an object to its workspace id
+    include: tuple[str, ...] = ()  # only these fields (empty: all but `exclude`)
+    exclude: tuple[str, ...] = ()
+    mask: tuple[str, ...] = ()  # diffed, but stored masked (secrets)
+    m2m: tuple[str, ...] = ()
+    unless: str = ""  # an attribute that, when set, leaves the object out
+
+
+# Bookkeeping that changes without anyone deciding it: not a change that matters.
+_STAMPS = ("created_at", "updated_at")
+
+AUDITED: tuple[Audited, ...] = (
+    Audited(label="bots.Bot", kind=Kind.BOT, workspace="workspace_id", exclude=_STAMPS),
+    Audited(label="bots.BotLocaleText", kind=Kind.BOT, workspace="bot.workspace_id"),
+    Audited(
+        label="bots.PromptTemplateVersion",
+        kind=Kind.TEMPLATE,
+        workspace="bot.workspace_id",
+        exclude=_STAMPS,
+    ),
+    Audited(label="prompt_context.Topic", kind=Kind.TOPIC, workspace="bot.workspace_id"),
+    Audited(label="prompt_context.LexiconGroup", kind=Kind.LEXICON, workspace="bot.workspace_id"),
+    # Staff's documents; a visitor's session document is the visitor's data (erased on request,
+    # which an append-only trail could not honour), so it is left out.
+    Audited(
+        label="rag.Document",
+        kind=Kind.DOCUMENT,
+        workspace="workspace_id",
+        include=("title", "source_url", "file", "filename", "mime_type", "size_bytes"),
+        m2m=("bots",),
+        unless="conversation_id",
+    ),
+    Audited(
+        label="api.ServerApiKey",
+        kind=Kind.API_KEY,
+        workspace="workspace_id",
+        exclude=(*_STAMPS, "last_used_at", "secret_hash"),
+    ),
+    Audited(
+        label="api.WidgetKey", kind=Kind.WIDGET_KEY, workspace="bot.workspace_id", exclude=_STAMPS
+    ),
+    Audited(
+        label="api.BotSigningSecret",
+        kind=Kind.SIGNING_SECRET,
+        workspace="bot.workspace_id",
+        exclude=_STAMPS,
+        mask=("secret",),
+    ),
+    Audited(label="core.Membership", kind=Kind.MEMBER, workspace="workspace_id", exclude=_STAMPS),
+    Audited(label="core.Workspace", kind=Kind.WORKSPACE, workspace="pk", exclude=_STAMPS),
+    Audited(label="handoff.HandoffPolicy", kind=Kind.HANDOFF_POLICY, workspace="bot.workspace_id"),
+)
+
+_BY_LABEL = {audited.label: audited for audited in AUDITED}
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str
+    workspaces: list[Any] = field(default_factory=list)
+
+
+def attribute_path(instance: Any, path: str) -> Any:
+    """`a.b_id` read through the related objects; None when one of them is gone."""
+    value = instance
+    try:
+        for name in path.split("."):
+            value = getattr(value, name)
+            if value is None:
+                return None
+    except ObjectDoesNotExist:
+        return None
+    return value
+
+
+def audit_target(instance: Any) -> Target | None:
+    """The kind and workspace of an audited object; None when its model, or the object, is not audited."""
+    audited = _BY_LABEL.get(instance._meta.label)
+    if audited is None or (audited.unless and getattr(instance, audited.unless, None)):
+        return None
+    workspace_id = attribute_path(instance, audited.workspace)
+    return Target(kind=audited.kind, workspaces=[workspace_id] if workspace_id else [])
+
+
+def audited_kind(label: str) -> str | None:
+    """The kind of entry an audited model's changes make; None when the model is not audited."""
+    audited = _BY_LABEL.get(label)
+    return audited.kind if audited else None
+
+
+def audit_registry_connect() -> None:
+    """Register every audited model with django-auditlog and connect the login receivers (once)."""
+    from audit.services import login_failed_record, login_record
+
+    for audited in AUDITED:
+        model = apps.get_model(audited.label)
+        if auditlog.contains(model):
+            continue
+        auditlog.register(
+            model,
+            include_fields=list(audited.include) or None,
+            exclude_fields=list(audited.exclude) or None,
+            mask_fields=list(audited.mask) or None,
+            m2m_fields=set(audited.m2m) or None,
+        )
+    user_logged_in.connect(login_record, dispatch_uid="audit.login")
+    user_login_failed.connect(login_failed_record, dispatch_uid="audit.login_failed")
