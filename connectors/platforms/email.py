@@ -12,6 +12,7 @@ import re
 import smtplib
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from anymail.exceptions import AnymailError  # type: ignore[import-untyped]
@@ -22,8 +23,13 @@ from django.http import HttpRequest
 
 from connectors.errors import DeliveryError, InboundInvalid, SignatureRefused
 from connectors.models import Channel, ChannelThread, InboundEvent
-from connectors.notices import notice
-from connectors.platforms.base import Attachment, InboundMessage, Outgoing, Parsed
+from connectors.platforms.base import (
+    Attachment,
+    InboundMessage,
+    Outgoing,
+    Parsed,
+    sources_footnotes,
+)
 from connectors.text import email_reply_strip
 
 REPLAY_WINDOW_SECONDS = 300
@@ -167,14 +173,6 @@ class EmailConnector:
 
 def email_body(outgoing: Outgoing) -> str:
     """The plain-text body: the answer with its sources as footnotes, an agent's reply signed."""
-    body = outgoing.text
     if outgoing.kind == "agent" and outgoing.author:
-        body = f"{body}\n\n— {outgoing.author}"
-    if outgoing.sources:
-        page = notice("page", locale=outgoing.locale)
-        notes = [
-            f"[{s.n}] {s.title}" + (f", {page} {s.page}" if s.page else "")
-            for s in outgoing.sources
-        ]
-        body = f"{body}\n\n{notice('sources', locale=outgoing.locale)}:\n" + "\n".join(notes)
-    return body
+        outgoing = replace(outgoing, text=f"{outgoing.text}\n\n— {outgoing.author}")
+    return sources_footnotes(outgoing)

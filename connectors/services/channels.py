@@ -11,6 +11,7 @@ SECRET_NAMES: dict[str, tuple[str, ...]] = {
     Channel.Kind.EMAIL: ("webhook_signing_key", "smtp_password"),
     Channel.Kind.WHATSAPP: ("app_secret", "access_token", "verify_token"),
     Channel.Kind.TELEGRAM: ("bot_token", "webhook_secret"),
+    Channel.Kind.TEAMS: ("app_password",),
 }
 
 

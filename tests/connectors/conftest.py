@@ -1,5 +1,6 @@
-"""The connectors' tests: a local Slack Web API server and a local SMTP server (aiosmtpd), one each per
-session, and a bot with a channel of each kind pointed at them."""
+"""The connectors' tests: local servers speaking each platform's API (Slack, WhatsApp, Telegram, the Bot
+Framework for Teams), a real SMTP server (aiosmtpd), one each per session, and a bot with a channel of
+each kind pointed at them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
+from tests.support.teams_server import APP_ID, APP_PASSWORD, TeamsServer
 from tests.support.telegram_server import BOT_TOKEN as TELEGRAM_TOKEN
 from tests.support.telegram_server import WEBHOOK_SECRET, TelegramServer
 from tests.support.whatsapp_server import ACCESS_TOKEN, APP_SECRET, WhatsAppServer
@@ -111,6 +113,33 @@ def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object)
         name="Support Telegram",
         api_base_url=server.base_url,
         secrets={"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET},
+        **fields,
+    )
+
+
+@pytest.fixture(scope="session")
+def teams_server() -> Iterator[TeamsServer]:
+    server = TeamsServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def teams(teams_server: TeamsServer) -> TeamsServer:
+    teams_server.reset()
+    return teams_server
+
+
+def teams_channel_make(*, bot: Bot, server: TeamsServer, **fields: object) -> Channel:
+    return Channel.objects.create(
+        bot=bot,
+        kind=Channel.Kind.TEAMS,
+        name="Support Teams",
+        api_base_url=server.base_url,
+        settings={"teams_app_id": APP_ID},
+        secrets={"app_password": APP_PASSWORD},
         **fields,
     )
 
