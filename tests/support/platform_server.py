@@ -52,6 +52,11 @@ class PlatformServer:
     def root_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
 
+    @property
+    def base_url(self) -> str:
+        """The API's base URL, as a channel's ``api_base_url``."""
+        return self.root_url
+
     def handler(self) -> type[PlatformHandler]:
         raise NotImplementedError
 

@@ -68,10 +68,6 @@ class TeamsServer(PlatformServer):
         self.token_requests = 0
         self._ids = itertools.count(1)
 
-    @property
-    def base_url(self) -> str:
-        return self.root_url
-
     def reset(self) -> None:
         with self.lock:
             self.messages.clear()
