@@ -25,6 +25,11 @@ SETTING_NAMES = (
     "smtp_tls",
     "whatsapp_template",
     "whatsapp_template_language",
+    "imap_host",
+    "imap_port",
+    "imap_security",
+    "imap_username",
+    "imap_folder",
     "teams_app_id",
     "teams_tenant",
 )
@@ -64,6 +69,18 @@ class ChannelForm(forms.ModelForm):
         "Telegram: the secret_token you give setWebhook (1-256 of A-Z a-z 0-9 _ -)."
     )
     verify_token = _secret("WhatsApp: any string; give Meta the same one with the callback URL.")
+    imap_host = forms.CharField(
+        required=False,
+        help_text="E-mail by IMAP polling (instead of a provider's webhook): the mailbox's server.",
+    )
+    imap_port = forms.IntegerField(required=False, min_value=1, max_value=65535)
+    imap_security = forms.ChoiceField(
+        required=False,
+        choices=[("ssl", "TLS (993)"), ("starttls", "STARTTLS (143)"), ("none", "None")],
+    )
+    imap_username = forms.CharField(required=False)
+    imap_folder = forms.CharField(required=False, help_text="Blank: INBOX.")
+    imap_password = _secret()
     app_password = _secret("Teams: the Azure Bot's client secret (its app registration's).")
     teams_app_id = forms.CharField(
         required=False, help_text="Teams: the Azure Bot's Microsoft App ID (a GUID)."

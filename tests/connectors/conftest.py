@@ -20,6 +20,7 @@ from bots.models import Bot
 from connectors.models import Channel
 from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
+from tests.support.imap_server import IMAP_PASSWORD, IMAP_USER, ImapServer
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
 from tests.support.teams_server import APP_ID, APP_PASSWORD, TeamsServer
@@ -118,6 +119,31 @@ def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object)
 
 
 @pytest.fixture(scope="session")
+def imap_server() -> Iterator[ImapServer]:
+    server = ImapServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def imap(imap_server: ImapServer) -> ImapServer:
+    imap_server.reset()
+    return imap_server
+
+
+def imap_settings(server: ImapServer) -> dict[str, object]:
+    """An e-mail channel's settings that poll the test mailbox (plain IMAP: it is local)."""
+    return {
+        "imap_host": "127.0.0.1",
+        "imap_port": server.port,
+        "imap_security": "none",
+        "imap_username": IMAP_USER,
+    }
+
+
+@pytest.fixture(scope="session")
 def teams_server() -> Iterator[TeamsServer]:
     server = TeamsServer().start()
     try:
@@ -160,7 +186,10 @@ def slack_channel_make(*, bot: Bot, server: SlackServer, **fields: object) -> Ch
     )
 
 
-def email_channel_make(*, bot: Bot, server: SmtpServer, **fields: object) -> Channel:
+def email_channel_make(
+    *, bot: Bot, server: SmtpServer, imap: ImapServer | None = None, **fields: object
+) -> Channel:
+    """An e-mail channel sending through ``server``; with ``imap``, polling that mailbox too."""
     return Channel.objects.create(
         bot=bot,
         kind=Channel.Kind.EMAIL,
@@ -169,8 +198,12 @@ def email_channel_make(*, bot: Bot, server: SmtpServer, **fields: object) -> Cha
             "from_address": "help@lumen.example",
             "smtp_host": "127.0.0.1",
             "smtp_port": server.port,
+            **(imap_settings(imap) if imap is not None else {}),
         },
-        secrets={"webhook_signing_key": MAILGUN_KEY},
+        secrets={
+            "webhook_signing_key": MAILGUN_KEY,
+            **({"imap_password": IMAP_PASSWORD} if imap is not None else {}),
+        },
         **fields,
     )
 
