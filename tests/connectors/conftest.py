@@ -8,9 +8,10 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from email.utils import make_msgid
+from typing import Any, Protocol
 
 import pytest
 from django.http import HttpResponse
@@ -32,49 +33,39 @@ MAILGUN_KEY = "test-mailgun-webhook-signing-key"
 __all__ = ["live_api"]  # the real uvicorn server, for the console's browser test
 
 
-@pytest.fixture(scope="session")
-def slack_server() -> Iterator[SlackServer]:
-    server = SlackServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+class _Server(Protocol):
+    def stop(self) -> None: ...
+
+    def reset(self) -> None: ...
 
 
-@pytest.fixture
-def slack(slack_server: SlackServer) -> SlackServer:
-    slack_server.reset()
-    return slack_server
+def _servers(name: str, start: Callable[[], _Server]) -> tuple[Any, Any]:
+    """Two fixtures: ``<name>_server``, the platform's local server for the session, and ``<name>``,
+    the same server reset for one test."""
+
+    @pytest.fixture(scope="session", name=f"{name}_server")
+    def session_server() -> Iterator[_Server]:
+        server = start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+    @pytest.fixture(name=name)
+    def server(request: pytest.FixtureRequest) -> _Server:
+        running: _Server = request.getfixturevalue(f"{name}_server")
+        running.reset()
+        return running
+
+    return session_server, server
 
 
-@pytest.fixture(scope="session")
-def smtp_server() -> Iterator[SmtpServer]:
-    server = SmtpServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def smtp(smtp_server: SmtpServer) -> SmtpServer:
-    smtp_server.reset()
-    return smtp_server
-
-
-@pytest.fixture(scope="session")
-def whatsapp_server() -> Iterator[WhatsAppServer]:
-    server = WhatsAppServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def whatsapp(whatsapp_server: WhatsAppServer) -> WhatsAppServer:
-    whatsapp_server.reset()
-    return whatsapp_server
+slack_session_fixture, slack_fixture = _servers("slack", lambda: SlackServer().start())
+smtp_session_fixture, smtp_fixture = _servers("smtp", lambda: SmtpServer().start())
+whatsapp_session_fixture, whatsapp_fixture = _servers("whatsapp", lambda: WhatsAppServer().start())
+telegram_session_fixture, telegram_fixture = _servers("telegram", lambda: TelegramServer().start())
+imap_session_fixture, imap_fixture = _servers("imap", lambda: ImapServer().start())
+teams_session_fixture, teams_fixture = _servers("teams", lambda: TeamsServer().start())
 
 
 def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: object) -> Channel:
@@ -92,21 +83,6 @@ def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: object)
     )
 
 
-@pytest.fixture(scope="session")
-def telegram_server() -> Iterator[TelegramServer]:
-    server = TelegramServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def telegram(telegram_server: TelegramServer) -> TelegramServer:
-    telegram_server.reset()
-    return telegram_server
-
-
 def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object) -> Channel:
     return Channel.objects.create(
         bot=bot,
@@ -118,21 +94,6 @@ def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object)
     )
 
 
-@pytest.fixture(scope="session")
-def imap_server() -> Iterator[ImapServer]:
-    server = ImapServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def imap(imap_server: ImapServer) -> ImapServer:
-    imap_server.reset()
-    return imap_server
-
-
 def imap_settings(server: ImapServer) -> dict[str, object]:
     """An e-mail channel's settings that poll the test mailbox (plain IMAP: it is local)."""
     return {
@@ -141,21 +102,6 @@ def imap_settings(server: ImapServer) -> dict[str, object]:
         "imap_security": "none",
         "imap_username": IMAP_USER,
     }
-
-
-@pytest.fixture(scope="session")
-def teams_server() -> Iterator[TeamsServer]:
-    server = TeamsServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def teams(teams_server: TeamsServer) -> TeamsServer:
-    teams_server.reset()
-    return teams_server
 
 
 def teams_channel_make(*, bot: Bot, server: TeamsServer, **fields: object) -> Channel:
