@@ -15,14 +15,15 @@ token endpoint.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
-from asgiref.sync import async_to_sync
 from botbuilder.core import CardFactory, MessageFactory, TurnContext  # type: ignore[import-untyped]
 from botbuilder.schema import (  # type: ignore[import-untyped]
     Activity,
@@ -55,6 +56,7 @@ FILE_INFO = "application/vnd.microsoft.teams.file.download.info"
 _MENTION = re.compile(r"<at>[^<]*</at>\s*")
 _TOKENS: dict[tuple[str, str], tuple[str, float]] = {}  # (token URL, app id): (token, expires at)
 _TOKENS_LOCK = threading.Lock()
+_VALIDATION = ThreadPoolExecutor(max_workers=4, thread_name_prefix="teams-jwt")
 
 
 class TeamsConnector:
@@ -82,13 +84,20 @@ class TeamsConnector:
             self.metadata_url,
             AuthenticationConstants.ALLOWED_SIGNING_ALGORITHMS,
         )
+        credentials = SimpleCredentialProvider(self.app_id, self.password)
+        header, channel_id = (
+            request.headers.get("Authorization", ""),
+            str(activity.channel_id or ""),
+        )
+
+        async def validated() -> Any:
+            identity = await extractor.get_identity_from_auth_header(header, channel_id, [])
+            return await ChannelValidation.validate_identity(identity, credentials)
+
         try:
-            identity = async_to_sync(extractor.get_identity_from_auth_header)(
-                request.headers.get("Authorization", ""), str(activity.channel_id or ""), []
-            )
-            identity = async_to_sync(ChannelValidation.validate_identity)(
-                identity, SimpleCredentialProvider(self.app_id, self.password)
-            )
+            # The SDK's coroutines need no loop of ours: run on a thread of their own, so that a
+            # loop running in the caller's thread (an ASGI server's, a test's) does not matter.
+            identity = _VALIDATION.submit(asyncio.run, validated()).result(timeout=30)
         # The SDK refuses with PermissionError, PyJWT's errors, a bare Exception (endorsements),
         # requests' errors (the keys unreachable): any of them leaves the request unauthenticated.
         except Exception as error:

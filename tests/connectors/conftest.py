@@ -22,6 +22,7 @@ from connectors.models import Channel
 from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
 from tests.support.imap_server import IMAP_PASSWORD, IMAP_USER, ImapServer
+from tests.support.platform_server import PlatformServer
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
 from tests.support.teams_server import APP_ID, APP_PASSWORD, TeamsServer
@@ -68,30 +69,28 @@ imap_session_fixture, imap_fixture = _servers("imap", lambda: ImapServer().start
 teams_session_fixture, teams_fixture = _servers("teams", lambda: TeamsServer().start())
 
 
-def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: object) -> Channel:
+def platform_channel_make(
+    *, bot: Bot, kind: str, server: PlatformServer, secrets: dict[str, str], **fields: Any
+) -> Channel:
+    """A channel of ``kind`` whose API is the local ``server``."""
     return Channel.objects.create(
         bot=bot,
-        kind=Channel.Kind.WHATSAPP,
-        name="Support WhatsApp",
+        kind=kind,
+        name=f"Support {kind}",
         api_base_url=server.base_url,
-        secrets={
-            "app_secret": APP_SECRET,
-            "access_token": ACCESS_TOKEN,
-            "verify_token": "verify-me",
-        },
+        secrets=secrets,
         **fields,
     )
 
 
-def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object) -> Channel:
-    return Channel.objects.create(
-        bot=bot,
-        kind=Channel.Kind.TELEGRAM,
-        name="Support Telegram",
-        api_base_url=server.base_url,
-        secrets={"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET},
-        **fields,
-    )
+def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: Any) -> Channel:
+    keys = {"app_secret": APP_SECRET, "access_token": ACCESS_TOKEN, "verify_token": "verify-me"}
+    return platform_channel_make(bot=bot, kind="whatsapp", server=server, secrets=keys, **fields)
+
+
+def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: Any) -> Channel:
+    keys = {"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET}
+    return platform_channel_make(bot=bot, kind="telegram", server=server, secrets=keys, **fields)
 
 
 def imap_settings(server: ImapServer) -> dict[str, object]:
@@ -104,15 +103,10 @@ def imap_settings(server: ImapServer) -> dict[str, object]:
     }
 
 
-def teams_channel_make(*, bot: Bot, server: TeamsServer, **fields: object) -> Channel:
-    return Channel.objects.create(
-        bot=bot,
-        kind=Channel.Kind.TEAMS,
-        name="Support Teams",
-        api_base_url=server.base_url,
-        settings={"teams_app_id": APP_ID},
-        secrets={"app_password": APP_PASSWORD},
-        **fields,
+def teams_channel_make(*, bot: Bot, server: TeamsServer, **fields: Any) -> Channel:
+    keys, settings = {"app_password": APP_PASSWORD}, {"teams_app_id": APP_ID}
+    return platform_channel_make(
+        bot=bot, kind="teams", server=server, secrets=keys, settings=settings, **fields
     )
 
 
@@ -121,15 +115,9 @@ def bot(db: None) -> Bot:
     return BotFactory(name="Lumi")
 
 
-def slack_channel_make(*, bot: Bot, server: SlackServer, **fields: object) -> Channel:
-    return Channel.objects.create(
-        bot=bot,
-        kind=Channel.Kind.SLACK,
-        name="Support Slack",
-        api_base_url=server.base_url,
-        secrets={"signing_secret": SIGNING_SECRET, "bot_token": BOT_TOKEN},
-        **fields,
-    )
+def slack_channel_make(*, bot: Bot, server: SlackServer, **fields: Any) -> Channel:
+    keys = {"signing_secret": SIGNING_SECRET, "bot_token": BOT_TOKEN}
+    return platform_channel_make(bot=bot, kind="slack", server=server, secrets=keys, **fields)
 
 
 def email_channel_make(

@@ -58,7 +58,7 @@ def _posted(channel: Channel, path: str, body: bytes, headers: dict[str, str]) -
         content_type="application/json",
         headers=headers,
     )
-    assert response.status_code == 200
+    assert response.status_code == 200, response.content
 
 
 def whatsapp_platform(server: WhatsAppServer, bot: Bot) -> Platform:
