@@ -341,6 +341,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "connectors.outbox_sweep",
         "schedule": float(env_int("CONNECTORS_SWEEP_EVERY_SECONDS", 30, minimum=5)),
     },
+    # E-mail channels with an IMAP mailbox: their unseen messages read (connectors.services.imap).
+    "poll-channel-mailboxes": {
+        "task": "connectors.imap_poll",
+        "schedule": float(env_int("CONNECTORS_IMAP_POLL_EVERY_SECONDS", 60, minimum=10)),
+    },
     # Resolved handoffs become FAQ candidates for review (insights.services.knowledge).
     "collect-faq-candidates": {
         "task": "insights.faq_candidates_collect",

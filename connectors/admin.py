@@ -25,56 +25,69 @@ SETTING_NAMES = (
     "smtp_tls",
     "whatsapp_template",
     "whatsapp_template_language",
+    "imap_host",
+    "imap_port",
+    "imap_security",
+    "imap_username",
+    "imap_folder",
+    "teams_app_id",
+    "teams_tenant",
 )
 _URL_NAMES: dict[str, str] = {
     Channel.Kind.SLACK: "connectors:slack-events",
     Channel.Kind.EMAIL: "connectors:email-inbound",
     Channel.Kind.WHATSAPP: "connectors:whatsapp-webhook",
     Channel.Kind.TELEGRAM: "connectors:telegram-webhook",
+    Channel.Kind.TEAMS: "connectors:teams-messages",
 }
 
 
+def _secret(help_text: str = "") -> forms.CharField:
+    """A write-only field: never rendered back (blank keeps the stored value)."""
+    return forms.CharField(
+        required=False, widget=forms.PasswordInput(render_value=False), help_text=help_text
+    )
+
+
 class ChannelForm(forms.ModelForm):
-    signing_secret = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="Slack: Basic Information → App Credentials → Signing Secret.",
+    signing_secret = _secret("Slack: Basic Information → App Credentials → Signing Secret.")
+    bot_token = _secret(
+        "Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…). Telegram: BotFather's token."
     )
-    bot_token = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…). Telegram: BotFather's token.",
-    )
-    webhook_signing_key = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="E-mail (Mailgun): Sending → Webhooks → HTTP webhook signing key.",
+    webhook_signing_key = _secret(
+        "E-mail (Mailgun): Sending → Webhooks → HTTP webhook signing key."
     )
     api_base_url = forms.URLField(
         required=False,
         assume_scheme="https",
         help_text="Blank: the platform's own API. Only to reach a proxy or a test server.",
     )
-    smtp_password = forms.CharField(required=False, widget=forms.PasswordInput(render_value=False))
-    app_secret = forms.CharField(
-        required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="WhatsApp: the Meta app's App Secret (App settings → Basic).",
+    smtp_password = _secret()
+    app_secret = _secret("WhatsApp: the Meta app's App Secret (App settings → Basic).")
+    access_token = _secret("WhatsApp: a system user's permanent access token.")
+    webhook_secret = _secret(
+        "Telegram: the secret_token you give setWebhook (1-256 of A-Z a-z 0-9 _ -)."
     )
-    access_token = forms.CharField(
+    verify_token = _secret("WhatsApp: any string; give Meta the same one with the callback URL.")
+    imap_host = forms.CharField(
         required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="WhatsApp: a system user's permanent access token.",
+        help_text="E-mail by IMAP polling (instead of a provider's webhook): the mailbox's server.",
     )
-    webhook_secret = forms.CharField(
+    imap_port = forms.IntegerField(required=False, min_value=1, max_value=65535)
+    imap_security = forms.ChoiceField(
         required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="Telegram: the secret_token you give setWebhook (1-256 of A-Z a-z 0-9 _ -).",
+        choices=[("ssl", "TLS (993)"), ("starttls", "STARTTLS (143)"), ("none", "None")],
     )
-    verify_token = forms.CharField(
+    imap_username = forms.CharField(required=False)
+    imap_folder = forms.CharField(required=False, help_text="Blank: INBOX.")
+    imap_password = _secret()
+    app_password = _secret("Teams: the Azure Bot's client secret (its app registration's).")
+    teams_app_id = forms.CharField(
+        required=False, help_text="Teams: the Azure Bot's Microsoft App ID (a GUID)."
+    )
+    teams_tenant = forms.CharField(
         required=False,
-        widget=forms.PasswordInput(render_value=False),
-        help_text="WhatsApp: any string; give Meta the same one with the callback URL.",
+        help_text="Teams: a single-tenant bot's tenant id (blank: multi-tenant, botframework.com).",
     )
     whatsapp_template = forms.CharField(
         required=False,

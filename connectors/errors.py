@@ -47,3 +47,11 @@ class DeliveryError(ParleyError):
         self.transient = transient
         self.retry_after = retry_after
         self.parts = list(parts or [])
+
+
+class MailboxUnavailable(ParleyError):
+    """An e-mail channel's IMAP mailbox could not be read (refused login, unreachable server, a
+    failed command): the messages stay in the mailbox, unseen, for the next poll."""
+
+    code = "mailbox_unavailable"
+    kind = ErrorKind.UNAVAILABLE

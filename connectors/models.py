@@ -21,6 +21,7 @@ class Channel(models.Model):
         EMAIL = "email", "E-mail"
         WHATSAPP = "whatsapp", "WhatsApp"
         TELEGRAM = "telegram", "Telegram"
+        TEAMS = "teams", "Microsoft Teams"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="channels")

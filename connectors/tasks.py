@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from celery import shared_task
 from django.utils import timezone
 
+from connectors.errors import MailboxUnavailable
 from connectors.models import ChannelThread, InboundEvent
 from connectors.services import (
+    channel_imap_poll,
     conversation_outbox_fill,
+    imap_channels,
     inbound_process,
     outbox_due_threads,
     thread_deliver,
 )
 
+logger = logging.getLogger(__name__)
 # An accepted message still unprocessed this long after it came (its worker lost) is processed again.
 INBOUND_STALE = timedelta(minutes=2)
 
@@ -54,3 +59,23 @@ def outbox_sweep() -> int:
     for event_id in stale:
         inbound_process_task.delay(event_id)
     return len(stale)
+
+
+@shared_task(name="connectors.imap_poll")
+def imap_poll() -> int:
+    """Beat's: one poll task per e-mail channel with a mailbox."""
+    channels = imap_channels()
+    for channel_id in channels:
+        channel_imap_poll_task.delay(channel_id)
+    return len(channels)
+
+
+@shared_task(name="connectors.channel_imap_poll")
+def channel_imap_poll_task(channel_id: str) -> int:
+    """A mailbox that cannot be read is logged and polled again at the next beat (nothing is lost:
+    its messages stay unseen)."""
+    try:
+        return channel_imap_poll(channel_id=channel_id)
+    except MailboxUnavailable as error:
+        logger.warning("IMAP poll failed: %s", error.message)
+        return 0

@@ -1,5 +1,5 @@
 """The URLs platforms are given: /channels/<channel id>/slack/events, .../email/inbound, .../whatsapp/webhook,
-.../telegram/webhook.
+.../telegram/webhook, .../teams/messages.
 
 An unknown (or disabled, or other kind's) channel id: 404. A bad or missing signature, or a replayed
 timestamp: 401, and nothing is stored. Otherwise the messages are stored and the platform gets its 200
@@ -71,6 +71,14 @@ def email_inbound(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
 @require_POST
 def telegram_webhook(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
     return _receive(request, channel_id, Channel.Kind.TELEGRAM)
+
+
+@csrf_exempt
+@require_POST
+def teams_messages(request: HttpRequest, channel_id: uuid.UUID) -> HttpResponse:
+    """The messaging endpoint of the bot's Azure Bot resource: every activity carries the Bot
+    Framework's JWT (401 without a valid one)."""
+    return _receive(request, channel_id, Channel.Kind.TEAMS)
 
 
 @csrf_exempt

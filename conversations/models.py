@@ -38,6 +38,7 @@ class Conversation(models.Model):
         SLACK = "slack", "Slack"
         EMAIL = "email", "E-mail"
         WHATSAPP = "whatsapp", "WhatsApp"
+        TEAMS = "teams", "Microsoft Teams"
         TELEGRAM = "telegram", "Telegram"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

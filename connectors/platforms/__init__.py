@@ -6,6 +6,7 @@ from connectors.models import Channel
 from connectors.platforms.base import Connector
 from connectors.platforms.email import EmailConnector
 from connectors.platforms.slack import SlackConnector
+from connectors.platforms.teams import TeamsConnector
 from connectors.platforms.telegram import TelegramConnector
 from connectors.platforms.whatsapp import WhatsAppConnector
 
@@ -14,6 +15,7 @@ _CONNECTORS: dict[str, type[Connector]] = {
     Channel.Kind.EMAIL: EmailConnector,
     Channel.Kind.WHATSAPP: WhatsAppConnector,
     Channel.Kind.TELEGRAM: TelegramConnector,
+    Channel.Kind.TEAMS: TeamsConnector,
 }
 
 

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from django.http import HttpRequest, HttpResponse
 
+from connectors.notices import notice
+
 if TYPE_CHECKING:
     from connectors.models import Channel, ChannelThread, InboundEvent
     from conversations.pipeline.events import PipelineEmitter
@@ -71,6 +73,17 @@ class Outgoing:
     locale: str = "en"
     sources: tuple[Source, ...] = ()
     author: str = ""
+
+
+def sources_footnotes(outgoing: Outgoing) -> str:
+    """The text with its sources as numbered footnotes (e-mail, WhatsApp, Telegram)."""
+    if not outgoing.sources:
+        return outgoing.text
+    page = notice("page", locale=outgoing.locale)
+    notes = [
+        f"[{s.n}] {s.title}" + (f", {page} {s.page}" if s.page else "") for s in outgoing.sources
+    ]
+    return f"{outgoing.text}\n\n{notice('sources', locale=outgoing.locale)}:\n" + "\n".join(notes)
 
 
 class Connector(Protocol):

@@ -12,9 +12,11 @@ import re
 import smtplib
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from anymail.exceptions import AnymailError  # type: ignore[import-untyped]
+from anymail.inbound import AnymailInboundMessage  # type: ignore[import-untyped]
 from anymail.webhooks.mailgun import MailgunInboundWebhookView  # type: ignore[import-untyped]
 from django.core.mail import EmailMessage, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
@@ -22,8 +24,13 @@ from django.http import HttpRequest
 
 from connectors.errors import DeliveryError, InboundInvalid, SignatureRefused
 from connectors.models import Channel, ChannelThread, InboundEvent
-from connectors.notices import notice
-from connectors.platforms.base import Attachment, InboundMessage, Outgoing, Parsed
+from connectors.platforms.base import (
+    Attachment,
+    InboundMessage,
+    Outgoing,
+    Parsed,
+    sources_footnotes,
+)
 from connectors.text import email_reply_strip
 
 REPLAY_WINDOW_SECONDS = 300
@@ -63,46 +70,7 @@ class EmailConnector:
         message = events[0].message
         if message is None:
             return Parsed()
-        message_id = (message.get("Message-ID") or "").strip()
-        sender = message.from_email
-        if not message_id or sender is None or not sender.addr_spec:
-            raise InboundInvalid("an e-mail without Message-ID or From")
-        address = sender.addr_spec.lower()
-        references = _ID.findall(message.get("References") or "")
-        in_reply_to = _ID.findall(message.get("In-Reply-To") or "")
-        refs = tuple(references + in_reply_to)
-        root = (references or in_reply_to or [message_id])[0]
-        text = email_reply_strip(message.text or "")
-        if message.get("Subject") and not refs:  # a new thread: the subject is part of the question
-            text = f"{message.subject}\n\n{text}".strip()
-        attachments = tuple(
-            Attachment(
-                name=part.get_filename() or "attachment",
-                content_type=part.get_content_type(),
-                content=part.get_content_bytes(),
-            )
-            for part in message.attachments
-        )
-        return Parsed(
-            messages=[
-                InboundMessage(
-                    message_id=message_id,
-                    thread_key=root,
-                    text=text,
-                    visitor_id=address,
-                    address={
-                        "to": address,
-                        "subject": message.subject or "",
-                        "last_message_id": message_id,
-                        "references": [*references, message_id][-20:],
-                    },
-                    thread_refs=refs,
-                    thread_ids=tuple(int(m) for ref in refs for m in _PARLEY_ID.findall(ref)),
-                    attachments=attachments,
-                    same_visitor_only=True,
-                )
-            ]
-        )
+        return Parsed(messages=[email_inbound_message(message)])
 
     def attachment_fetch(self, attachment: Attachment) -> bytes:
         return attachment.content or b""
@@ -165,16 +133,49 @@ class EmailConnector:
         )
 
 
+def email_inbound_message(message: AnymailInboundMessage) -> InboundMessage:
+    """A received e-mail (a provider's webhook, an IMAP mailbox) as a visitor message: its thread
+    found by References/In-Reply-To, the quoted earlier mail cut, a new thread's subject asked too."""
+    message_id = (message.get("Message-ID") or "").strip()
+    sender = message.from_email
+    if not message_id or sender is None or not sender.addr_spec:
+        raise InboundInvalid("an e-mail without Message-ID or From")
+    address = sender.addr_spec.lower()
+    references = _ID.findall(message.get("References") or "")
+    in_reply_to = _ID.findall(message.get("In-Reply-To") or "")
+    refs = tuple(references + in_reply_to)
+    root = (references or in_reply_to or [message_id])[0]
+    text = email_reply_strip(message.text or "")
+    if message.get("Subject") and not refs:  # a new thread: the subject is part of the question
+        text = f"{message.subject}\n\n{text}".strip()
+    attachments = tuple(
+        Attachment(
+            name=part.get_filename() or "attachment",
+            content_type=part.get_content_type(),
+            content=part.get_content_bytes(),
+        )
+        for part in message.attachments
+    )
+    return InboundMessage(
+        message_id=message_id,
+        thread_key=root,
+        text=text,
+        visitor_id=address,
+        address={
+            "to": address,
+            "subject": message.subject or "",
+            "last_message_id": message_id,
+            "references": [*references, message_id][-20:],
+        },
+        thread_refs=refs,
+        thread_ids=tuple(int(m) for ref in refs for m in _PARLEY_ID.findall(ref)),
+        attachments=attachments,
+        same_visitor_only=True,
+    )
+
+
 def email_body(outgoing: Outgoing) -> str:
     """The plain-text body: the answer with its sources as footnotes, an agent's reply signed."""
-    body = outgoing.text
     if outgoing.kind == "agent" and outgoing.author:
-        body = f"{body}\n\n— {outgoing.author}"
-    if outgoing.sources:
-        page = notice("page", locale=outgoing.locale)
-        notes = [
-            f"[{s.n}] {s.title}" + (f", {page} {s.page}" if s.page else "")
-            for s in outgoing.sources
-        ]
-        body = f"{body}\n\n{notice('sources', locale=outgoing.locale)}:\n" + "\n".join(notes)
-    return body
+        outgoing = replace(outgoing, text=f"{outgoing.text}\n\n— {outgoing.author}")
+    return sources_footnotes(outgoing)

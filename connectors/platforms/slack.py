@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -24,6 +23,7 @@ from connectors.errors import DeliveryError, InboundInvalid, SignatureRefused
 from connectors.models import Channel, ChannelThread, InboundEvent
 from connectors.notices import notice
 from connectors.platforms.base import Attachment, InboundMessage, Outgoing, Parsed
+from connectors.platforms.stream import EditingStream
 from connectors.text import text_split
 
 SLACK_API = "https://slack.com/api/"
@@ -91,8 +91,15 @@ class SlackConnector:
         return data
 
     # --- out --------------------------------------------------------------------------------
-    def stream_emitter(self, *, thread: ChannelThread, event: InboundEvent) -> SlackStream:
-        return SlackStream(self, thread=thread, event=event)
+    def stream_emitter(self, *, thread: ChannelThread, event: InboundEvent) -> EditingStream:
+        return EditingStream(
+            event=event,
+            post=lambda text: self.post(thread=thread, text=text),
+            edit=lambda ref, text: self.edit(thread=thread, ref=ref, text=text),
+            shown=lambda text: _escape(text) + " …",
+            every=STREAM_EDIT_SECONDS,
+            errors=(SlackClientError, OSError),
+        )
 
     def send(
         self, *, thread: ChannelThread, outgoing: Outgoing, parts: list[str], replace_ref: str
@@ -131,49 +138,6 @@ class SlackConnector:
 
     def edit(self, *, thread: ChannelThread, ref: str, text: str) -> None:
         self.client.chat_update(channel=thread.address["channel"], ts=ref, text=text)
-
-
-class SlackStream:
-    """The pipeline's emitter for a Slack answer: the first words posted in the thread, the message
-    edited as more arrive (at most every STREAM_EDIT_SECONDS). The final text, with its sources, is
-    the outbox's (it edits this message), so a failed edit here loses nothing."""
-
-    def __init__(self, connector: SlackConnector, *, thread: ChannelThread, event: InboundEvent):
-        self.connector, self.thread, self.event = connector, thread, event
-        self.ref = event.reply_ref
-        self.text = ""
-        self.edited_at = 0.0
-
-    def partial(self, *, content: str, output_key: str = "response") -> None:
-        if output_key != "response":
-            return
-        self.text += content
-        if self.ref and time.monotonic() - self.edited_at < STREAM_EDIT_SECONDS:
-            return
-        shown = _escape(self.text.strip()) + " …"
-        try:
-            if self.ref:
-                self.connector.edit(thread=self.thread, ref=self.ref, text=shown)
-            else:
-                self.ref = self.connector.post(thread=self.thread, text=shown)
-                InboundEvent.objects.filter(pk=self.event.pk).update(reply_ref=self.ref)
-        except (SlackClientError, OSError):
-            pass  # the outbox sends the whole answer (a new message when none was posted)
-        self.edited_at = time.monotonic()
-
-    def search_preparation_started(self) -> None:
-        pass
-
-    def retrieval_completed(self, *, retrieved_count: int) -> None:
-        pass
-
-    def reranking_completed(
-        self, *, initial_count: int, reranked_count: int, kept_count: int
-    ) -> None:
-        pass
-
-    def compiling_results_started(self) -> None:
-        pass
 
 
 def slack_messages(outgoing: Outgoing) -> list[tuple[str, list[dict[str, Any]]]]:

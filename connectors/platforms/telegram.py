@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import time
 from typing import Any
 
 import httpx
@@ -16,6 +15,7 @@ from django.http import HttpRequest
 from connectors.errors import DeliveryError, InboundInvalid, SignatureRefused
 from connectors.models import Channel, ChannelThread, InboundEvent
 from connectors.platforms.base import Attachment, InboundMessage, Outgoing, Parsed
+from connectors.platforms.stream import EditingStream
 from connectors.platforms.whatsapp import whatsapp_text
 from connectors.text import text_split
 
@@ -94,8 +94,27 @@ class TelegramConnector:
         return response.content
 
     # --- out --------------------------------------------------------------------------------
-    def stream_emitter(self, *, thread: ChannelThread, event: InboundEvent) -> TelegramStream:
-        return TelegramStream(self, thread=thread, event=event)
+    def stream_emitter(self, *, thread: ChannelThread, event: InboundEvent) -> EditingStream:
+        chat = thread.address["chat_id"]
+
+        def post(text: str) -> str:
+            return str(
+                self.call("sendMessage", {"chat_id": chat, "text": text}, sent=[])["message_id"]
+            )
+
+        def edit(ref: str, text: str) -> None:
+            self.call(
+                "editMessageText", {"chat_id": chat, "message_id": int(ref), "text": text}, sent=[]
+            )
+
+        return EditingStream(
+            event=event,
+            post=post,
+            edit=edit,
+            shown=lambda text: text[: TEXT_LIMIT - 2] + " …",
+            every=STREAM_EDIT_SECONDS,
+            errors=(DeliveryError,),
+        )
 
     def call(self, method: str, payload: dict[str, Any], *, sent: list[str]) -> dict[str, Any]:
         try:
@@ -139,53 +158,3 @@ class TelegramConnector:
                 result = self.call("sendMessage", {"chat_id": chat, "text": piece}, sent=sent)
                 sent.append(str(result["message_id"]))
         return sent
-
-
-class TelegramStream:
-    """The answer posted at its first words and edited as it grows (at most every second); the
-    outbox edits it into the final text, so a failed edit here loses nothing."""
-
-    def __init__(self, connector: TelegramConnector, *, thread: ChannelThread, event: InboundEvent):
-        self.connector, self.thread, self.event = connector, thread, event
-        self.ref = event.reply_ref
-        self.text = ""
-        self.edited_at = 0.0
-
-    def partial(self, *, content: str, output_key: str = "response") -> None:
-        if output_key != "response":
-            return
-        self.text += content
-        if self.ref and time.monotonic() - self.edited_at < STREAM_EDIT_SECONDS:
-            return
-        chat = self.thread.address["chat_id"]
-        shown = self.text.strip()[: TEXT_LIMIT - 2] + " …"
-        try:
-            if self.ref:
-                self.connector.call(
-                    "editMessageText",
-                    {"chat_id": chat, "message_id": int(self.ref), "text": shown},
-                    sent=[],
-                )
-            else:
-                result = self.connector.call(
-                    "sendMessage", {"chat_id": chat, "text": shown}, sent=[]
-                )
-                self.ref = str(result["message_id"])
-                InboundEvent.objects.filter(pk=self.event.pk).update(reply_ref=self.ref)
-        except DeliveryError:
-            pass
-        self.edited_at = time.monotonic()
-
-    def search_preparation_started(self) -> None:
-        pass
-
-    def retrieval_completed(self, *, retrieved_count: int) -> None:
-        pass
-
-    def reranking_completed(
-        self, *, initial_count: int, reranked_count: int, kept_count: int
-    ) -> None:
-        pass
-
-    def compiling_results_started(self) -> None:
-        pass

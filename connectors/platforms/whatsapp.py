@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -23,8 +24,13 @@ from django.http import HttpRequest
 
 from connectors.errors import DeliveryError, InboundInvalid, SignatureRefused
 from connectors.models import Channel, ChannelThread, InboundEvent
-from connectors.notices import notice
-from connectors.platforms.base import Attachment, InboundMessage, Outgoing, Parsed
+from connectors.platforms.base import (
+    Attachment,
+    InboundMessage,
+    Outgoing,
+    Parsed,
+    sources_footnotes,
+)
 from connectors.text import text_split
 
 GRAPH_API = "https://graph.facebook.com/v21.0/"
@@ -138,14 +144,7 @@ def whatsapp_text(outgoing: Outgoing) -> str:
         text = f"*{outgoing.author}*: {text}"
     elif outgoing.kind == "notice":
         text = f"_{text}_"
-    if outgoing.sources:
-        page = notice("page", locale=outgoing.locale)
-        notes = [
-            f"[{s.n}] {s.title}" + (f", {page} {s.page}" if s.page else "")
-            for s in outgoing.sources
-        ]
-        text = f"{text}\n\n{notice('sources', locale=outgoing.locale)}:\n" + "\n".join(notes)
-    return text
+    return sources_footnotes(replace(outgoing, text=text))
 
 
 def _template(channel: Channel, *, text: str, locale: str) -> dict[str, Any]:

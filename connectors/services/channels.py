@@ -8,9 +8,10 @@ from connectors.models import Channel
 
 SECRET_NAMES: dict[str, tuple[str, ...]] = {
     Channel.Kind.SLACK: ("signing_secret", "bot_token"),
-    Channel.Kind.EMAIL: ("webhook_signing_key", "smtp_password"),
+    Channel.Kind.EMAIL: ("webhook_signing_key", "smtp_password", "imap_password"),
     Channel.Kind.WHATSAPP: ("app_secret", "access_token", "verify_token"),
     Channel.Kind.TELEGRAM: ("bot_token", "webhook_secret"),
+    Channel.Kind.TEAMS: ("app_password",),
 }
 
 

@@ -1,5 +1,6 @@
-"""The connectors' tests: a local Slack Web API server and a local SMTP server (aiosmtpd), one each per
-session, and a bot with a channel of each kind pointed at them."""
+"""The connectors' tests: local servers speaking each platform's API (Slack, WhatsApp, Telegram, the Bot
+Framework for Teams), a real SMTP server (aiosmtpd), one each per session, and a bot with a channel of
+each kind pointed at them."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import hashlib
 import hmac
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.message import EmailMessage
 from email.utils import make_msgid
+from typing import Any, Protocol
 
 import pytest
 from django.http import HttpResponse
@@ -19,8 +21,11 @@ from bots.models import Bot
 from connectors.models import Channel
 from tests.api.conftest import live_api
 from tests.support.factories import BotFactory
+from tests.support.imap_server import IMAP_PASSWORD, IMAP_USER, ImapServer
+from tests.support.platform_server import PlatformServer
 from tests.support.slack_server import BOT_TOKEN, SIGNING_SECRET, SlackServer
 from tests.support.smtp_server import SmtpServer
+from tests.support.teams_server import APP_ID, APP_PASSWORD, TeamsServer
 from tests.support.telegram_server import BOT_TOKEN as TELEGRAM_TOKEN
 from tests.support.telegram_server import WEBHOOK_SECRET, TelegramServer
 from tests.support.whatsapp_server import ACCESS_TOKEN, APP_SECRET, WhatsAppServer
@@ -29,89 +34,79 @@ MAILGUN_KEY = "test-mailgun-webhook-signing-key"
 __all__ = ["live_api"]  # the real uvicorn server, for the console's browser test
 
 
-@pytest.fixture(scope="session")
-def slack_server() -> Iterator[SlackServer]:
-    server = SlackServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+class _Server(Protocol):
+    def stop(self) -> None: ...
+
+    def reset(self) -> None: ...
 
 
-@pytest.fixture
-def slack(slack_server: SlackServer) -> SlackServer:
-    slack_server.reset()
-    return slack_server
+def _servers(name: str, start: Callable[[], _Server]) -> tuple[Any, Any]:
+    """Two fixtures: ``<name>_server``, the platform's local server for the session, and ``<name>``,
+    the same server reset for one test."""
+
+    @pytest.fixture(scope="session", name=f"{name}_server")
+    def session_server() -> Iterator[_Server]:
+        server = start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+    @pytest.fixture(name=name)
+    def server(request: pytest.FixtureRequest) -> _Server:
+        running: _Server = request.getfixturevalue(f"{name}_server")
+        running.reset()
+        return running
+
+    return session_server, server
 
 
-@pytest.fixture(scope="session")
-def smtp_server() -> Iterator[SmtpServer]:
-    server = SmtpServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+slack_session_fixture, slack_fixture = _servers("slack", lambda: SlackServer().start())
+smtp_session_fixture, smtp_fixture = _servers("smtp", lambda: SmtpServer().start())
+whatsapp_session_fixture, whatsapp_fixture = _servers("whatsapp", lambda: WhatsAppServer().start())
+telegram_session_fixture, telegram_fixture = _servers("telegram", lambda: TelegramServer().start())
+imap_session_fixture, imap_fixture = _servers("imap", lambda: ImapServer().start())
+teams_session_fixture, teams_fixture = _servers("teams", lambda: TeamsServer().start())
 
 
-@pytest.fixture
-def smtp(smtp_server: SmtpServer) -> SmtpServer:
-    smtp_server.reset()
-    return smtp_server
-
-
-@pytest.fixture(scope="session")
-def whatsapp_server() -> Iterator[WhatsAppServer]:
-    server = WhatsAppServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
-def whatsapp(whatsapp_server: WhatsAppServer) -> WhatsAppServer:
-    whatsapp_server.reset()
-    return whatsapp_server
-
-
-def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: object) -> Channel:
+def platform_channel_make(
+    *, bot: Bot, kind: str, server: PlatformServer, secrets: dict[str, str], **fields: Any
+) -> Channel:
+    """A channel of ``kind`` whose API is the local ``server``."""
     return Channel.objects.create(
         bot=bot,
-        kind=Channel.Kind.WHATSAPP,
-        name="Support WhatsApp",
+        kind=kind,
+        name=f"Support {kind}",
         api_base_url=server.base_url,
-        secrets={
-            "app_secret": APP_SECRET,
-            "access_token": ACCESS_TOKEN,
-            "verify_token": "verify-me",
-        },
+        secrets=secrets,
         **fields,
     )
 
 
-@pytest.fixture(scope="session")
-def telegram_server() -> Iterator[TelegramServer]:
-    server = TelegramServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def whatsapp_channel_make(*, bot: Bot, server: WhatsAppServer, **fields: Any) -> Channel:
+    keys = {"app_secret": APP_SECRET, "access_token": ACCESS_TOKEN, "verify_token": "verify-me"}
+    return platform_channel_make(bot=bot, kind="whatsapp", server=server, secrets=keys, **fields)
 
 
-@pytest.fixture
-def telegram(telegram_server: TelegramServer) -> TelegramServer:
-    telegram_server.reset()
-    return telegram_server
+def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: Any) -> Channel:
+    keys = {"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET}
+    return platform_channel_make(bot=bot, kind="telegram", server=server, secrets=keys, **fields)
 
 
-def telegram_channel_make(*, bot: Bot, server: TelegramServer, **fields: object) -> Channel:
-    return Channel.objects.create(
-        bot=bot,
-        kind=Channel.Kind.TELEGRAM,
-        name="Support Telegram",
-        api_base_url=server.base_url,
-        secrets={"bot_token": TELEGRAM_TOKEN, "webhook_secret": WEBHOOK_SECRET},
-        **fields,
+def imap_settings(server: ImapServer) -> dict[str, object]:
+    """An e-mail channel's settings that poll the test mailbox (plain IMAP: it is local)."""
+    return {
+        "imap_host": "127.0.0.1",
+        "imap_port": server.port,
+        "imap_security": "none",
+        "imap_username": IMAP_USER,
+    }
+
+
+def teams_channel_make(*, bot: Bot, server: TeamsServer, **fields: Any) -> Channel:
+    keys, settings = {"app_password": APP_PASSWORD}, {"teams_app_id": APP_ID}
+    return platform_channel_make(
+        bot=bot, kind="teams", server=server, secrets=keys, settings=settings, **fields
     )
 
 
@@ -120,18 +115,15 @@ def bot(db: None) -> Bot:
     return BotFactory(name="Lumi")
 
 
-def slack_channel_make(*, bot: Bot, server: SlackServer, **fields: object) -> Channel:
-    return Channel.objects.create(
-        bot=bot,
-        kind=Channel.Kind.SLACK,
-        name="Support Slack",
-        api_base_url=server.base_url,
-        secrets={"signing_secret": SIGNING_SECRET, "bot_token": BOT_TOKEN},
-        **fields,
-    )
+def slack_channel_make(*, bot: Bot, server: SlackServer, **fields: Any) -> Channel:
+    keys = {"signing_secret": SIGNING_SECRET, "bot_token": BOT_TOKEN}
+    return platform_channel_make(bot=bot, kind="slack", server=server, secrets=keys, **fields)
 
 
-def email_channel_make(*, bot: Bot, server: SmtpServer, **fields: object) -> Channel:
+def email_channel_make(
+    *, bot: Bot, server: SmtpServer, imap: ImapServer | None = None, **fields: object
+) -> Channel:
+    """An e-mail channel sending through ``server``; with ``imap``, polling that mailbox too."""
     return Channel.objects.create(
         bot=bot,
         kind=Channel.Kind.EMAIL,
@@ -140,8 +132,12 @@ def email_channel_make(*, bot: Bot, server: SmtpServer, **fields: object) -> Cha
             "from_address": "help@lumen.example",
             "smtp_host": "127.0.0.1",
             "smtp_port": server.port,
+            **(imap_settings(imap) if imap is not None else {}),
         },
-        secrets={"webhook_signing_key": MAILGUN_KEY},
+        secrets={
+            "webhook_signing_key": MAILGUN_KEY,
+            **({"imap_password": IMAP_PASSWORD} if imap is not None else {}),
+        },
         **fields,
     )
 

@@ -1,7 +1,7 @@
 """The Telegram connector in this process, against a local server speaking the Bot API: the webhook's
 secret token (401 otherwise), a message answered once however often Telegram redelivers it, the answer
-posted at its first words and edited into the whole answer, and a handoff round trip (the relay task
-the handoff app asks for, run here)."""
+posted at its first words and edited into the whole answer. The handoff round trip, relayed by the
+real worker, is in test_relay_worker.py."""
 
 from __future__ import annotations
 
@@ -11,16 +11,8 @@ from django.test import Client
 from bots.models import Bot
 from connectors.models import Channel, InboundEvent
 from connectors.services import inbound_process
-from connectors.tasks import conversation_relay_task
 from conversations.models import Conversation, Turn
-from handoff.services import (
-    agent_message_post,
-    agent_profile_update,
-    handoff_claim,
-    handoff_return_to_bot,
-)
 from tests.connectors.conftest import telegram_channel_make
-from tests.support.factories import BotFactory, UserFactory
 from tests.support.telegram_server import WEBHOOK_SECRET, TelegramServer, telegram_update
 
 pytestmark = pytest.mark.django_db
@@ -68,32 +60,3 @@ def test_a_message_is_answered_once_written_as_it_streams(
     (message,) = telegram.chat(str(CHAT))
     assert message.text == turn.reply_text
     assert message.edits[0].endswith(" …") and len(message.edits) >= 2  # posted early, then edited
-
-
-def test_a_handoff_round_trip_in_the_chat(telegram: TelegramServer) -> None:
-    bot = BotFactory(name="Lumi", escalation_allowed=True)
-    channel = telegram_channel_make(bot=bot, server=telegram)
-    assert (
-        _post(
-            channel, telegram_update(chat_id=CHAT, message_id=1, text="I want to talk to a human")
-        )
-        == 200
-    )
-    inbound_process(event_id=InboundEvent.objects.get().pk)
-    conversation = Conversation.objects.get()
-    assert conversation.owner == "waiting_agent"
-    agent = UserFactory(username="alice")
-    agent_profile_update(user=agent, display_name="Alice")
-    handoff_claim(conversation_id=conversation.pk, agent=agent)
-    agent_message_post(
-        conversation_id=conversation.pk, agent=agent, text="Which charger do you use?"
-    )
-    handoff_return_to_bot(conversation_id=conversation.pk, agent=agent)
-    conversation_relay_task(str(conversation.pk))  # what the worker runs after each commit
-    texts = [m.text for m in telegram.chat(str(CHAT))]
-    assert texts[-4:] == [
-        "_Waiting for an agent…_",
-        "_Alice joined the conversation._",
-        "*Alice*: Which charger do you use?",
-        "_You are chatting with the assistant again._",
-    ]

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs
 
 from slack_sdk.signature import SignatureVerifier
 
-from tests.support.processes import free_port, wait_for
+from tests.support.platform_server import PlatformHandler, PlatformServer
+from tests.support.processes import wait_for
 
 BOT_TOKEN = "xoxb-test-token"
 SIGNING_SECRET = "test-signing-secret-0123456789abcdef"
@@ -51,37 +49,23 @@ class Failure:
     retry_after: str | None = None
 
 
-class SlackServer:
+class SlackServer(PlatformServer):
     def __init__(self, *, token: str = BOT_TOKEN) -> None:
         self.token = token
-        self.port = free_port()
-        self.lock = threading.Lock()
+        super().__init__()
         self.messages: list[SlackMessage] = []
         self.calls: list[tuple[str, float]] = []  # (method, when) of every call, failed ones too
         self.failures: deque[Failure] = deque()
         self.outage: Failure | None = None  # every chat.* call fails so until cleared
         self.files: dict[str, bytes] = {}
         self._ts = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/api/"
+        return f"{self.root_url}api/"
 
     def file_url(self, name: str) -> str:
-        return f"http://127.0.0.1:{self.port}/files/{name}"
-
-    def start(self) -> SlackServer:
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self._server = server
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        return f"{self.root_url}files/{name}"
 
     def reset(self) -> None:
         with self.lock:
@@ -158,53 +142,26 @@ class SlackServer:
                 return 200, {"ok": True, "channel": found.channel, "ts": found.ts}, {}
             return 200, {"ok": False, "error": "unknown_method"}, {}
 
+    def handler(self) -> type[PlatformHandler]:
+        slack = self
 
-def _handler(slack: SlackServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+        class Handler(PlatformHandler):
+            def do_GET(self) -> None:
+                content = slack.files.get(self.path.removeprefix("/files/"))
+                if not self.path.startswith("/files/") or content is None:
+                    return self.reply(404, b"")
+                if self.bearer() != slack.token:
+                    return self.reply(404, b"")
+                return self.reply(200, content)
 
-        def _token(self) -> str:
-            return self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            def do_POST(self) -> None:
+                body = self.body()
+                if isinstance(body.get("blocks"), str):  # the form encoding's JSON field
+                    body["blocks"] = json.loads(body["blocks"])
+                method = self.path.removeprefix("/api/")
+                self.reply(*slack.call(method, self.bearer(), body))
 
-        def do_GET(self) -> None:
-            name = self.path.removeprefix("/files/")
-            content = slack.files.get(name)
-            if (
-                not self.path.startswith("/files/")
-                or content is None
-                or self._token() != slack.token
-            ):
-                self.send_response(404)
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(content)))
-            self.end_headers()
-            self.wfile.write(content)
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            kind = self.headers.get("Content-Type", "")
-            if "json" in kind:
-                body = json.loads(raw or b"{}")
-            else:
-                body = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
-                for key in ("blocks",):
-                    if isinstance(body.get(key), str):
-                        body[key] = json.loads(body[key])
-            method = self.path.removeprefix("/api/")
-            status, payload, headers = slack.call(method, self._token(), body)
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
+        return Handler
 
 
 _event_ids = itertools.count(1)

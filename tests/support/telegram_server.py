@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.processes import free_port
+from tests.support.platform_server import PlatformHandler, PlatformServer
 
 BOT_TOKEN = "123456:TEST-telegram-token"
 WEBHOOK_SECRET = "test-webhook-secret_0123"
@@ -26,30 +24,12 @@ class TelegramMessage:
     edits: list[str] = field(default_factory=list)
 
 
-class TelegramServer:
+class TelegramServer(PlatformServer):
     def __init__(self) -> None:
-        self.port = free_port()
-        self.lock = threading.Lock()
+        super().__init__()
         self.messages: list[TelegramMessage] = []
         self.files: dict[str, bytes] = {}
         self._ids = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
-
-    def start(self) -> TelegramServer:
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self._server = server
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
 
     def reset(self) -> None:
         with self.lock:
@@ -89,41 +69,26 @@ class TelegramServer:
                 return {"ok": True, "result": {"file_path": f"documents/{body['file_id']}"}}
             return {"ok": False, "error_code": 400, "description": f"unknown {method}"}
 
+    def handler(self) -> type[PlatformHandler]:
+        server = self
 
-def _handler(server: TelegramServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+        class Handler(PlatformHandler):
+            def do_GET(self) -> None:
+                prefix = f"/file/bot{BOT_TOKEN}/documents/"
+                content = server.files.get(self.path.removeprefix(prefix))
+                if not self.path.startswith(prefix) or content is None:
+                    return self.reply(404, b"")
+                return self.reply(200, content)
 
-        def _reply(self, status: int, data: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            def do_POST(self) -> None:
+                prefix = f"/bot{BOT_TOKEN}/"
+                if not self.path.startswith(prefix):
+                    unauthorized = {"ok": False, "error_code": 401, "description": "Unauthorized"}
+                    return self.reply(401, unauthorized)
+                result = server.call(self.path.removeprefix(prefix), self.body())
+                return self.reply(200 if result["ok"] else 400, result)
 
-        def do_GET(self) -> None:
-            prefix = f"/file/bot{BOT_TOKEN}/documents/"
-            content = server.files.get(self.path.removeprefix(prefix))
-            if not self.path.startswith(prefix) or content is None:
-                return self._reply(404, b"")
-            return self._reply(200, content)
-
-        def do_POST(self) -> None:
-            body = json.loads(
-                self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}"
-            )
-            prefix = f"/bot{BOT_TOKEN}/"
-            if not self.path.startswith(prefix):
-                return self._reply(
-                    401,
-                    json.dumps(
-                        {"ok": False, "error_code": 401, "description": "Unauthorized"}
-                    ).encode(),
-                )
-            result = server.call(self.path.removeprefix(prefix), body)
-            return self._reply(200 if result["ok"] else 400, json.dumps(result).encode())
-
-    return Handler
+        return Handler
 
 
 _updates = itertools.count(1)

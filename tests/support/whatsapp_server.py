@@ -9,44 +9,28 @@ import hashlib
 import hmac
 import itertools
 import json
-import threading
 import time
 from collections import deque
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.support.processes import free_port
+from tests.support.platform_server import PlatformHandler, PlatformServer
 
 ACCESS_TOKEN = "EAAG-test-access-token"
 APP_SECRET = "test-app-secret-0123456789"
 PHONE_ID = "106540352242922"
 
 
-class WhatsAppServer:
+class WhatsAppServer(PlatformServer):
     def __init__(self) -> None:
-        self.port = free_port()
-        self.lock = threading.Lock()
+        super().__init__()
         self.sent: list[dict[str, Any]] = []
         self.failures: deque[tuple[int, str | None]] = deque()
         self.media: dict[str, bytes] = {}
         self._ids = itertools.count(1)
-        self._server: ThreadingHTTPServer | None = None
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v21.0/"
-
-    def start(self) -> WhatsAppServer:
-        server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler(self))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self._server = server
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        return f"{self.root_url}v21.0/"
 
     def reset(self) -> None:
         with self.lock:
@@ -62,57 +46,47 @@ class WhatsAppServer:
                 if m["to"] == to
             ]
 
+    def handler(self) -> type[PlatformHandler]:
+        server = self
 
-def _handler(server: WhatsAppServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
+        class Handler(PlatformHandler):
+            def _authorized(self) -> bool:
+                return self.bearer() == ACCESS_TOKEN
 
-        def _reply(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-            self.send_response(status)
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            def do_GET(self) -> None:
+                if not self._authorized():
+                    return self.reply(401, {"error": {"message": "Invalid OAuth access token"}})
+                if self.path.startswith("/media/") and self.path[7:] in server.media:
+                    return self.reply(200, server.media[self.path[7:]])
+                media_id = self.path.removeprefix("/v21.0/")
+                if media_id in server.media:
+                    return self.reply(200, {"url": f"{server.root_url}media/{media_id}"})
+                return self.reply(404, {"error": {"message": "unknown media"}})
 
-        def _authorized(self) -> bool:
-            return self.headers.get("Authorization") == f"Bearer {ACCESS_TOKEN}"
+            def do_POST(self) -> None:
+                body = self.body()
+                with server.lock:
+                    if server.failures:
+                        status, retry_after = server.failures.popleft()
+                        headers = {"Retry-After": retry_after} if retry_after else {}
+                        return self.reply(
+                            status, {"error": {"message": "scripted", "code": 4}}, headers
+                        )
+                if not self._authorized():
+                    return self.reply(401, {"error": {"message": "Invalid OAuth access token"}})
+                if (
+                    not self.path.endswith("/messages")
+                    or body.get("messaging_product") != "whatsapp"
+                ):
+                    return self.reply(400, {"error": {"message": "bad request"}})
+                with server.lock:
+                    server.sent.append(body)
+                    message_id = f"wamid.OUT{next(server._ids)}"
+                return self.reply(
+                    200, {"messaging_product": "whatsapp", "messages": [{"id": message_id}]}
+                )
 
-        def do_GET(self) -> None:
-            if not self._authorized():
-                return self._reply(401, {"error": {"message": "Invalid OAuth access token"}})
-            if self.path.startswith("/media/") and self.path[7:] in server.media:
-                return self._reply(200, server.media[self.path[7:]])
-            media_id = self.path.removeprefix("/v21.0/")
-            if media_id in server.media:
-                return self._reply(200, {"url": f"http://127.0.0.1:{server.port}/media/{media_id}"})
-            return self._reply(404, {"error": {"message": "unknown media"}})
-
-        def do_POST(self) -> None:
-            body = json.loads(
-                self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}"
-            )
-            with server.lock:
-                if server.failures:
-                    status, retry_after = server.failures.popleft()
-                    headers = {"Retry-After": retry_after} if retry_after else {}
-                    return self._reply(
-                        status, {"error": {"message": "scripted", "code": 4}}, headers
-                    )
-            if not self._authorized():
-                return self._reply(401, {"error": {"message": "Invalid OAuth access token"}})
-            if not self.path.endswith("/messages") or body.get("messaging_product") != "whatsapp":
-                return self._reply(400, {"error": {"message": "bad request"}})
-            with server.lock:
-                server.sent.append(body)
-                message_id = f"wamid.OUT{next(server._ids)}"
-            return self._reply(
-                200, {"messaging_product": "whatsapp", "messages": [{"id": message_id}]}
-            )
-
-    return Handler
+        return Handler
 
 
 def whatsapp_webhook_body(*, sender: str, message_id: str, text: str = "", **message: Any) -> bytes:
