@@ -1,4 +1,5 @@
-"""Agent console views: Django session auth (staff in the Agents group), CSRF on every POST, a strict CSP
+"""Agent console views: Django session auth (staff whose workspace role opens the console:
+core.permissions.CONSOLE_ROLES), CSRF on every POST, a strict CSP
 (core.middleware's, as for every page).
 
 These are plain Django views on purpose: DRF's default authentication here is the API key,
@@ -58,7 +59,11 @@ def agent_view(view: View) -> View:
                 response = redirect_to_login(request.get_full_path(), "/admin/login/")
         elif not user_is_agent(user=request.user):
             response = JsonResponse(
-                {"code": "not_an_agent", "message": "Join the Agents group."}, status=403
+                {
+                    "code": "not_an_agent",
+                    "message": "Your role in no workspace opens the agent console.",
+                },
+                status=403,
             )
         else:
             try:

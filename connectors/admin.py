@@ -196,7 +196,7 @@ class OutboxMessageAdmin(WorkspaceScopedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Queue the failed messages again")
+    @admin.action(description="Queue the failed messages again", permissions=["change"])
     def retry(self, request: HttpRequest, queryset: QuerySet[OutboxMessage]) -> None:
         from connectors.tasks import thread_deliver_task
 

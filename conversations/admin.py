@@ -143,7 +143,7 @@ class TurnAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     def get_urls(self) -> list[URLPattern]:
         from conversations.tryit import try_it_view
 
-        console = self.admin_site.admin_view(try_it_view(self))
+        console = self.role_view(try_it_view(self), grant=("bots", "bot", "view"))
         return [
             path("try/<uuid:bot_id>/", console, name="conversations_turn_try"),
             *super().get_urls(),

@@ -1,7 +1,8 @@
-"""Workspace membership grants admin permissions: members get those of the "Workspace admins" group.
+"""Workspace roles grant admin permissions: a user holds the Django permissions of every role they have.
 
-Deriving them from memberships (rather than copying users into the group) means removing a
-membership removes the rights at once. Row-level scoping is core.admin_scoping's job.
+Deriving them from memberships (rather than copying users into groups) means changing or removing a
+membership changes the rights at once. What each role grants is core.permissions.ROLE_GRANTS; the
+row-level part (which workspace's rows) is core.admin_scoping's job.
 """
 
 from __future__ import annotations
@@ -9,32 +10,33 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Permission
-from django.db.models import Exists, Q
 
 from core.models import Membership
+from core.permissions import WORKSPACE_ADMINS_GROUP, roles_permissions
 
-WORKSPACE_ADMINS_GROUP = "Workspace admins"
+__all__ = ["WORKSPACE_ADMINS_GROUP", "WorkspaceMemberBackend", "workspace_roles"]
+
+
+def workspace_roles(*, user: Any) -> dict[Any, str]:
+    """{workspace id: role} of a user, read once per user object (one query per request)."""
+    if user.is_anonymous or not user.is_active:
+        return {}
+    if not hasattr(user, "_workspace_roles_cache"):
+        user._workspace_roles_cache = dict(
+            Membership.objects.filter(user_id=user.pk).values_list("workspace_id", "role")
+        )
+    return user._workspace_roles_cache
 
 
 class WorkspaceMemberBackend(ModelBackend):
     def get_group_permissions(self, user_obj: Any, obj: Any = None) -> set[str]:
-        """The user's own groups' permissions plus, for a workspace member, the Workspace admins' ones.
-
-        One query instead of ModelBackend's group query plus a membership check.
-        """
+        """The user's own groups' permissions plus those of the roles they hold in any workspace."""
         if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
             return set()
         if user_obj.is_superuser:
             return super().get_group_permissions(user_obj, obj)
         if not hasattr(user_obj, "_group_perm_cache"):
-            is_member = Exists(Membership.objects.filter(user_id=user_obj.pk))
-            rows = (
-                Permission.objects.filter(
-                    Q(group__user=user_obj) | Q(is_member, group__name=WORKSPACE_ADMINS_GROUP)
-                )
-                .values_list("content_type__app_label", "codename")
-                .distinct()
-            )
-            user_obj._group_perm_cache = {f"{app}.{codename}" for app, codename in rows}
+            own = super().get_group_permissions(user_obj, obj)
+            roles = workspace_roles(user=user_obj).values()
+            user_obj._group_perm_cache = own | roles_permissions(roles=roles)
         return user_obj._group_perm_cache

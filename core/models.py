@@ -53,20 +53,29 @@ class Workspace(models.Model):
 
 
 class Membership(models.Model):
+    """A user's role in one workspace; what each role may do is core.permissions.ROLE_GRANTS."""
+
     class Role(models.TextChoices):
         OWNER = "owner", "Owner"
-        MEMBER = "member", "Member"
+        EDITOR = "editor", "Editor"
+        ANALYST = "analyst", "Analyst"
+        AGENT = "agent", "Agent"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
-    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    # The least a membership grants (the console), so a role is given on purpose, never by default.
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.AGENT)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user")
+            models.UniqueConstraint(fields=["workspace", "user"], name="membership_unique_user"),
+            models.CheckConstraint(
+                condition=models.Q(role__in=["owner", "editor", "analyst", "agent"]),
+                name="membership_role_known",
+            ),
         ]
 
     def __str__(self) -> str:

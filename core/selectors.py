@@ -72,13 +72,6 @@ def health_report(*, worker_timeout: float = 1.0, database_timeout: int = 3) -> 
     )
 
 
-def workspace_ids_for_user(*, user: Any) -> Any:
-    """The ids of the workspaces a user belongs to, as a subquery (it stays one SQL statement)."""
-    from core.models import Workspace
-
-    return Workspace.objects.filter(memberships__user_id=user.pk).values("pk")
-
-
 @dataclass(frozen=True)
 class PrivacyPolicy:
     """A workspace's privacy settings (core.models.Workspace), as plain data for the apps above."""

@@ -12,26 +12,32 @@ from django.db.models import Prefetch, QuerySet
 from conversations.models import Conversation, Turn
 from conversations.services import HistoryMessage
 from core.models import Membership
+from core.permissions import CONSOLE_ROLES
 from handoff.models import HandoffPolicy, Message, OwnerEvent
 from handoff.names import agent_display_name
 
-AGENTS_GROUP = "Agents"
 # The client message id of the bot's turn answering what a visitor asked an agent in vain
 # (handoff.services.pending): its question is those messages, already in the history.
 PENDING_ANSWER_PREFIX = "handoff/"
 
 
 def user_is_agent(*, user: Any) -> bool:
+    """The console is open to staff whose role in some workspace is one of core.permissions.CONSOLE_ROLES
+    (a superuser: in any workspace they belong to)."""
     return bool(
         user.is_authenticated
         and user.is_active
         and user.is_staff
-        and user.groups.filter(name=AGENTS_GROUP).exists()
+        and (user.is_superuser or agent_workspace_ids(user=user))
     )
 
 
 def agent_workspace_ids(*, user: Any) -> list[uuid.UUID]:
-    return list(Membership.objects.filter(user=user).values_list("workspace_id", flat=True))
+    """The workspaces whose queue the user answers: where their role opens the console."""
+    memberships = Membership.objects.filter(user=user)
+    if not user.is_superuser:
+        memberships = memberships.filter(role__in=CONSOLE_ROLES)
+    return list(memberships.values_list("workspace_id", flat=True))
 
 
 def agent_conversation_get(*, user: Any, conversation_id: uuid.UUID) -> Conversation | None:

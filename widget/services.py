@@ -9,7 +9,6 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import transaction
 
 from api.models import WidgetKey
@@ -17,7 +16,6 @@ from api.services import origin_normalize, widget_key_create
 from bots.models import Bot
 from core.models import Membership
 from handoff.models import HandoffPolicy
-from handoff.selectors import AGENTS_GROUP
 from widget.models import WidgetAppearance
 from widget.selectors import DEMO_KEY_NAME, demo_widget_key_get
 
@@ -64,8 +62,8 @@ def demo_widget_ensure(*, bot: Bot, origins: tuple[str, ...] | None = None) -> W
             },
         )
         HandoffPolicy.objects.get_or_create(bot=bot)
-        group, _ = Group.objects.get_or_create(name=AGENTS_GROUP)
         for user in get_user_model().objects.filter(is_superuser=True, is_active=True):
-            user.groups.add(group)
-            Membership.objects.get_or_create(user=user, workspace=bot.workspace)
+            Membership.objects.get_or_create(
+                user=user, workspace=bot.workspace, defaults={"role": Membership.Role.OWNER}
+            )
     return key

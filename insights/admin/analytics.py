@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from bots.models import Bot
 from conversations.models import TurnStatus
+from core.admin_scoping import Grant
 from handoff.models import FeedbackReason
 from insights.charts import STATUS_COLOURS, Chart, Segment, simple_columns, stacked_columns
 from insights.models import GapClustering
@@ -33,6 +34,8 @@ from prompts.admin.bot import bot_admin_link_register
 from prompts.admin.views import BotAdminView
 
 DEFAULT_DAYS = 30
+# Reading a bot's analytics is reading its analysed turns (core.permissions: analysts and owners).
+ANALYTICS_GRANT: Grant = ("insights", "analyzedturn", "view")
 PERIOD_DAYS_MAX = 366 * 2
 
 
@@ -68,6 +71,12 @@ def scope_for_period(*, bot_id: Any, start: date, end: date, channel: str) -> An
 
 class AnalyticsView(BotAdminView):
     template_name = "admin/insights/analytics.html"
+    read_grant = ANALYTICS_GRANT
+    write_grant = (
+        "insights",
+        "gapclustering",
+        "add",
+    )  # clustering, covering a topic: not read-only
 
     def get(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id)

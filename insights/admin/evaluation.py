@@ -107,15 +107,24 @@ class EvaluationSetAdmin(WorkspaceScopedAdmin):
         )
 
     def get_urls(self) -> list[URLPattern]:
-        wrap = self.admin_site.admin_view
+        write, read = self.role_grant("change"), self.role_grant("view")
+        run = ("insights", "evaluationrun", "add")
         return [
-            path("<uuid:pk>/import/", wrap(self.import_view), name="insights_evaluationset_import"),
+            path(
+                "<uuid:pk>/import/",
+                self.role_view(self.import_view, grant=write),
+                name="insights_evaluationset_import",
+            ),
             path(
                 "<uuid:pk>/export/<str:file_format>/",
-                wrap(self.export_view),
+                self.role_view(self.export_view, grant=read),
                 name="insights_evaluationset_export",
             ),
-            path("<uuid:pk>/run/", wrap(self.run_view), name="insights_evaluationset_run"),
+            path(
+                "<uuid:pk>/run/",
+                self.role_view(self.run_view, grant=run),
+                name="insights_evaluationset_run",
+            ),
             *super().get_urls(),
         ]
 
@@ -236,9 +245,9 @@ class EvaluationRunAdmin(WorkspaceScopedAdmin):
         return "–" if rate is None else f"{rate:.0%}"
 
     def get_urls(self) -> list[URLPattern]:
-        wrap = self.admin_site.admin_view
+        compare = self.role_view(self.compare_view, grant=self.role_grant("view"))
         return [
-            path("compare/", wrap(self.compare_view), name="insights_evaluationrun_compare"),
+            path("compare/", compare, name="insights_evaluationrun_compare"),
             *super().get_urls(),
         ]
 
@@ -289,7 +298,7 @@ class EvaluationRunAdmin(WorkspaceScopedAdmin):
             },
         )
 
-    @admin.action(description="Compare the two selected runs")
+    @admin.action(description="Compare the two selected runs", permissions=["view"])
     def compare_runs(self, request: HttpRequest, queryset: QuerySet[EvaluationRun]) -> Any:
         runs = list(queryset.order_by("created_at")[:3])
         if len(runs) != 2:

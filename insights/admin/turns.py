@@ -30,10 +30,10 @@ from django.utils.html import format_html
 from bots.models import Bot
 from conversations.admin import TurnAdmin
 from conversations.pipeline.curated import CURATED_MODEL
-from core.admin_scoping import workspace_scope
+from core.admin_scoping import role_action, workspace_scope
 from core.redaction import pii_redact_json
 from handoff.models import FeedbackReason, Handoff
-from insights.admin.analytics import AnalyticsView
+from insights.admin.analytics import ANALYTICS_GRANT, AnalyticsView
 from insights.admin.evaluation import evaluation_sets_for_user
 from insights.models import AnalyzedTurn, EvaluationSet, GapCluster
 from insights.selectors.analytics import ANSWERED_STATUSES, HISTOGRAM_BUCKETS, NO_TOPIC
@@ -319,14 +319,16 @@ class AnalyzedTurnAdmin(TurnAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         # The plain changelist and change pages only: the Try-it console stays on the Turn admin.
-        view = self.admin_site.admin_view(
-            AnalyticsView.as_view(model_admin=self.admin_site._registry[Bot])
+        view = self.role_view(
+            AnalyticsView.as_view(model_admin=self.admin_site._registry[Bot]),
+            grant=ANALYTICS_GRANT,
         )
         return [
             path("analytics/<uuid:bot_id>/", view, name="insights_analytics"),
             *admin.ModelAdmin.get_urls(self),
         ]
 
+    @role_action(grant=("insights", "evaluationcase", "add"))
     @admin.action(description="Add the selected turns to an evaluation set")
     def add_to_evaluation_set(
         self, request: HttpRequest, queryset: QuerySet[Any]

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django import template
-from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
 
 from bots.models import Bot
+from core.admin_scoping import user_holds, workspace_scope
+from insights.admin.analytics import ANALYTICS_GRANT
 
 register = template.Library()
 
@@ -28,11 +29,13 @@ class BotShortcuts:
 
 @register.simple_tag
 def bot_shortcuts(request: HttpRequest) -> list[BotShortcuts]:
-    """The bots of the user's workspaces, through the bot admin's own scoped queryset (one access rule)."""
-    bot_admin = admin.site._registry.get(Bot)
-    if bot_admin is None or not bot_admin.has_view_permission(request):
+    """The bots of the workspaces where the user's role opens the analytics (core.permissions)."""
+    if not user_holds(user=request.user, grant=ANALYTICS_GRANT):
         return []
-    bots = bot_admin.get_queryset(request).order_by("name").only("pk", "name")[:MAX_BOTS]
+    scoped = workspace_scope(
+        Bot.objects.all(), user=request.user, lookup="workspace", grant=ANALYTICS_GRANT
+    )
+    bots = scoped.order_by("name").only("pk", "name")[:MAX_BOTS]
     runs = reverse("admin:insights_evaluationrun_changelist")
     return [
         BotShortcuts(

@@ -222,26 +222,26 @@ class BotAdmin(WorkspaceScopedAdmin):
             prompt_context_defaults_ensure(bot_id=form.instance.pk)
 
     def get_urls(self) -> list[URLPattern]:
-        wrap = self.admin_site.admin_view
+        read, write = self.role_grant("view"), self.role_grant("change")
         return [
             path(
                 "<uuid:bot_id>/preview/",
-                wrap(views.PreviewView.as_view(model_admin=self)),
+                self.role_view(views.PreviewView.as_view(model_admin=self), grant=read),
                 name="bots_bot_preview",
             ),
             path(
                 "<uuid:bot_id>/templates/<str:kind>/",
-                wrap(views.TemplatesView.as_view(model_admin=self)),
+                self.role_view(views.TemplatesView.as_view(model_admin=self), grant=read),
                 name="bots_bot_templates",
             ),
             path(
                 "<uuid:bot_id>/context/export/",
-                wrap(views.ContextExportView.as_view(model_admin=self)),
+                self.role_view(views.ContextExportView.as_view(model_admin=self), grant=read),
                 name="bots_bot_context_export",
             ),
             path(
                 "<uuid:bot_id>/context/import/",
-                wrap(views.ContextImportView.as_view(model_admin=self)),
+                self.role_view(views.ContextImportView.as_view(model_admin=self), grant=write),
                 name="bots_bot_context_import",
             ),
             *super().get_urls(),

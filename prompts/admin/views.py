@@ -1,7 +1,8 @@
 """Extra pages of the bot admin: prompt preview, template versions, and prompt-context export/import.
 
-Each view finds the bot through the scoped admin queryset (a stranger gets a 404), checks the
-admin permission, then calls one service or selector.
+Each view finds the bot among those of the workspaces where the user's role grants the page's
+grant (core.permissions; a stranger gets a 404), checks the permission, then calls one service or
+selector.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.urls import reverse
 from django.views import View
 
 from bots.models import Bot, PromptTemplateVersion
+from core.admin_scoping import Grant, workspace_scope
 from prompt_context.selectors import prompt_context_export
 from prompt_context.services import PromptContextImportError, prompt_context_import
 from prompts.admin.forms import ContextImportForm, PreviewForm, TemplateVersionForm
@@ -42,19 +44,22 @@ DEFAULT_FILES = {
 class BotAdminView(View):
     model_admin: Any = None
     template_name = ""
+    # What the page needs in the bot's workspace, to read it and to post to it: the bot's own
+    # permissions unless a page says otherwise (the analytics: insights' grants).
+    read_grant: Grant = ("bots", "bot", "view")
+    write_grant: Grant = ("bots", "bot", "change")
 
     def bot_get(self, request: HttpRequest, bot_id: Any, *, write: bool = False) -> Bot:
-        bot = get_object_or_404(
-            self.model_admin.get_queryset(request).select_related("workspace"), pk=bot_id
+        grant = self.write_grant if write else self.read_grant
+        bots = workspace_scope(
+            Bot.objects.select_related("workspace"),
+            user=request.user,
+            lookup="workspace",
+            grant=grant,
         )
-        check = (
-            self.model_admin.has_change_permission
-            if write
-            else self.model_admin.has_view_permission
-        )
-        if not check(request, bot):
+        if not request.user.has_perm(f"{grant[0]}.{grant[2]}_{grant[1]}"):
             raise PermissionDenied
-        return bot
+        return get_object_or_404(bots, pk=bot_id)
 
     def render(
         self, request: HttpRequest, bot: Bot, title: str, **context: Any

@@ -64,7 +64,7 @@ class ChunkAdmin(WorkspaceScopedAdmin):
         )
 
     def get_urls(self) -> list[URLPattern]:
-        preview = self.admin_site.admin_view(self.preview_view)
+        preview = self.role_view(self.preview_view, grant=self.role_grant("view"))
         return [
             path("<uuid:chunk_id>/preview.png", preview, name="rag_chunk_preview"),
             *super().get_urls(),

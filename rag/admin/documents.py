@@ -116,7 +116,9 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         )
 
     def get_urls(self) -> list[URLPattern]:
-        release = self.admin_site.admin_view(require_POST(self.chunk_release_view))
+        release = self.role_view(
+            require_POST(self.chunk_release_view), grant=self.role_grant("change")
+        )
         return [
             path(
                 "<path:object_id>/chunks/<uuid:chunk_id>/release/",
@@ -167,7 +169,9 @@ class DocumentAdmin(WorkspaceScopedAdmin):
         self, request: HttpRequest, form_url: str = "", extra_context: Any = None
     ) -> HttpResponse:
         """The add page is a multi-file upload: one document per file."""
-        workspaces = workspaces_for(request)
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        workspaces = workspaces_for(request, grant=self.role_grant("add"))
         form = DocumentUploadForm(
             request.POST or None, request.FILES or None, workspaces=workspaces
         )

@@ -55,7 +55,9 @@ class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
         return _fusion_label(fusion) if fusion.method else "not calibrated (defaults)"
 
     def get_urls(self) -> list[URLPattern]:
-        recalibrate = self.admin_site.admin_view(require_POST(self.recalibrate_view))
+        recalibrate = self.role_view(
+            require_POST(self.recalibrate_view), grant=self.role_grant("change")
+        )
         return [
             path(
                 "<uuid:workspace_id>/recalibrate/",
@@ -66,7 +68,8 @@ class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
         ]
 
     def recalibrate_view(self, request: HttpRequest, workspace_id: Any) -> HttpResponse:
-        workspace = workspaces_for(request).filter(pk=workspace_id).first()
+        grant = self.role_grant("change")
+        workspace = workspaces_for(request, grant=grant).filter(pk=workspace_id).first()
         if workspace is None or not self.has_change_permission(request):
             raise Http404("No such workspace.")
         if workspace_fusion_request(workspace_id=workspace.pk):
@@ -112,7 +115,10 @@ def _fusion_panel(request: HttpRequest, workspace: Workspace) -> str:
         "candidates": fusion.candidates if fusion else [],
         "source_words": _SOURCE_WORDS.get(fusion.pair_source, "") if fusion else "",
         "origins": pair_origins_shown(fusion),
-        "can_recalibrate": fusion_admin.has_change_permission(request),
+        "can_recalibrate": fusion_admin.has_change_permission(request)
+        and workspaces_for(request, grant=("rag", "workspacefusion", "change"))
+        .filter(pk=workspace.pk)
+        .exists(),
         "recalibrate_url": reverse("admin:rag_workspacefusion_recalibrate", args=[workspace.pk]),
     }
     return render_to_string("admin/rag/workspacefusion/panel.html", context, request=request)

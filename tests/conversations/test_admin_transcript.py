@@ -42,7 +42,7 @@ def _turn(conversation: Conversation, text: str, *, at_seconds: int, **answer: o
 @pytest.fixture
 def tenancy() -> dict[str, object]:
     owner = MembershipFactory(role=Membership.Role.OWNER)
-    teammate = MembershipFactory(workspace=owner.workspace, role=Membership.Role.MEMBER)
+    teammate = MembershipFactory(workspace=owner.workspace, role=Membership.Role.OWNER)
     stranger = MembershipFactory()
     bot = BotFactory(workspace=owner.workspace)
     conversation = Conversation.objects.create(bot=bot, channel="widget")

@@ -39,7 +39,7 @@ def _execution(
 
 @pytest.fixture
 def tenancy() -> dict[str, object]:
-    ours = MembershipFactory(role=Membership.Role.MEMBER)
+    ours = MembershipFactory(role=Membership.Role.OWNER)
     theirs = MembershipFactory()
     return {
         "member": ours.user,

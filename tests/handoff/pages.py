@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import Group
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
-from core.models import Workspace
-from handoff.selectors import AGENTS_GROUP
+from core.models import Membership, Workspace
 from tests.support.browser import EXPECT_TIMEOUT_MS as TIMEOUT_MS
 from tests.support.browser import admin_login
 from tests.support.factories import PASSWORD, MembershipFactory, UserFactory
@@ -41,11 +39,10 @@ def widget_ask(widget: Locator, question: str) -> Locator:
 
 
 def agent_make(*, username: str, workspaces: list[Workspace]) -> Any:
-    """A staff user in the Agents group, member of these workspaces."""
+    """A staff user with the agent role in these workspaces."""
     agent = UserFactory(username=username, first_name="", is_staff=True)
-    agent.groups.add(Group.objects.get_or_create(name=AGENTS_GROUP)[0])
     for workspace in workspaces:
-        MembershipFactory(user=agent, workspace=workspace)
+        MembershipFactory(user=agent, workspace=workspace, role=Membership.Role.AGENT)
     return agent
 
 

@@ -9,17 +9,17 @@ import json
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conversations.models import Conversation, Turn
+from core.models import Membership
 from handoff.console import agent_queue, context_pack
 from handoff.live import conversation_channel
 from handoff.models import AgentProfile, Handoff, HandoffReason, Message
-from handoff.selectors import AGENTS_GROUP, conversation_history, handoff_history_messages
+from handoff.selectors import conversation_history, handoff_history_messages
 from handoff.services import (
     AgentProfileError,
     HandoffError,
@@ -61,8 +61,7 @@ def _conversation(*, locale: str = "en", beside: Conversation | None = None) -> 
 
 def _agent(conversation: Conversation, username: str) -> Any:
     user = UserFactory(username=username, first_name="Secret", last_name="Login", is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name=AGENTS_GROUP)[0])
-    MembershipFactory(user=user, workspace=conversation.bot.workspace)
+    MembershipFactory(user=user, workspace=conversation.bot.workspace, role=Membership.Role.AGENT)
     return user
 
 

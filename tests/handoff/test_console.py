@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group
 from django.test import Client
 
 from conversations.models import Conversation
+from core.models import Membership
 from handoff.models import HandoffReason
-from handoff.selectors import AGENTS_GROUP
 from handoff.services import handoff_open
 from tests.api.factories import bot_make, workspace_make
 from tests.support.factories import MembershipFactory, UserFactory
@@ -18,8 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _agent(workspace, name: str) -> object:  # type: ignore[no-untyped-def]
     user = UserFactory(username=name, is_staff=True)
-    user.groups.add(Group.objects.get_or_create(name=AGENTS_GROUP)[0])
-    MembershipFactory(user=user, workspace=workspace)
+    MembershipFactory(user=user, workspace=workspace, role=Membership.Role.AGENT)
     return user
 
 

@@ -80,7 +80,7 @@ def test_the_feedback_list_costs_the_same_queries_for_one_row_or_many() -> None:
 def test_feedback_rows_show_the_question_the_answer_and_the_reasons(
     page: Page, admin_base: str
 ) -> None:
-    member = MembershipFactory(role=Membership.Role.MEMBER)
+    member = MembershipFactory(role=Membership.Role.OWNER)
     turn = _rated(workspace=member.workspace)
     admin_login(page, base_url=admin_base, username=member.user.username, password=PASSWORD)
 

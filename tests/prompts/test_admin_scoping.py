@@ -15,7 +15,7 @@ from tests.support.factories import BotFactory, MembershipFactory, UserFactory
 @pytest.fixture
 def tenancy(db: None) -> dict[str, object]:
     owner = MembershipFactory(role=Membership.Role.OWNER)
-    teammate = MembershipFactory(workspace=owner.workspace, role=Membership.Role.MEMBER)
+    teammate = MembershipFactory(workspace=owner.workspace, role=Membership.Role.OWNER)
     stranger = MembershipFactory()  # owner of another workspace
     return {
         "bot": BotFactory(workspace=owner.workspace, name="Ours"),
@@ -102,7 +102,7 @@ def test_adding_a_membership_in_the_admin_makes_the_user_staff(tenancy: dict) ->
     newcomer = UserFactory(is_staff=False)
     response = _client(root).post(
         "/admin/core/membership/add/",
-        {"workspace": str(tenancy["bot"].workspace_id), "user": str(newcomer.pk), "role": "member"},
+        {"workspace": str(tenancy["bot"].workspace_id), "user": str(newcomer.pk), "role": "editor"},
     )
     assert response.status_code == 302
     newcomer.refresh_from_db()

@@ -28,7 +28,7 @@ def admin_client_for(db: None):
             name, password="pw-123-long", is_staff=True, is_superuser=superuser
         )
         if workspace is not None:
-            Membership.objects.create(workspace=workspace, user=user)
+            Membership.objects.create(workspace=workspace, user=user, role=Membership.Role.OWNER)
         client = Client()
         client.force_login(user)
         return client

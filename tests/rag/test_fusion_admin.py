@@ -31,7 +31,7 @@ def _member_client(workspace: Workspace) -> Client:
     user = get_user_model().objects.create_user(
         f"member-{workspace.slug}", password="pw-123-long", is_staff=True
     )
-    Membership.objects.create(workspace=workspace, user=user)
+    Membership.objects.create(workspace=workspace, user=user, role=Membership.Role.OWNER)
     client = Client(enforce_csrf_checks=True)
     client.force_login(user)
     return client

@@ -27,7 +27,7 @@ def _member(workspace: Workspace) -> Client:
     user = get_user_model().objects.create_user(
         f"admin-{workspace.slug}", password="pw-123-long", is_staff=True, is_superuser=False
     )
-    Membership.objects.create(workspace=workspace, user=user)
+    Membership.objects.create(workspace=workspace, user=user, role=Membership.Role.OWNER)
     client = Client()
     client.force_login(user)
     return client

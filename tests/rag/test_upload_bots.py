@@ -95,7 +95,7 @@ def test_a_member_uploads_with_no_bot_chosen_and_every_bot_gets_the_file(
     alpha = BotFactory(name="Alpha")
     workspace = alpha.workspace
     beta = BotFactory(workspace=workspace, name="Beta")
-    member = MembershipFactory(workspace=workspace, role=Membership.Role.MEMBER)
+    member = MembershipFactory(workspace=workspace, role=Membership.Role.OWNER)
     notes = tmp_path / "opening-hours.txt"  # type: ignore[operator]
     notes.write_text("The shop opens at nine on weekdays.")
     admin_login(page, base_url=admin_base, username=member.user.username, password=PASSWORD)
