@@ -16,6 +16,7 @@ import uuid
 from django.conf import settings as django_settings
 
 from bots.models import Bot
+from conversations.adapters import bot_rules_from_settings
 from conversations.llm.offline import offline_answer
 from conversations.models import Conversation
 from conversations.pipeline import turn_answer
@@ -55,7 +56,7 @@ def _retrieved(bot: Bot, questions: list[str]) -> dict[str, list]:
 def _timed(
     bot: Bot, questions: list[str], retrieved: dict[str, list], rows: dict, *, suffix: str
 ) -> None:
-    settings = bot_settings_get(bot_id=bot.pk)
+    rules = bot_rules_from_settings(bot=bot_settings_get(bot_id=bot.pk))
     model_id = workspace_embedding_model(workspace_id=bot.workspace_id)
     embed = embedder_for(model_id=model_id)
     lookup = passages_lookup_for(model_id=model_id)
@@ -65,9 +66,10 @@ def _timed(
         offline_answer(
             question=question,
             chunks=retrieved[question],
-            rules=settings.rules,
+            rules=rules,
             embed=embed,
             passages=lookup,
+            guard=None,  # a turn screens the message once, before the composer
         )
         composer.append((time.perf_counter() - started) * 1000)
         conversation = Conversation.objects.create(bot=bot)

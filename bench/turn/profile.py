@@ -3,11 +3,12 @@
     nice -n 10 .venv/bin/python -m bench.turn.profile /work/shared/corpora/covid-faq-en \
         [--chunks 10000] [--turns 30] [--llm offline|stub] [--streamed] [--top 30]
 
-The bench-turn workspace (bench.turn.load). `--llm stub`: the scripted OpenAI-compatible server answers at
-once (its own process, not profiled); `offline`: the offline default. `--streamed`: the turn gets an
+A workspace of its own ("bench-profile", loaded as bench.turn loads its own, its passages made).
+`--llm stub`: the scripted OpenAI-compatible server answers at once (its own process, not profiled);
+`offline`: the offline default. `--streamed`: the turn gets an
 emitter, so the answer is streamed and its partial JSON parsed per delta (the emitter only collects:
 the Redis relay and the SSE writer run in other processes, which bench.api measures). Prints the
-functions by cumulative and by own time, and the share of the turn's time in each stage.
+functions by cumulative and by own time.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class CollectingEmitter:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("--chunks", type=int, default=10000)
+    parser.add_argument("--chunks", type=int, default=0, help="0: the corpus as is")
     parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--llm", choices=["offline", "stub"], default="offline")
     parser.add_argument("--streamed", action="store_true")
@@ -61,15 +62,19 @@ def main() -> None:
     import django
 
     django.setup()
-    from bench.turn.load import corpus_scaled, parley_load
+    from bench.retrieval.load import workspace_load
+    from bench.turn.load import corpus_scaled
     from bench.turn.runs import STUB_ANSWER
     from conversations.models import Conversation
     from conversations.pipeline import turn_answer
     from core.llm.types import LLMEndpoint
+    from rag.passages.backfill import chunks_passages_backfill
     from tests.support.llm_server import Reply, ScriptedLLMServer
 
     corpus, rows, vectors = corpus_scaled(args.corpus, args.chunks)
-    bot = parley_load(rows, vectors)
+    workspace, bot = workspace_load("bench-profile", rows, vectors)
+    made = chunks_passages_backfill(workspace_id=workspace.pk)  # as ingestion would have
+    print(f"passages made for {made} chunks")
     server = ScriptedLLMServer().start() if args.llm == "stub" else None
     endpoint = (
         LLMEndpoint(model="stub", base_url=server.base_url, api_key="k", max_retries=0)
