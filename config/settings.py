@@ -316,6 +316,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "rag.multilingual_backfill_sweep",
         "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
     },
+    # Chunks without their passages for the workspace's models (rag.passages.backfill).
+    "backfill-chunk-passages": {
+        "task": "rag.passages_backfill_sweep",
+        "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
+    },
     # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
     "refresh-analytics-rollups": {
         "task": "insights.turn_rollups_refresh",

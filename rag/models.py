@@ -225,6 +225,39 @@ class Chunk(models.Model):
         return f"{self.document_id}#{self.ordinal}"
 
 
+class ChunkPassages(models.Model):
+    """A chunk's quotable passages and their vectors, made once when the chunk is stored (rag.passages):
+    the offline composer scores them with a dot product instead of splitting and embedding the chunk
+    on every question. Dropped with the chunk (ON DELETE CASCADE in the database, migration
+    0011_chunk_passages: a chunk swap deletes without loading rows), re-made by the backfill when
+    a tag no longer names the workspace's model."""
+
+    chunk = models.OneToOneField(
+        Chunk,
+        on_delete=models.DO_NOTHING,
+        primary_key=True,
+        related_name="+",
+        db_constraint=False,  # the migration adds it with ON DELETE CASCADE
+    )
+    language = models.CharField(max_length=16, blank=True, default="")
+    # [[text, the FAQ question it answers or "", a table row's subject or null], ...] in chunk order,
+    # then the distinct questions: the rows of the vector matrices are the units, then the questions.
+    units = models.JSONField(default=list)
+    asked = models.JSONField(default=list)
+    # Unit-length float32 rows (rag.passages.prepared.vectors_pack), tagged with their model.
+    model = models.CharField(max_length=200)
+    vectors = models.BinaryField()
+    multi_model = models.CharField(max_length=200, blank=True, default="")
+    multi_vectors = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "chunk passages"
+
+    def __str__(self) -> str:
+        return f"passages of {self.chunk_id}"
+
+
 class WorkspaceEmbedding(models.Model):
     """The embedding model a workspace's chunks use; changing it re-embeds its documents."""
 

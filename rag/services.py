@@ -316,6 +316,7 @@ def workspace_embedding_model_set(
     (`rag.embeddings.backfill`); search reads only vectors tagged with the current model meanwhile."""
     from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODELS
     from rag.embeddings.backfill import chunks_multilingual_backfill_queue
+    from rag.passages.backfill import chunks_passages_backfill_queue
 
     kind, _, name = embedding_model.partition("/")
     if embedding_model != LOCAL_MODEL_ID and not (kind == "openai" and name):
@@ -338,6 +339,8 @@ def workspace_embedding_model_set(
                 },
             )
             chunks_multilingual_backfill_queue(workspace_id=workspace.pk)
+            # The chunks' passages carry that model's vectors too (rag.passages.backfill).
+            chunks_passages_backfill_queue(workspace_id=workspace.pk)
         if workspace_embedding_model(workspace_id=workspace.pk) == embedding_model:
             return 0
         WorkspaceEmbedding.objects.update_or_create(

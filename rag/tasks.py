@@ -74,6 +74,29 @@ def multilingual_backfill_sweep_task() -> int:
     return multilingual_backfill_sweep()
 
 
+@shared_task(
+    name="rag.chunks_passages_backfill", acks_late=True, soft_time_limit=1800, time_limit=1860
+)
+def chunks_passages_backfill_task(workspace_id: str) -> int:
+    """Idempotent: only chunks still without passages for the workspace's models are made; the
+    pending mark is dropped when it ends."""
+    from django.core.cache import cache
+
+    from rag.passages.backfill import chunks_passages_backfill
+
+    try:
+        return chunks_passages_backfill(workspace_id=workspace_id)
+    finally:
+        cache.delete(f"parley:passages-backfill:{workspace_id}")
+
+
+@shared_task(name="rag.passages_backfill_sweep")
+def passages_backfill_sweep_task() -> int:
+    from rag.passages.backfill import passages_backfill_sweep
+
+    return passages_backfill_sweep()
+
+
 @shared_task(name="rag.documents_reclaim_stuck")
 def documents_reclaim_stuck_task() -> int:
     from rag.services import documents_reclaim_stuck

@@ -7,7 +7,9 @@ Each document is chunked as ingestion chunks a .txt file and retrieved by exact 
 chunks (top 5, as a bot retrieves), the relevant document's text being the gold answer. `--record FILE` writes
 this run's answers and figures; the committed baseline was recorded by this same script run on the code before
 issue 16 (commit 4beb977, see bench/README.md), and `--baseline FILE` prints its figures beside this run's
-(`--recorded FILE` prints a recorded run's instead of running).
+(`--recorded FILE` prints a recorded run's instead of running). `--passages-made` (issue 30) compares, in
+one run of this checkout, the composer splitting and embedding passages per question ("before") with the
+composer reading passages made once per chunk, as ingestion stores them ("now").
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ def token_f1(answer: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
-    """This checkout's offline answers to every question (only APIs that exist before and after issue 16)."""
+def run(folder: Path, max_queries: int | None, *, made: bool = False) -> dict[str, Any]:
+    """This checkout's offline answers to every question (only APIs that exist before and after issue 16;
+    `made`: the composer reads each chunk's passages made beforehand, as ingestion stores them, issue 30)."""
     import django
 
     django.setup()
@@ -98,6 +101,7 @@ def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
     vectors = embed(texts)
     question_vectors = embed(list(queries.values()))
     indexed = time.monotonic() - started
+    lookup = _passages_made(chunks, embed) if made else None
     segmenter = pysbd.Segmenter(language="en", clean=False)
     rules = BotRules()
     answers: dict[str, dict[str, Any]] = {}
@@ -114,7 +118,8 @@ def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
             )
             for rank, i in enumerate(np.argsort(-scores)[:TOP_K])
         ]
-        raw = offline_generate(question=question, chunks=top, rules=rules, embed=embed)
+        kwargs = {"passages": lookup} if lookup else {}
+        raw = offline_generate(question=question, chunks=top, rules=rules, embed=embed, **kwargs)
         answer = output_enforce(raw=raw, chunks=top, rules=rules, question=question).answer
         found = answer.status.value == "found_in_context"
         gold = [docs[d]["text"] for d in sorted(qrels[qid])]
@@ -147,6 +152,20 @@ def run(folder: Path, max_queries: int | None) -> dict[str, Any]:
     }
 
 
+def _passages_made(chunks, embed):  # type: ignore[no-untyped-def]
+    """Each chunk's passages and unit-length vectors made once (rag.passages, as ingestion makes them),
+    served to the composer as the database would."""
+    from rag.passages.prepared import chunk_units, units_texts, vectors_normalised
+    from rag.passages.selectors import StoredPassages
+
+    store = {}
+    for chunk in chunks:
+        units = chunk_units(text=chunk.text)
+        texts = units_texts(units)
+        store[chunk.id] = StoredPassages(units, vectors_normalised(embed(texts) if texts else []))
+    return lambda ids, _multilingual: {i: store[i] for i in ids if i in store}
+
+
 def _norm(text: str) -> str:
     return " ".join(tokens(text))
 
@@ -170,13 +189,20 @@ def main() -> None:
         "--recorded", type=Path, help="print a recorded run (a --record file) instead of running"
     )
     parser.add_argument("--max-queries", type=int, default=None)
+    parser.add_argument(
+        "--passages-made",
+        action="store_true",
+        help="compare passages split and embedded per question (before) with passages made once (now)",
+    )
     args = parser.parse_args()
 
     recorded = json.loads(args.recorded.read_text()) if args.recorded else None
-    result = recorded or run(args.corpus, args.max_queries)
+    result = recorded or run(args.corpus, args.max_queries, made=args.passages_made)
     if args.record:
         args.record.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     baseline = json.loads(args.baseline.read_text()) if args.baseline else None
+    if args.passages_made:
+        baseline = run(args.corpus, args.max_queries)  # this checkout, passages split per question
     print(
         f"{result['corpus']}: {result['questions']} questions, {result['documents']} documents, "
         f"{result['chunks']} chunks (indexed in {result['indexed_s']}s); top {TOP_K} chunks by cosine"

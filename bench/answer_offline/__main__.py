@@ -61,8 +61,8 @@ def main() -> None:
 
     from conversations.contract.enforce import output_enforce
     from conversations.llm.offline import offline_generate
-    from conversations.llm.passages import passages_split
     from conversations.types import BotRules
+    from rag.passages.split import passages_split
     from rag.retrieval import RetrievedChunk
 
     docs, queries, qrels = load(args.corpus, args.max_queries, args.max_docs, args.seed)

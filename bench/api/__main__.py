@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--endpoint rag_search|chat]
         [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS] [--client wire|httpx]
+        [--llm stub|offline] [--cpu-turns 20]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
 (config.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
@@ -17,7 +18,9 @@ the rate the LLM alone allows (clients / seconds per answer), the baseline Parle
 
 Clients: the load levels read their streams with ``bench.api.wire``, a lean HTTP/1.1 SSE client, so the
 load generator's own parsing neither inflates the latencies nor takes the cores Parley needs
-(``--client httpx`` uses httpx-sse instead). The sequential first event is printed for both.
+(``--client httpx`` uses httpx-sse instead). The sequential first event is printed for both. Then the CPU
+each process spends per turn, for sequential JSON (``stream: false``) and streamed calls, with the scripted
+LLM or (``--llm offline``) the offline default answering.
 """
 
 from __future__ import annotations
@@ -71,6 +74,18 @@ def main() -> int:
         default="wire",
         help="the load levels' client: the lean bench.api.wire (default) or httpx-sse",
     )
+    parser.add_argument(
+        "--llm",
+        choices=["stub", "offline"],
+        default="stub",
+        help="the scripted LLM (default) or the offline default (no LLM configured)",
+    )
+    parser.add_argument(
+        "--cpu-turns",
+        type=int,
+        default=20,
+        help="sequential JSON and streamed calls whose CPU per turn is printed (0: none)",
+    )
     args = parser.parse_args()
 
     # Queues of their own, so a developer's running ./parley run never takes the bench's tasks.
@@ -97,7 +112,7 @@ def main() -> int:
         for line in (args.corpus / "queries.jsonl").read_text().splitlines()[:500]
     ]
     levels = [int(level) for level in args.levels.split(",")]
-    with Stack(pool_size=args.pool_size) as stack:
+    with Stack(pool_size=args.pool_size, offline=args.llm == "offline") as stack:
         stack.documents_ready(args.corpus)
         return _bench(stack, args, questions, levels)
 
@@ -182,6 +197,8 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
             f"errors {len(warm.errors)}; {partials:.1f} tool_partial_update events per answer"
         )
         failures += len(warm.errors)
+    if args.cpu_turns:
+        _cpu_per_turn(stack, args, questions)
     floor = asyncio.run(
         plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20)
     )
@@ -230,6 +247,30 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
             f"(all cores for them alone: at most {ceiling:.0f} turns/s)"
         )
     return 1 if failures else 0
+
+
+def _cpu_per_turn(stack, args, questions: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """CPU milliseconds per turn of each stack process, for sequential JSON and streamed calls."""
+    from bench.api.load import json_requests, level_run, percentile
+
+    count = args.cpu_turns
+    for mode in ("json", "streamed"):
+        requests = _requests(stack, args.endpoint, questions[20:], count)[:count]
+        before = stack.cpu_seconds()
+        if mode == "json":
+            seconds = asyncio.run(json_requests(requests=requests, headers=stack.headers))
+        else:
+            result = asyncio.run(
+                level_run(requests=requests, headers=stack.headers, concurrency=1, rounds=count)
+            )
+            seconds = [turn.total for turn in result.ok if turn.total is not None]
+        used = {name: spent - before[name] for name, spent in stack.cpu_seconds().items()}
+        parley = sum(v for name, v in used.items() if name not in ("bench client", "LLM server"))
+        detail = ", ".join(f"{name} {v / count * 1000:.1f}" for name, v in used.items())
+        print(
+            f"CPU per {mode} turn ({args.llm} LLM, {count} sequential): Parley's processes "
+            f"{parley / count * 1000:.1f} ms ({detail}); turn p50 {percentile(seconds, 50) * 1000:.0f} ms"
+        )
 
 
 _CLIENTS = {"wire": "lean client", "httpx": "httpx-sse"}

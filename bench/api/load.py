@@ -162,3 +162,21 @@ async def plain_requests(*, url: str, headers: dict[str, str], count: int) -> li
             response.raise_for_status()
             seconds.append(time.perf_counter() - started)
     return seconds
+
+
+async def json_requests(
+    *, requests: list[tuple[str, dict[str, Any]]], headers: dict[str, str]
+) -> list[float]:
+    """Seconds per sequential POST answered as one JSON body (``stream: false``)."""
+    seconds = []
+    async with httpx.AsyncClient(timeout=httpx.Timeout(60.0)) as client:
+        for url, body in requests:
+            started = time.perf_counter()
+            response = await client.post(
+                url,
+                json={**body, "stream": False},
+                headers={**headers, "Accept": "application/json"},
+            )
+            response.raise_for_status()
+            seconds.append(time.perf_counter() - started)
+    return seconds

@@ -25,8 +25,10 @@ from tests.support.processes import child_database_url, free_port, wait_for
 class Stack:
     """uvicorn and the Celery workers of ``./parley run`` (config.launcher.worker_commands), on the bench's queues."""
 
-    def __init__(self, *, pool_size: int) -> None:
+    def __init__(self, *, pool_size: int, offline: bool = False) -> None:
         self.pool_size = pool_size
+        # The offline default (no LLM configured): Parley's own composer answers every call.
+        self.offline = offline
         self.processes: list[subprocess.Popen[bytes]] = []
         self.names: list[str] = []
         self.llm = LLMProcess()
@@ -50,7 +52,7 @@ class Stack:
             **os.environ,  # the bench's queues and worker sizes, set by __main__ before settings loaded
             "DATABASE_URL": child_database_url(),
             "REDIS_URL": settings.REDIS_URL,
-            "LLM_PROVIDER": "openai",
+            "LLM_PROVIDER": "offline" if self.offline else "openai",
             "LLM_BASE_URL": self.llm.base_url,
             "LLM_API_KEY": "bench",
             "LLM_MAX_RETRIES": "0",

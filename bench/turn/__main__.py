@@ -1,4 +1,6 @@
-"""Whole-turn latency excluding the LLM, Parley vs a LangChain baseline, side by side in one process.
+"""Whole-turn latency excluding the LLM, Parley vs a LangChain baseline, side by side in one process; then
+the offline default's own time (bench.turn.offline): composer, whole turn and rag_search, before and
+after passages made at ingestion.
 
     .venv/bin/pip install -r bench/requirements.txt      # the baseline's langchain-postgres
     nice -n 10 .venv/bin/python -m bench.turn /work/shared/corpora/covid-faq-en [--chunks 10000] [--turns 200]
@@ -31,11 +33,18 @@ def main() -> None:
         help="0: the corpus as is (for recall without replicas)",
     )
     parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument(
+        "--offline-turns",
+        type=int,
+        default=50,
+        help="questions for the offline default's rows (0: skip them)",
+    )
     args = parser.parse_args()
     import django
 
     django.setup()
     from bench.turn.load import corpus_scaled, parley_load
+    from bench.turn.offline import offline_rows
     from bench.turn.runs import baseline_build, baseline_turn, parley_turn
     from tests.support.llm_server import ScriptedLLMServer
 
@@ -72,6 +81,21 @@ def main() -> None:
             for q, rel in zip(unique, relevant, strict=True)
         )
         print(f"recall@5 (by document) {name:>9}: {recall:.3f}")
+    if args.offline_turns:
+        questions = [q.text for q in queries[: args.offline_turns]]
+        offline = offline_rows(bot, questions)
+        print(
+            f"\nThe offline default (no LLM configured), {len(questions)} questions, Parley's own time"
+        )
+        print(f"  {'row':<78} {'p50 ms':>8} {'p95 ms':>8}")
+        for row, values in offline.items():
+            print(f"  {row:<78} {_p(values, 50):>8.1f} {_p(values, 95):>8.1f}")
+        made = offline["ingest: passages made, per chunk"][0]
+        alone = offline["ingest: chunk text embedded alone, per chunk"][0]
+        print(
+            f"  ingest throughput with passages / embedding alone (same chunks, same models): "
+            f"{alone / (alone + made):.2f}"
+        )
 
 
 def _p(values: list[float], percentile: int) -> float:

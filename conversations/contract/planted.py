@@ -8,6 +8,7 @@ sentence: a chunk the detector quarantined never reaches here, a borderline or r
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -40,13 +41,30 @@ def contacts_in(text: str) -> set[str]:
     return found
 
 
+# Sized for the chunks a busy process keeps retrieving (a chunk's text is ~1-2 kB).
+CHUNK_CACHE_SIZE = 2048
+
+
+@functools.lru_cache(maxsize=CHUNK_CACHE_SIZE)
+def _planted_in(text: str) -> tuple[str, ...]:
+    """A chunk's instruction-like sentences. Kept per chunk text: the same chunks are retrieved again
+    and again, and the detector's patterns over every sentence of six chunks took ~300 ms of a loaded
+    2-core machine per answer (bench.turn.profile, docs/decisions/passages-at-ingestion.md)."""
+    return tuple(s for s in _sentences(text) if instruction_like(s))
+
+
+@functools.lru_cache(maxsize=CHUNK_CACHE_SIZE)
+def _contacts_held(text: str) -> frozenset[str]:
+    return frozenset(contacts_in(text))
+
+
 def planted_content_drop(draft: Draft, chunks: Sequence[RetrievedChunk], rules: BotRules) -> None:
     """Drop the answer's sentences that repeat a planted instruction or bring a contact from nowhere."""
     if draft.status not in CHECKED_STATUSES:
         return
-    planted = [s for chunk in chunks for s in _sentences(chunk.text) if instruction_like(s)]
+    planted = [s for chunk in chunks for s in _planted_in(chunk.text)]
     planted_contacts = set().union(*(contacts_in(sentence) for sentence in planted))
-    sourced = set().union(*(contacts_in(chunk.text) for chunk in chunks))
+    sourced = set().union(*(_contacts_held(chunk.text) for chunk in chunks))
 
     def offending(sentence: str) -> str:
         contacts = contacts_in(sentence)

@@ -2,7 +2,7 @@
 
 Both sides are compared after Unicode normalisation, case folding, typographic-quote
 folding and whitespace collapsing, so layout differences never count as a misquote. A table row
-may be quoted as its "Column: value" phrases (contract.tables), the form the offline provider uses.
+may be quoted as its "Column: value" phrases (rag.passages.tables), the form the offline provider uses.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from conversations.contract.tables import tables_render
+from rag.passages.tables import tables_render
 
 _TYPOGRAPHIC = str.maketrans(
     {

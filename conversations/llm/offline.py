@@ -2,9 +2,9 @@
 
 It is the embedded default when no LLM is configured and the fallback when the remote LLM
 is down. It classifies with the cheap guards and by embedding similarity to the covered and
-excluded topics, then answers with whole passages of the top chunks (sentences and table rows,
-llm.passages): those most similar to the question, at most the bot's N, in their order in the
-chunks, each quoted in context_usage exactly as the answer shows it. Its output passes the
+excluded topics, then answers with whole passages of the top chunks (sentences and table rows, made
+at ingestion, rag.passages; llm.choose): those most similar to the question, at most the bot's N, in
+their order in the chunks, each quoted in context_usage exactly as the answer shows it. Its output passes the
 contract's enforcement without a repair.
 
 A question in another language than the passages (a French question on English documents): the passages
@@ -26,11 +26,9 @@ from conversations.contract.enforce import (
     UNUSED_REASON_STATUS,
     injection_explanation,
 )
-from conversations.contract.quotes import text_normalize
-from conversations.contract.tables import table_row_named
 from conversations.guards import GuardKind, GuardMatch, message_screen
 from conversations.llm.across import cross_language_frame, embed_across
-from conversations.llm.passages import PassageKind, passages_split
+from conversations.llm.choose import ChoiceTuning, PassagesLookup, passages_choose
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
     SMALL_TALK_TOPIC,
@@ -73,8 +71,6 @@ class OfflineTuning:
     # within the margin of the best: weaker ones would pad the answer with neighbouring facts.
     sentence_similarity: float = 0.3
     sentence_margin: float = 0.15
-    # Passages of one chunk compared with the question (bounds the embedding cost of long chunks).
-    max_sentences_per_chunk: int = 40
 
 
 def offline_fallback_model(model: str) -> str:
@@ -99,10 +95,17 @@ def offline_generate(
     embed: Embed,
     tuning: OfflineTuning | None = None,
     guard: GuardMatch | Unscreened | None = UNSCREENED,
+    passages: PassagesLookup | None = None,
 ) -> str:
     """The raw output, as an LLM would return it: one JSON object."""
     answer = offline_answer(
-        question=question, chunks=chunks, rules=rules, embed=embed, tuning=tuning, guard=guard
+        question=question,
+        chunks=chunks,
+        rules=rules,
+        embed=embed,
+        tuning=tuning,
+        guard=guard,
+        passages=passages,
     )
     return json.dumps(answer, ensure_ascii=False)
 
@@ -116,10 +119,13 @@ def offline_answer(
     tuning: OfflineTuning | None = None,
     guard: GuardMatch | Unscreened | None = UNSCREENED,
     across: Embed | None = None,
+    passages: PassagesLookup | None = None,
 ) -> dict[str, object]:
     """`guard`: the pipeline's screen of the visitor's message (a turn screens it once, in
     `answer_run`); the provider screens `question` itself only when called on its own. `across`: the
-    multilingual embedding for a question in another language than the chunks (`embed_across`)."""
+    multilingual embedding for a question in another language than the chunks (`embed_across`).
+    `passages`: the chunks' passages made at ingestion (rag.passages.selectors); without it, or for a
+    chunk it lacks, the passages are split and embedded now."""
     tuning = tuning or OfflineTuning()
     question_language, passage_language = _languages(question, chunks, rules)
     scale = _same_scale
@@ -154,14 +160,17 @@ def offline_answer(
     supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
         : tuning.max_chunks_used
     ]
-    quotes = _best_sentences(
-        question,
-        supporting,
-        embed,
-        tuning,
-        rules.max_answer_sentences,
+    quotes = passages_choose(
+        question=question,
+        chunks=supporting,
+        embed=embed,
+        tuning=ChoiceTuning(
+            sentence_similarity=tuning.sentence_similarity, sentence_margin=tuning.sentence_margin
+        ),
+        limit=rules.max_answer_sentences,
         scale=scale,
         across=scale is not _same_scale,
+        lookup=passages,
     )
     usage = []
     for chunk in chunks:
@@ -278,91 +287,6 @@ def _scope(
     if covered and best_covered >= tuning.topic_similarity and not out_of_scope:
         return covered[covered_scores.index(best_covered)], False
     return UNKNOWN_TOPIC, out_of_scope
-
-
-def _best_sentences(
-    question: str,
-    chunks: Sequence[RetrievedChunk],
-    embed: Embed,
-    tuning: OfflineTuning,
-    limit: int,
-    *,
-    scale: Callable[[float], float] = _same_scale,
-    across: bool = False,
-) -> dict[str, list[str]]:
-    """Per chunk, the passages chosen for the answer, in their order in the chunk.
-
-    Every answerable passage of the chunks is compared with the question in one embedding call;
-    the best `limit` (by similarity, above the floor and within the margin of the best) are kept.
-    A passage that follows a question in its chunk (a FAQ's answer) is as similar as that question
-    when the question is closer, so a FAQ's answer wins for its own question (the passages of the
-    other entries keep their own similarity). A passage two
-    overlapping chunks share counts once, in the first chunk.
-    """
-    candidates: list[tuple[str, str, str]] = []  # (chunk id, text, the question it answers)
-    rows: dict[int, str] = {}  # the candidates that are table rows: their subject (first cell)
-    titled: list[str] = []  # what is embedded for each candidate
-    seen: set[str] = set()
-    for chunk in chunks:
-        language = language_detect(chunk.text)
-        passages = passages_split(
-            chunk.text,
-            language=language or "en",
-            starts_clean=chunk.starts_clean,
-            ends_clean=chunk.ends_clean,
-        )[: tuning.max_sentences_per_chunk]
-        asked, asking = "", False
-        for passage in passages:
-            if passage.kind is PassageKind.QUESTION:
-                asked, asking = (f"{asked} {passage.text}" if asking else passage.text), True
-                continue
-            asking = False
-            key = text_normalize(passage.text)
-            if passage.answerable and key not in seen:
-                seen.add(key)
-                if passage.kind is PassageKind.ROW:
-                    rows[len(candidates)] = passage.text.partition(":")[0]
-                candidates.append((chunk.id, passage.text, asked))
-                # Across languages a passage is embedded with its document's title, as its chunk was
-                # at ingestion: a table row or a short sentence alone loses what it is about (the
-                # demo's "Battery: 2 years" row under "Warranty and repairs").
-                titled.append(
-                    f"{chunk.title}: {passage.text}" if across and chunk.title else passage.text
-                )
-    if not candidates:
-        return {}
-    asked_texts = list(dict.fromkeys(asked for _, _, asked in candidates if asked))
-    vectors = embed([question, *titled, *asked_texts])
-    # `scale`: the multilingual model's similarities on the monolingual scale the tuning is set on
-    similarity = [scale(_cosine(vectors[0], vector)) for vector in vectors[1:]]
-    asked_similarity = dict(zip(asked_texts, similarity[len(candidates) :], strict=True))
-    inherited = [
-        max(similarity[index], asked_similarity.get(asked, 0.0))
-        for index, (_, _, asked) in enumerate(candidates)
-    ]
-    # One FAQ entry answers: the passages of another entry keep only their own similarity.
-    top_asked = candidates[max(range(len(candidates)), key=lambda i: (inherited[i], -i))][2]
-    scored = sorted(
-        (
-            (inherited[index] if asked == top_asked else similarity[index], index)
-            for index, (_, _, asked) in enumerate(candidates)
-        ),
-        key=lambda pair: (-pair[0], pair[1]),
-    )
-    best = scored[0][0]
-    floor = max(tuning.sentence_similarity, best - tuning.sentence_margin)
-    kept = [scored[0][1]] + [index for score, index in scored[1:limit] if score >= floor]
-    named = [index for score, index in scored if index in rows and score >= floor]
-    named = [index for index in named if table_row_named(question=question, subject=rows[index])]
-    if len(named) == 1:
-        # The one row the question names answers it alone: the other rows are other cases of the
-        # same table (another country's delivery), not support for this one (issue 26).
-        kept = named
-    chosen: dict[str, list[str]] = {}
-    for index in sorted(kept):  # candidates are in chunk order, then in document order
-        chunk_id, text, _ = candidates[index]
-        chosen.setdefault(chunk_id, []).append(text)
-    return chosen
 
 
 def _answer(

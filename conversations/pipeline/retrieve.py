@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from conversations.llm.choose import PassagesLookup
 from prompts.engine import BotSettings
-from rag.embeddings import embed_texts
+from rag.embeddings import MULTI_MODEL_ID, embed_query, embed_texts
+from rag.passages.selectors import StoredPassages, chunk_passages_get
 from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedChunk, chunks_retrieve
 
 
@@ -52,5 +54,27 @@ def chunks_for_question(
 
 
 def embedder_for(*, model_id: str) -> Callable[[Sequence[str]], list[list[float]]]:
-    """An embedding model as the offline provider's `embed` callable."""
-    return lambda texts: embed_texts(list(texts), model_id=model_id)
+    """An embedding model as the offline provider's `embed` callable. One text alone is the question
+    (the composer's passages are stored): the query's vector, which retrieval has just computed and
+    which a local model keeps (`embed_query`)."""
+
+    def embed(texts: Sequence[str]) -> list[list[float]]:
+        if len(texts) == 1:
+            return [embed_query(texts[0], model_id=model_id)]
+        return embed_texts(list(texts), model_id=model_id)
+
+    return embed
+
+
+def passages_lookup_for(*, model_id: str) -> PassagesLookup:
+    """The stored passages of retrieved chunks, as the offline composer reads them: the workspace
+    model's vectors, or the multilingual model's for a question across languages."""
+
+    def lookup(chunk_ids: Sequence[str], multilingual: bool) -> dict[str, StoredPassages]:
+        return chunk_passages_get(
+            chunk_ids=chunk_ids,
+            model_id=MULTI_MODEL_ID if multilingual else model_id,
+            multilingual=multilingual,
+        )
+
+    return lookup

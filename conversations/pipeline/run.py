@@ -34,7 +34,11 @@ from conversations.pipeline.curated import (
 )
 from conversations.pipeline.events import PartialRelay, PipelineEmitter
 from conversations.pipeline.language import turn_locale
-from conversations.pipeline.retrieve import chunks_for_question, embedder_for
+from conversations.pipeline.retrieve import (
+    chunks_for_question,
+    embedder_for,
+    passages_lookup_for,
+)
 from conversations.routing import RouteDecision, answer_route
 from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
@@ -255,6 +259,7 @@ def _answer_generate(
         endpoint=endpoint,
         embed=embedder_for(model_id=model_id),
         on_partial=relay,
+        passages=passages_lookup_for(model_id=model_id),
     )
 
 

@@ -22,7 +22,7 @@ from rag.ingestion.claims import (
     document_release,
     documents_claim,
 )
-from rag.ingestion.embed import documents_embed, documents_progress_parsed
+from rag.ingestion.embed import documents_embed, documents_passages, documents_progress_parsed
 from rag.ingestion.prepare import PreparedDocument, document_prepare
 from rag.ingestion.screen import chunks_screen
 from rag.ingestion.store import chunks_replace
@@ -99,6 +99,7 @@ def _embed_and_store(
     try:
         documents_progress_parsed(prepared=prepared, claim_id=claim_id)
         vectors = documents_embed(prepared=prepared, claim_id=claim_id)
+        documents_passages(prepared=prepared)
     except SoftTimeLimitExceeded:
         raise
     except Exception as exc:

@@ -3,17 +3,23 @@
 Chunks are embedded in order of token count, so each model batch holds texts of similar
 length and pads little; the vectors go back to their documents in draft order. A document whose
 workspace has a multilingual model gets that model's vectors too (`PreparedDocument.multi_vectors`),
-in the same plan of batches, so progress counts both.
+in the same plan of batches, so progress counts both. Then each chunk's quotable passages are embedded
+with the same models (`documents_passages`, rag.passages), for the offline composer.
 """
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 
-from rag.embeddings import embedding_provider_get
+from rag.embeddings import EmbeddingError, embedding_provider_get
 from rag.errors import IngestError
 from rag.ingestion.claims import documents_progress_report
 from rag.ingestion.prepare import PreparedDocument
+from rag.passages.make import PassageSource, passages_make
+
+logger = logging.getLogger(__name__)
 
 PARSED_PROGRESS = 15
 EMBEDDED_PROGRESS = 95
@@ -53,6 +59,30 @@ def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[
     for item, item_multi in zip(prepared, multi_vectors, strict=True):
         item.multi_vectors = item_multi if item.multi_model_id else []
     return vectors
+
+
+def documents_passages(*, prepared: list[PreparedDocument]) -> None:
+    """Set each document's chunk passages and their vectors. A failure to embed them does not fail
+    the document: its chunks are stored without passages, which the backfill makes later (the
+    composer splits and embeds such chunks itself meanwhile)."""
+    for item in prepared:
+        last = len(item.drafts) - 1
+        sources = [
+            PassageSource(
+                text=draft.text,
+                title=item.document.title,
+                starts_clean=True if draft.ordinal == 0 else None,
+                ends_clean=True if draft.ordinal == last else None,
+            )
+            for draft in item.drafts
+        ]
+        try:
+            item.passages = passages_make(
+                sources=sources, model_id=item.model_id, multi_model_id=item.multi_model_id
+            )
+        except EmbeddingError as exc:
+            logger.warning("document %s: passages left to the backfill (%s)", item.document.pk, exc)
+            item.passages = []
 
 
 def documents_progress_parsed(*, prepared: list[PreparedDocument], claim_id: str) -> None:

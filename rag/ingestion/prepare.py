@@ -16,6 +16,7 @@ from rag.ingestion.transcribe import audio_transcribe
 from rag.language import language_detect
 from rag.models import Document
 from rag.parsing import AUDIO_EXTENSIONS, Block, ParsedDocument, document_parse
+from rag.passages.make import MadePassages
 from rag.selectors import workspace_media_models
 
 
@@ -34,6 +35,9 @@ class PreparedDocument:
     # The multilingual model of the workspace ("" none) and, once embedded, each chunk's vector of it.
     multi_model_id: str = ""
     multi_vectors: list[list[float]] = field(default_factory=list)
+    # Each chunk's quotable passages and their vectors (rag.passages), in draft order; empty when
+    # they could not be made (the backfill makes them later).
+    passages: list[MadePassages] = field(default_factory=list)
 
 
 def document_prepare(

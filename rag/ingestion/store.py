@@ -10,7 +10,8 @@ per chunk; bench/ingest). The full-text vector is computed by the INSERT itself,
 (and its HNSW and GIN entries) is written once; it indexes the heading path as jsonb text (weight A)
 and the text (B), as ``SearchVector(heading) + SearchVector(text)`` would, through ``parley_tsvector`` (the
 configuration's stemmer and stop words, then accents folded: the analysis the BM25 query uses too), and its length.
-The same transaction keeps BM25's term statistics (rag_termstat, rag_corpusstat): the triggers of migration
+The chunks' passages and their vectors (rag.passages) are written in the same transaction. The same
+transaction keeps BM25's term statistics (rag_termstat, rag_corpusstat): the triggers of migration
 0003 count the deleted chunks out and the inserted ones in, whatever statement deletes or inserts them.
 """
 
@@ -31,6 +32,7 @@ from rag.ingestion.prepare import PreparedDocument
 from rag.ingestion.screen import chunk_quarantined
 from rag.language import iso639_3, search_config_for
 from rag.models import Chunk, Document, document_upload_to
+from rag.passages.make import passages_write
 from rag.preview import preview_cache_clear
 
 _INSERT = """
@@ -51,6 +53,7 @@ FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(page
           injection_score, injection_label, injection_excerpt, quarantined, multi),
      LATERAL (SELECT setweight(parley_tsvector(%(config)s, r.headings), 'A')
                      || setweight(parley_tsvector(%(config)s, r.text), 'B') AS v) AS s
+RETURNING id, ordinal
 """
 
 
@@ -192,6 +195,11 @@ def _chunks_insert(
     }
     with connection.cursor() as cursor:
         cursor.execute(_INSERT, params)
+        ids = dict((ordinal, chunk_id) for chunk_id, ordinal in cursor.fetchall())
+    if len(prepared.passages) == len(drafts):
+        # The chunks' passages, in the same transaction: a chunk is never stored with stale ones.
+        chunks = [(ids[draft.ordinal], draft.text) for draft in drafts]
+        passages_write(chunks=chunks, made=prepared.passages)
 
 
 def _multi_literals(prepared: PreparedDocument, count: int) -> list[str | None]:

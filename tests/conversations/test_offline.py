@@ -11,10 +11,10 @@ from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOut
 from conversations.contract.enforce import MIN_INJECTION_EXPLANATION, output_enforce
 from conversations.contract.quotes import quote_in_text
 from conversations.llm.offline import offline_fallback_model, offline_generate
-from conversations.llm.passages import PassageKind, passages_split
 from conversations.types import AnswerStatus, BotRules
 from core.llm import errors
 from rag.demo_content import DEMO_DIR
+from rag.passages.split import PassageKind, passages_split
 from rag.retrieval import RetrievedChunk
 from tests.support.llm_server import Reply, ScriptedLLMServer
 

@@ -20,13 +20,13 @@ from django.conf import settings
 
 from conversations.contract.enforce import output_enforce
 from conversations.contract.quotes import text_normalize
-from conversations.contract.tables import tables_render
 from conversations.llm.offline import offline_generate
-from conversations.llm.passages import passages_split
 from conversations.types import Answer, AnswerStatus, BotRules
 from rag.chunking import chunks_build
 from rag.demo_content import DEMO_FILES, demo_pdf_bytes
 from rag.parsing import document_parse
+from rag.passages.split import passages_split
+from rag.passages.tables import tables_render
 from rag.retrieval import RetrievedChunk
 
 Embed = Callable[[Sequence[str]], list[list[float]]]

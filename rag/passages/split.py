@@ -1,10 +1,12 @@
 """A chunk's text as quotable passages: whole sentences (pysbd) and table rows, in their order in the chunk.
 
 The chunk's structure decides the units before any sentence segmenter runs: pipe-table lines are rows
-(rendered "Column: value", contract.tables), list items and "label: value" fields (CSV rows) are
+(rendered "Column: value", rag.passages.tables), list items and "label: value" fields (CSV rows) are
 units of their own, and the other lines of a paragraph are unwrapped and segmented. A chunk cut
 from the middle of a document may begin or end inside a sentence (overlaps are whole blocks, and a
 PDF line or a subtitle cue is a block): such edge sentences are marked partial and never quoted.
+With a `limit`, a long chunk (thousands of sentences, or a block with no sentence boundary at all) is
+segmented window by window only as far as the limit needs: pysbd's time grows faster than the text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from enum import StrEnum
 import pysbd  # type: ignore[import-untyped]
 from pysbd.languages import LANGUAGE_CODES  # type: ignore[import-untyped]
 
-from conversations.contract.tables import (
+from rag.passages.tables import (
     table_cells,
     table_line_is,
     table_row_render,
@@ -57,6 +59,9 @@ _FIELD = re.compile(r"^[^\s:|][^:|]{0,40}:\s+\S")
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
 _OPENS_AFTER = re.compile(r"[.!?…:][\"'”’»)\]]*$")
 _DEFAULT_LANGUAGE = "en"
+# Characters pysbd segments at once when a limit is set (pysbd's time grows faster than linearly: 18k
+# characters took ~350 ms, 3k ~30 ms).
+_WINDOW = 3000
 
 
 def passages_split(
@@ -65,8 +70,9 @@ def passages_split(
     language: str = _DEFAULT_LANGUAGE,
     starts_clean: bool | None = None,
     ends_clean: bool | None = None,
+    limit: int | None = None,
 ) -> list[Passage]:
-    """The passages of one chunk's text.
+    """The passages of one chunk's text (the first `limit` of them, at a bounded cost, when set).
 
     `starts_clean` / `ends_clean` say whether the chunk's first / last character is a sentence
     boundary of its document (True at the document's start and end); None means unknown, and the
@@ -82,7 +88,8 @@ def passages_split(
 
     def flush() -> None:
         if prose:
-            block, cuttable = _prose_passages(prose, language)
+            room = None if limit is None else max(1, limit - len(passages))
+            block, cuttable = _prose_passages(prose, language, room)
             if cuttable and block:
                 opening.add(len(passages))
                 closing.add(len(passages) + len(block) - 1)
@@ -90,6 +97,9 @@ def passages_split(
             prose.clear()
 
     for index, line in enumerate(lines):
+        if limit is not None and len(passages) >= limit:
+            prose.clear()
+            break
         if table_line_is(line):
             flush()
             following = lines[index + 1] if index + 1 < len(lines) else ""
@@ -110,6 +120,8 @@ def passages_split(
             flush()
         prose.append(line)
     flush()
+    if limit is not None and len(passages) > limit:
+        del passages[limit:]
     last = len(passages) - 1
     if passages and last in closing and ends_clean is not None:
         # At the document's end a sentence is whole even without a full stop; elsewhere the cut
@@ -122,7 +134,9 @@ def passages_split(
     return passages
 
 
-def _prose_passages(lines: list[str], language: str) -> tuple[list[Passage], bool]:
+def _prose_passages(
+    lines: list[str], language: str, limit: int | None = None
+) -> tuple[list[Passage], bool]:
     """One paragraph's passages, and whether a chunk's edge may cut them.
 
     Fields (CSV rows) and list items are whole lines of the document; other lines are unwrapped
@@ -134,8 +148,11 @@ def _prose_passages(lines: list[str], language: str) -> tuple[list[Passage], boo
         return [Passage(" ".join(part.strip() for part in lines), PassageKind.ITEM)], False
     passages = []
     previous = ""
-    for part in _segment(" ".join(line.strip() for line in lines), language):
+    parts, cut = _segment_bounded(" ".join(line.strip() for line in lines), language, limit)
+    for number, part in enumerate(parts):
         sentence = _sentence(part)
+        if cut and number == len(parts) - 1:
+            sentence = replace(sentence, complete=False)  # the window ended inside it
         if previous and not _OPENS_AFTER.search(previous):
             # The segmenter cut where no punctuation ends the text before ("… (PDF) What to do"):
             # not a sentence start the document shows.
@@ -171,6 +188,27 @@ def _opens_like_sentence(text: str) -> bool:
         if char.isalnum():
             return char.isupper() or char.isdigit()
     return False
+
+
+def _segment_bounded(text: str, language: str, limit: int | None) -> tuple[list[str], bool]:
+    """The first `limit` sentences of `text` (all without a limit), segmented a window at a time; and
+    whether the last one was cut by a window rather than ended by the text."""
+    if limit is None or len(text) <= _WINDOW:
+        return _segment(text, language), False
+    parts: list[str] = []
+    start = 0
+    while len(parts) < limit:
+        window = text[start : start + _WINDOW]
+        pieces = _segment(window, language)
+        if start + _WINDOW >= len(text):
+            return parts + pieces, False
+        resume = window.rfind(pieces[-1]) if len(pieces) > 1 else -1
+        if resume <= 0:
+            # No boundary in a whole window (a code block, a headerless table): one cut passage.
+            return parts + pieces, True
+        parts.extend(pieces[:-1])  # the last piece may run on past the window: segmented again
+        start += resume
+    return parts[:limit], False
 
 
 def _segment(text: str, language: str) -> list[str]:
