@@ -80,7 +80,17 @@ def _service_urls() -> tuple[str, str]:
         return database_url, redis_url
     from core.embedded import ensure_started
 
-    services = ensure_started(VAR_DIR)
+    # The embedded PostgreSQL is sized to the machine (core.pg_sizing); each of these overrides one value.
+    postgres_overrides = {
+        "shared_buffers": env_str("PARLEY_PG_SHARED_BUFFERS"),
+        "effective_cache_size": env_str("PARLEY_PG_EFFECTIVE_CACHE_SIZE"),
+        "work_mem": env_str("PARLEY_PG_WORK_MEM"),
+        "maintenance_work_mem": env_str("PARLEY_PG_MAINTENANCE_WORK_MEM"),
+        "max_parallel_workers": env_str("PARLEY_PG_MAX_PARALLEL_WORKERS"),
+        "max_parallel_workers_per_gather": env_str("PARLEY_PG_MAX_PARALLEL_WORKERS_PER_GATHER"),
+        "max_parallel_maintenance_workers": env_str("PARLEY_PG_MAX_PARALLEL_MAINTENANCE_WORKERS"),
+    }
+    services = ensure_started(VAR_DIR, postgres_overrides=postgres_overrides)
     # Children (worker, web server) inherit the resolved URLs instead of re-probing.
     os.environ.setdefault("DATABASE_URL", services.database_url)
     os.environ.setdefault("REDIS_URL", services.redis_url)
