@@ -252,6 +252,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "rag.multilingual_backfill_sweep",
         "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
     },
+    # Large workspaces get an HNSW index of their own, shrunk ones lose it (rag.workspace_indexes).
+    "workspace-indexes": {
+        "task": "rag.workspace_indexes_sync",
+        "schedule": float(env_int("RETRIEVAL_WORKSPACE_INDEX_EVERY_SECONDS", 3600, minimum=60)),
+    },
     # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
     "refresh-analytics-rollups": {
         "task": "insights.turn_rollups_refresh",
@@ -393,6 +398,11 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=1, m
 # A scope of at most this many chunks is searched exactly (every vector compared: complete, and ~7 ms at
 # 2,000 chunks); a larger one walks the HNSW index (1.4 ms at 10k chunks, bench/turn), see rag.retrieval.sql.
 RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 2000, minimum=0)
+# A workspace (per embedding dimension) of at least this many chunks gets an HNSW index of its own from
+# `manage.py chunks_workspace_indexes` (rag.workspace_indexes; docs/decisions/tenant-isolation.md).
+RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS = env_int(
+    "RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS", 5000, minimum=1
+)
 # Threads per process that run retrieval's full-text statement while the question is embedded (each on
 # its own connection from the pool); 0 runs it after the embedding, on the caller's connection.
 RETRIEVAL_TEXT_THREADS = env_int("RETRIEVAL_TEXT_THREADS", 4, minimum=0, maximum=64)
