@@ -53,12 +53,13 @@ def django_prepare() -> None:
     from django.core.exceptions import ImproperlyConfigured
 
     from core.embedded import EmbeddedServiceError
+    from core.pg_sizing import SizingError
 
     try:
         import django
 
         django.setup()
-    except (EmbeddedServiceError, ImproperlyConfigured) as exc:
+    except (EmbeddedServiceError, SizingError, ImproperlyConfigured) as exc:
         raise LaunchError(str(exc)) from None
 
     from django.core.management import call_command
@@ -72,7 +73,18 @@ def django_prepare() -> None:
     except DatabaseSetupError as exc:
         raise LaunchError(str(exc)) from None
     _say(f"database ready (pgvector {version})")
+    _say(f"database sizing: {database_sizing()}")
     call_command("collectstatic", interactive=False, verbosity=0)
+
+
+def database_sizing() -> str:
+    """The running server's memory and parallel settings, as it reports them (an external server's too)."""
+    from django.db import connection
+
+    from core.pg_sizing import sizing_describe, sizing_show
+
+    with connection.cursor() as cursor:
+        return sizing_describe(sizing_show(cursor=cursor))
 
 
 def admin_ensure() -> None:

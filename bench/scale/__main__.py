@@ -1,0 +1,262 @@
+"""`python -m bench.scale CORPUS --chunks N`: tenant-isolated layouts against the plain baseline.
+
+Builds N rows over 100 workspaces (bench.scale.data) in a database of its own on the embedded
+PostgreSQL (sized by core.pg_sizing), then prints for each layout (bench.scale.layouts) and each
+tenant class: search-phase p50/p95 of vector, full-text and hybrid statements, vector recall@10
+against exact search, index build time, disk per million rows; halfvec's recall at the product's
+ef_search; and ingest throughput at 10k and at N existing rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+
+from bench.scale import layouts
+from bench.scale.data import corpus_load, rows, tenant_sizes
+from core.embedded import ensure_started
+from core.pg_sizing import sizing_describe, sizing_show
+
+HALF_HNSW = "((embedding::halfvec(384)) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)"
+EF_SEARCH = 100  # the product's RETRIEVAL_HNSW_EF_SEARCH
+DATABASE = "parley_bench_scale"
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _connect(admin_url: str) -> psycopg.Connection:
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+        admin.execute(f"CREATE DATABASE {DATABASE}")
+    conn = psycopg.connect(admin_url.replace("/parley?", f"/{DATABASE}?", 1), autocommit=True)
+    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    register_vector(conn)
+    return conn
+
+
+def _load(conn: psycopg.Connection, corpus, sizes: dict[int, int]) -> float:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    conn.execute(
+        "CREATE UNLOGGED TABLE staging (id bigint, workspace_id int, embedding vector(384), body text)"
+    )
+    with conn.cursor().copy(
+        "COPY staging (id, workspace_id, embedding, body) FROM STDIN WITH (FORMAT BINARY)"
+    ) as copy:
+        copy.set_types(["int8", "int4", "vector", "text"])
+        for row in rows(corpus, sizes=sizes):
+            copy.write_row(row)
+    return time.perf_counter() - started
+
+
+def _timed_ids(cursor, sql: str, params: dict) -> tuple[float, list[int]]:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    cursor.execute(sql, params)
+    found = [r[0] for r in cursor.fetchall()]
+    return (time.perf_counter() - started) * 1000, found
+
+
+def _classes(sizes: dict[int, int]) -> dict[str, list[int]]:
+    return {"big": [1], "mid": list(range(2, 11)), "small": list(range(11, 101))}
+
+
+def _truth(
+    conn: psycopg.Connection, corpus, classes, queries: int
+) -> dict[tuple[int, int], list[int]]:  # type: ignore[no-untyped-def]
+    cursor = conn.cursor()
+    cursor.execute("SET enable_indexscan = off")
+    truth = {}
+    for workspaces in classes.values():
+        for index in range(queries):
+            workspace = workspaces[index % len(workspaces)]
+            sql = layouts.exact_sql().format(workspace=workspace)
+            _, found = _timed_ids(cursor, sql, {"q": corpus.query_vectors[index]})
+            truth[(workspace, index)] = found
+    cursor.execute("RESET enable_indexscan")
+    return truth
+
+
+def _search(
+    conn,
+    corpus,
+    table: str,
+    classes,
+    truth,
+    queries: int,
+    *,
+    column="embedding",
+    cast="vector(384)",
+) -> dict:  # type: ignore[no-untyped-def]
+    cursor = conn.cursor()
+    cursor.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+    cursor.execute("SET hnsw.iterative_scan = relaxed_order")
+    kinds = {
+        "vector": layouts.vector_sql(table, column=column, cast=cast),
+        "text": layouts.text_sql(table),
+        "hybrid": layouts.hybrid_sql(table),
+    }
+    if cast != "vector(384)":
+        kinds = {"vector": kinds["vector"]}
+    figures = {}
+    for name, workspaces in classes.items():
+        for kind, template in kinds.items():
+            times, recalls = [], []
+            for repeat in range(2):  # the first pass warms the cache; the second is measured
+                for index in range(queries):
+                    workspace = workspaces[index % len(workspaces)]
+                    params = {"q": corpus.query_vectors[index], "text": corpus.queries[index]}
+                    ms, found = _timed_ids(cursor, template.format(workspace=workspace), params)
+                    if repeat:
+                        times.append(ms)
+                        if kind == "vector":
+                            gold = truth[(workspace, index)]
+                            recalls.append(len(set(found[:10]) & set(gold)) / max(1, len(gold)))
+            figures[(name, kind)] = (
+                statistics.median(times),
+                _percentile(times, 0.95),
+                statistics.mean(recalls) if recalls else None,
+            )
+    return figures
+
+
+def _print_search(label: str, figures: dict) -> None:  # type: ignore[type-arg]
+    for (name, kind), (p50, p95, recall) in figures.items():
+        recall_text = f"  recall@10 {recall:.3f}" if recall is not None else ""
+        print(
+            f"  {label:8} {name:5} {kind:6}  p50 {p50:7.1f} ms  p95 {p95:7.1f} ms{recall_text}",
+            flush=True,
+        )
+
+
+def _ingest(conn, corpus, table: str, *, count: int, first_id: int) -> float:  # type: ignore[no-untyped-def]
+    """Rows/s of batched INSERTs (the tsvector computed in the statement) into a mid tenant."""
+    batch = list(rows(corpus, sizes={2: count}, start_id=first_id, seed=first_id))
+    sql = f"INSERT INTO {table} SELECT %s, %s, %s, %s, to_tsvector('english', %s)"
+    started = time.perf_counter()
+    with conn.cursor() as cursor:
+        for offset in range(0, count, 200):
+            with conn.transaction():
+                cursor.executemany(
+                    sql, [(i, w, v, t, t) for i, w, v, t in batch[offset : offset + 200]]
+                )
+    elapsed = time.perf_counter() - started
+    conn.execute(f"DELETE FROM {table} WHERE id >= {first_id}")  # noqa: S608
+    return count / elapsed
+
+
+def _halfvec(conn, corpus, truth, *, queries: int, vector_build: float) -> None:  # type: ignore[no-untyped-def]
+    """The big tenant's own HNSW again over `embedding::halfvec(384)`: build, size, recall at ef_search."""
+    started = time.perf_counter()
+    conn.execute(f"CREATE INDEX part_w1_half ON part_w1 USING hnsw {HALF_HNSW}")
+    half_build = time.perf_counter() - started
+    half_size, full_size = conn.execute(
+        "SELECT pg_relation_size('part_w1_half'), pg_relation_size('part_w1_embedding_idx')"
+    ).fetchone()
+    print(
+        f"halfvec HNSW, big tenant: build {half_build:.0f} s, {half_size / 2**20:.0f} MB; vector HNSW: "
+        f"build {vector_build:.0f} s, {full_size / 2**20:.0f} MB",
+        flush=True,
+    )
+    _print_search(
+        "halfvec",
+        _search(conn, corpus, "part_w1", {"big": [1]}, truth, queries, cast="halfvec(384)"),
+    )
+
+
+def _ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Ingest throughput at 10k existing rows (a sample of the plain table) and at the full size."""
+    print("ingest (rows/s into a mid tenant, batches of 200, HNSW and GIN maintained):", flush=True)
+    conn.execute(
+        "CREATE TABLE staging AS SELECT id, workspace_id, embedding, body FROM plain WHERE id % "  # noqa: S608
+        f"{max(1, chunks // 10_000)} = 0"
+    )
+    layouts.plain_create(conn.cursor(), table="plain10k")
+    conn.execute("VACUUM ANALYZE plain10k")
+    targets = [("plain10k", "10k existing"), ("plain", f"{chunks} existing")]
+    targets += [(name, f"{chunks} existing, {name}") for name in layouts_run if name != "plain"]
+    for table, label in targets:
+        rate = _ingest(conn, corpus, table, count=count, first_id=chunks * 10)
+        print(f"  {label:32} {rate:7.0f} rows/s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--base-limit", type=int, default=2000)
+    parser.add_argument(
+        "--threshold", type=int, default=5000, help="rows that earn a workspace its own index"
+    )
+    parser.add_argument("--ingest", type=int, default=1000)
+    parser.add_argument("--layouts", default="part,partial", help="besides plain: part, partial")
+    parser.add_argument(
+        "--var-dir", type=Path, default=Path(os.environ.get("PARLEY_VAR_DIR", "var"))
+    )
+    args = parser.parse_args()
+
+    services = ensure_started(args.var_dir)
+    try:
+        conn = _connect(services.database_url)
+        print(f"server: {sizing_describe(sizing_show(cursor=conn.cursor()))}", flush=True)
+        corpus = corpus_load(args.corpus, base_limit=args.base_limit, query_limit=args.queries)
+        sizes = tenant_sizes(args.chunks)
+        large = [w for w, n in sizes.items() if n >= args.threshold]
+        print(
+            f"{args.chunks} rows from {len(corpus.texts)} {corpus.name} texts; tenants: 1 x {sizes[1]}, "
+            f"9 x {sizes[2]}, 90 x ~{sizes[11]}; own indexes for {len(large)} workspaces",
+            flush=True,
+        )
+        print(f"load (COPY): {_load(conn, corpus, sizes):.0f} s", flush=True)
+        builds = {"plain": layouts.plain_create(conn.cursor())}
+        chosen = [
+            name for name in layouts.LAYOUTS if name == "plain" or name in args.layouts.split(",")
+        ]
+        if "part" in chosen:
+            builds["part"] = layouts.part_create(conn.cursor(), large=large)
+        if "partial" in chosen:
+            builds["partial"] = layouts.partial_create(conn.cursor(), large=large)
+        conn.execute("DROP TABLE staging")
+        conn.execute("VACUUM ANALYZE")
+        for name in chosen:
+            size = layouts.disk_bytes(conn.cursor(), name)
+            build = ", ".join(f"{k} {v:.0f} s" for k, v in builds[name].items())
+            print(
+                f"{name:8} build: {build}; disk {size / 2**20:.0f} MB "
+                f"({size / args.chunks * 1e6 / 2**30:.2f} GB per million rows)",
+                flush=True,
+            )
+        classes = _classes(sizes)
+        truth = _truth(conn, corpus, classes, args.queries)
+        print(
+            f"search phase ({args.queries} questions per cell, ef_search {EF_SEARCH}, iterative scans):",
+            flush=True,
+        )
+        for name in chosen:
+            _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
+        if "part" in chosen:
+            _halfvec(
+                conn, corpus, truth, queries=args.queries, vector_build=builds["part"]["hnsw_big"]
+            )
+        _ingest_report(conn, corpus, chunks=args.chunks, count=args.ingest, layouts_run=chosen)
+        conn.close()
+        with psycopg.connect(services.database_url, autocommit=True) as admin:
+            admin.execute(
+                f"DROP DATABASE IF EXISTS {DATABASE}"
+            )  # several GB: not kept between runs
+    finally:
+        services.stop()
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()

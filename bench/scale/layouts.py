@@ -1,0 +1,115 @@
+"""The table layouts compared, as SQL: the plain baseline and the two tenant-isolated candidates.
+
+- `plain`: one table, one HNSW graph and one GIN index over every workspace (pgvector's iterative
+  scans find a workspace's neighbours among everyone's): the product's layout today.
+- `part`: LIST-partitioned by workspace; a workspace of `threshold` rows or more has its own partition
+  with its own HNSW and GIN; the small ones share a DEFAULT partition with only a btree on the
+  workspace, so their searches are exact scans of their own rows.
+- `partial`: one table; a partial HNSW and a partial GIN per large workspace (`WHERE workspace_id = N`),
+  the small ones exact through the btree, as in `part`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+HNSW = "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+COLUMNS = (
+    "id bigint NOT NULL, workspace_id int NOT NULL, embedding vector(384) NOT NULL, body text NOT NULL, "
+    "tsv tsvector NOT NULL"
+)
+LAYOUTS = ("plain", "part", "partial")
+
+
+def timed(cursor, sql: str, builds: dict[str, float], label: str) -> None:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    cursor.execute(sql)
+    builds[label] = builds.get(label, 0.0) + time.perf_counter() - started
+
+
+def plain_create(cursor, *, table: str = "plain") -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The baseline's table from the staging rows; returns index build seconds by kind."""
+    builds: dict[str, float] = {}
+    cursor.execute(f"CREATE TABLE {table} ({COLUMNS}, PRIMARY KEY (id))")
+    cursor.execute(
+        f"INSERT INTO {table} SELECT id, workspace_id, embedding, body, to_tsvector('english', body) FROM staging"  # noqa: S608
+    )
+    cursor.execute(f"CREATE INDEX ON {table} (workspace_id)")
+    timed(cursor, f"CREATE INDEX {table}_hnsw ON {table} {HNSW}", builds, "hnsw")
+    timed(cursor, f"CREATE INDEX {table}_gin ON {table} USING gin (tsv)", builds, "gin")
+    return builds
+
+
+def part_create(cursor, *, large: Iterable[int], source: str = "plain") -> dict[str, float]:  # type: ignore[no-untyped-def]
+    builds: dict[str, float] = {}
+    cursor.execute(
+        f"CREATE TABLE part ({COLUMNS}, PRIMARY KEY (workspace_id, id)) PARTITION BY LIST (workspace_id)"
+    )
+    for workspace in large:
+        cursor.execute(
+            f"CREATE TABLE part_w{workspace} PARTITION OF part FOR VALUES IN ({int(workspace)})"
+        )
+    cursor.execute("CREATE TABLE part_shared PARTITION OF part DEFAULT")
+    cursor.execute(f"INSERT INTO part SELECT * FROM {source}")  # noqa: S608
+    for workspace in large:
+        label = "hnsw_big" if workspace == 1 else "hnsw"
+        timed(cursor, f"CREATE INDEX ON part_w{workspace} {HNSW}", builds, label)
+        timed(cursor, f"CREATE INDEX ON part_w{workspace} USING gin (tsv)", builds, "gin")
+    return builds
+
+
+def partial_create(cursor, *, large: Iterable[int], source: str = "plain") -> dict[str, float]:  # type: ignore[no-untyped-def]
+    builds: dict[str, float] = {}
+    cursor.execute(f"CREATE TABLE partial ({COLUMNS}, PRIMARY KEY (id))")
+    cursor.execute(f"INSERT INTO partial SELECT * FROM {source}")  # noqa: S608
+    cursor.execute("CREATE INDEX ON partial (workspace_id)")
+    for workspace in large:
+        where = f"WHERE workspace_id = {int(workspace)}"
+        timed(cursor, f"CREATE INDEX ON partial {HNSW} {where}", builds, "hnsw")
+        timed(cursor, f"CREATE INDEX ON partial USING gin (tsv) {where}", builds, "gin")
+    return builds
+
+
+def vector_sql(table: str, *, column: str = "embedding", cast: str = "vector(384)") -> str:
+    """Top-40 by cosine distance (the product's vector candidates), re-sorted: relaxed_order iterative
+    scans may return neighbours slightly out of order. The workspace is a literal so the planner can
+    match a partial index or prune partitions, as a client-side-bound Django query does."""
+    return f"""WITH hits AS MATERIALIZED (
+        SELECT id, {column}::{cast} <=> %(q)s::{cast} AS distance FROM {table}
+        WHERE workspace_id = {{workspace}} ORDER BY {column}::{cast} <=> %(q)s::{cast} LIMIT 40)
+    SELECT id FROM hits ORDER BY distance, id"""  # noqa: S608
+
+
+_QUERY = "(SELECT replace(plainto_tsquery('english', %(text)s)::text, '&', '|')::tsquery AS q)"
+
+
+def text_sql(table: str) -> str:
+    """Top-40 by ts_rank over an OR of the question's lexemes (every word counts, as in BM25)."""
+    return f"""SELECT c.id FROM {table} AS c, {_QUERY} AS query
+    WHERE c.workspace_id = {{workspace}} AND c.tsv @@ query.q
+    ORDER BY ts_rank(c.tsv, query.q) DESC, c.id LIMIT 40"""  # noqa: S608
+
+
+def hybrid_sql(table: str) -> str:
+    """Both sides in one statement, fused by reciprocal rank (k = 60), top 10."""
+    return f"""WITH v AS MATERIALIZED (SELECT id, row_number() OVER () AS r FROM ({vector_sql(table)}) AS s0),
+    t AS MATERIALIZED (SELECT id, row_number() OVER () AS r FROM ({text_sql(table)}) AS s1)
+    SELECT id FROM (SELECT id, 1.0 / (60 + r) AS s FROM v UNION ALL SELECT id, 1.0 / (60 + r) FROM t) AS u
+    GROUP BY id ORDER BY sum(s) DESC, id LIMIT 10"""  # noqa: S608
+
+
+def exact_sql() -> str:
+    """The ground truth: every row of the workspace, sorted (run with index scans off)."""
+    return """SELECT id FROM plain WHERE workspace_id = {workspace}
+    ORDER BY embedding <=> %(q)s::vector(384), id LIMIT 10"""
+
+
+def disk_bytes(cursor, table: str) -> int:  # type: ignore[no-untyped-def]
+    cursor.execute(
+        """SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class AS c
+        WHERE c.relkind IN ('r', 'p') AND (c.relname = %s OR c.oid IN (
+            SELECT inhrelid FROM pg_inherits WHERE inhparent = %s::regclass))""",
+        [table, table],
+    )
+    return int(cursor.fetchone()[0])
