@@ -5,8 +5,9 @@ Sentences addressed to an assistant (label 1): the indirect set's tuning attacks
 attacks, the last sentence of deepset's messages and of wildguard's tuning prompts (all requests to an
 assistant, benign or not). Document prose (label 0): the sentences of the tuning contexts, Parley's
 procedures (data/procedures.txt), the installed background text and the installed documentation
-prose of rag.guard.prose (without it the sentence model read scientific abstracts as requests). The chunk combiner and its cut are
-then fitted on the tuning contexts, clean and attacked, scored with out-of-fold sentence probabilities.
+prose of rag.guard.prose (without it the sentence model read scientific abstracts as requests). The
+chunk combiner and its cut are then fitted on the tuning contexts, clean and attacked, scored with
+out-of-fold sentence probabilities.
 The validation parts (rag.guard.public) are never read here.
 """
 
