@@ -1,7 +1,7 @@
 """Injection guard: detection and false-positive rates, the old regex guard vs the scored detector, side by side.
 
     nice -n 10 .venv/bin/python -m bench.guard [--corpora ../shared/corpora] [--threshold 0.6]
-        [--watch 0.3] [--misses] [--latency-samples 300] [--chunks 3000]
+        [--watch 0.3] [--misses] [--latency-samples 300] [--chunks 3000] [--ingest-documents 200]
 
 Each row prints the old regex guard's rate, the detector's refusal band ("new", score >= threshold) and
 refusal plus watch band ("+watch", score >= watch). The outside sets (bench/guard/outside.py: the
@@ -21,7 +21,8 @@ shared corpora's queries.jsonl as ordinary benign traffic, the shared corpora's 
 chunks, and the training rows scored out of fold (the public deepset set's included: the nearest
 figure to its unseen test split).
 Latency: what the detector adds to a turn once its embedding of the message is reused by retrieval
-(p50/p95 over the corpora questions).
+(p50/p95 over the corpora questions); per document, the ingest screen's time and the ingestion
+throughput ratio with the screen on vs off (bench/guard/ingest.py, scifact-en's abstracts).
 """
 
 from __future__ import annotations
@@ -90,6 +91,12 @@ def main() -> None:
         "--chunks", type=int, default=3000, help="Documents per corpus scored as chunks (0: skip)."
     )
     parser.add_argument(
+        "--ingest-documents",
+        type=int,
+        default=200,
+        help="scifact-en documents chunked, embedded and screened for the throughput ratio (0: skip).",
+    )
+    parser.add_argument(
         "--misses", action="store_true", help="Print each missed attack and flagged look-alike."
     )
     args = parser.parse_args()
@@ -150,16 +157,22 @@ def main() -> None:
         columns.append(deepset)
     columns += indirect_columns(root, threshold, baseline_flags, misses=args.misses)
     if args.chunks:
-        for corpus, (n, old_rate, new_rate) in _chunks(
+        for corpus, (n, old_rate, new_rate, task_rate) in _chunks(
             root, args.chunks, baseline_flags, threshold
         ).items():
             if corpus.startswith("scifact"):
                 columns.append(Column(f"{corpus} (old)", n, {"clean_quarantined": old_rate}))
-                columns.append(Column(corpus, n, {"clean_quarantined": new_rate}))
+                columns.append(
+                    Column(corpus, n, {"clean_quarantined": new_rate, "clean_task": task_rate})
+                )
     columns += _written_columns(written_attacks, written_lookalikes, baseline_flags, new, watched)
     columns_print(columns)
     if args.latency_samples:
         _latency(every[: args.latency_samples])
+    if args.ingest_documents:
+        from bench.guard.ingest import ingest_throughput
+
+        ingest_throughput(root, corpus="scifact-en", limit=args.ingest_documents)
 
 
 def _written_columns(
@@ -248,25 +261,26 @@ def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
 
 def _chunks(
     root: Path, limit: int, old: Callable[[str], bool], threshold: float
-) -> dict[str, tuple[int, float, float]]:
+) -> dict[str, tuple[int, float, float, float]]:
     """Ordinary documents scored as ingestion scores chunks: the share quarantine would hide, by
-    corpus (n, old, new)."""
+    corpus (n, old, new, share with a task finding recorded below quarantine)."""
     from bench.guard.sets import corpora_chunks
-    from rag.guard import injection_detect_batch
+    from rag.guard import LABEL_TASK, injection_detect_batch
 
-    print("-- ordinary documents scored as chunks (the share quarantined):")
+    print("-- ordinary documents scored as chunks (the share quarantined; task recorded):")
     rates = {}
     for corpus, texts in corpora_chunks(root, limit=limit).items():
-        flagged = 0
+        flagged = recorded = 0
         for start in range(0, len(texts), 256):
             batch = injection_detect_batch(texts=texts[start : start + 256], documents=True)
             flagged += sum(detection.flagged(threshold) for detection in batch)
+            recorded += sum(detection.label == LABEL_TASK for detection in batch)
         old_rate = sum(map(old, texts)) / len(texts)
         print(
             f"{'quarantined, ' + corpus + ' documents':40} {len(texts):>5} {old_rate:>7.3f} "
-            f"{flagged / len(texts):>7.3f}"
+            f"{flagged / len(texts):>7.3f} {recorded / len(texts):>7.3f}"
         )
-        rates[corpus] = (len(texts), old_rate, flagged / len(texts))
+        rates[corpus] = (len(texts), old_rate, flagged / len(texts), recorded / len(texts))
     return rates
 
 

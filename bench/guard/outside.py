@@ -28,6 +28,9 @@ ROWS = (
     ("benign in the watch band", "benign_watched"),
     ("attacked docs quarantined", "attacked_quarantined"),
     ("clean docs quarantined", "clean_quarantined"),
+    # A task finding (rag.guard.tasks) is recorded on the chunk, below quarantine (TASK_SCORE_CAP).
+    ("attacked docs, task recorded", "attacked_task"),
+    ("clean docs, task recorded", "clean_task"),
 )
 
 
@@ -73,7 +76,7 @@ def deepset_column() -> Column | None:
 def indirect_columns(
     root: Path, threshold: float, old: Callable[[str], bool], *, misses: bool = False
 ) -> list[Column]:
-    from rag.guard import injection_detect_batch
+    from rag.guard import LABEL_TASK, injection_detect_batch
     from rag.guard.public import INDIRECT_KINDS, context_windows, indirect_contexts
 
     contexts = indirect_contexts(root=root, part="validation")
@@ -85,17 +88,20 @@ def indirect_columns(
         detections = []
         for start in range(0, len(flat), 128):
             detections += injection_detect_batch(texts=flat[start : start + 128], documents=True)
-        verdicts, offset = [], 0
+        verdicts, tasks, offset = [], [], 0
         for context, pieces in zip(chosen, windows, strict=True):
             found = detections[offset : offset + len(pieces)]
             offset += len(pieces)
             verdicts.append(any(d.flagged(threshold) for d in found))
+            tasks.append(any(d.label == LABEL_TASK for d in found))
             if misses and verdicts[-1] != bool(context.attack):
                 top = max(found, key=lambda d: d.score)
                 what = "missed" if context.attack else "quarantined"
                 print(f"   {what} {kind} {top.score:.2f} {context.attack or top.excerpt!r}"[:220])
         attacked = [v for v, c in zip(verdicts, chosen, strict=True) if c.attack]
         clean = [v for v, c in zip(verdicts, chosen, strict=True) if not c.attack]
+        attacked_task = [t for t, c in zip(tasks, chosen, strict=True) if c.attack]
+        clean_task = [t for t, c in zip(tasks, chosen, strict=True) if not c.attack]
         baseline_attacked = [old(c.text) for c in chosen if c.attack]
         baseline_clean = [old(c.text) for c in chosen if not c.attack]
         columns.append(
@@ -112,7 +118,12 @@ def indirect_columns(
             Column(
                 f"{kind} val",
                 len(chosen),
-                {"attacked_quarantined": _mean(attacked), "clean_quarantined": _mean(clean)},
+                {
+                    "attacked_quarantined": _mean(attacked),
+                    "clean_quarantined": _mean(clean),
+                    "attacked_task": _mean(attacked_task),
+                    "clean_task": _mean(clean_task),
+                },
             )
         )
     return columns

@@ -47,7 +47,7 @@ def corpora_chunks(root: Path, *, limit: int) -> dict[str, list[str]]:
     ordinary document text, which quarantine must leave alone."""
     chunks = {}
     for path in sorted(root.glob("*/corpus.jsonl")):
-        texts = []
+        texts: list[str] = []
         with path.open(encoding="utf-8") as handle:
             for line in handle:
                 if line.strip() and len(texts) < limit:

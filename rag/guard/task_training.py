@@ -4,8 +4,10 @@ Parley's own rows, and write tasks.npz.
 Sentences addressed to an assistant (label 1): the indirect set's tuning attacks, Parley's written
 attacks, the last sentence of deepset's messages and of wildguard's tuning prompts (all requests to an
 assistant, benign or not). Document prose (label 0): the sentences of the tuning contexts, Parley's
-procedures (data/procedures.txt) and the installed background text. The chunk combiner and its cut are
-then fitted on the tuning contexts, clean and attacked, scored with out-of-fold sentence probabilities.
+procedures (data/procedures.txt), the installed background text and the installed documentation
+prose of rag.guard.prose (without it the sentence model read scientific abstracts as requests). The
+chunk combiner and its cut are then fitted on the tuning contexts, clean and attacked, scored with
+out-of-fold sentence probabilities.
 The validation parts (rag.guard.public) are never read here.
 """
 
@@ -21,6 +23,7 @@ from sklearn.linear_model import LogisticRegression
 
 from rag.guard.classifier import hashed_features
 from rag.guard.normalise import text_fold
+from rag.guard.prose import prose_documents
 from rag.guard.public import (
     Context,
     context_windows,
@@ -78,6 +81,8 @@ def task_units(*, root: Path) -> tuple[list[str], list[int], list[str]]:
         items.append(
             (text_units(example.text) or [example.text], 0, f"background:{example.text[:60]}")
         )
+    for source, document in prose_documents():
+        items.append((text_units(document), 0, f"prose:{source}"))
     seen: dict[str, tuple[int, str]] = {}
     for units, label, group in items:
         for unit in units:
