@@ -8,6 +8,7 @@ from typing import Any
 import pgtrigger
 from auditlog.models import AbstractLogEntry, LogEntryManager
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
@@ -42,7 +43,23 @@ class AuditEntryManager(LogEntryManager):
         return super().log_m2m_changes(changed_queryset, instance, operation, field_name, **kwargs)
 
     def create(self, **kwargs: Any) -> Any:
-        return super().create(**audit_context_fill(kwargs))
+        kwargs = audit_context_fill(kwargs)
+        if kwargs.get("content_type") is not None:
+            kwargs["content_type"] = _content_type_current(kwargs["content_type"])
+        return super().create(**kwargs)
+
+
+def _content_type_current(content_type: ContentType) -> ContentType:
+    """The content type as the database holds it now. ContentType's per-process cache outlives a
+    content type re-created under a long-lived web or worker process (a flush, a restored dump): an
+    entry naming the stale id fails its foreign key at commit, and takes the change it records with
+    it. One indexed read per entry; entries are written on changes, not on reads."""
+    current, _ = ContentType.objects.get_or_create(
+        app_label=content_type.app_label, model=content_type.model
+    )
+    if current.pk != content_type.pk:
+        ContentType.objects.clear_cache()
+    return current
 
 
 APPEND_ONLY = "append_only"

@@ -13,7 +13,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 
 from audit.models import AuditEntry
-from core.models import Membership
+from core.admin_scoping import workspace_ids_granting
 
 EXPORT_FIELDS = (
     "id",
@@ -36,12 +36,9 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def audit_workspace_ids_for_user(*, user: Any) -> list[Any]:
-    """The workspaces whose trail a user may read: those they own."""
-    return list(
-        Membership.objects.filter(user_id=user.pk, role=Membership.Role.OWNER).values_list(
-            "workspace_id", flat=True
-        )
-    )
+    """The workspaces whose trail a user may read: those where their role grants it (the owner's, in
+    core.permissions' one table)."""
+    return workspace_ids_granting(user=user, grant=("audit", "auditentry", "view"))
 
 
 def audit_entries_for_user(*, user: Any) -> QuerySet[AuditEntry]:

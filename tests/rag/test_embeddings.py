@@ -197,4 +197,9 @@ def test_a_refused_batch_is_embedded_one_document_at_a_time(
         "d2.txt": ("ready", ""),
         "d3.txt": ("pending", ""),
     }
-    assert [len(call["input"]) for call in openai_server.calls] == [3, 1, 1, 1]
+    calls = [call["input"] for call in openai_server.calls]
+    # Chunks are embedded with their title ("d0\n\n…"); each stored document's passages follow it
+    # (rag.passages, made at ingestion), the refused document's never.
+    assert [len(texts) for texts in calls if "\n\n" in texts[0]] == [3, 1, 1, 1]
+    passages = [texts for texts in calls if "\n\n" not in texts[0]]
+    assert passages == [["Charge the battery indoors."], ["Oil the chain."]]
