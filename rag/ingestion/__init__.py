@@ -16,6 +16,7 @@ from django.db import InterfaceError, OperationalError
 
 from rag.embeddings import EmbeddingError
 from rag.errors import IngestError, TransientIngestError
+from rag.guard import Detection
 from rag.ingestion.claims import (
     document_fail,
     document_finish_unchanged,
@@ -24,7 +25,7 @@ from rag.ingestion.claims import (
 )
 from rag.ingestion.embed import documents_embed, documents_passages, documents_progress_parsed
 from rag.ingestion.prepare import PreparedDocument, document_prepare
-from rag.ingestion.screen import chunks_screen
+from rag.ingestion.screen import chunks_screen, chunks_screen_batch
 from rag.ingestion.store import chunks_replace
 from rag.models import Document
 from rag.retrieval.calibration.triggers import fusion_changes_record
@@ -118,9 +119,14 @@ def _embed_and_store(
                 document=item.document, claim_id=claim_id, exc=exc
             )
         return
-    for item, item_vectors in zip(prepared, vectors, strict=True):
+    screened = _screened(prepared=prepared, vectors=vectors)
+    for item, item_vectors, verdicts in zip(prepared, vectors, screened, strict=True):
         try:
-            detections = chunks_screen(prepared=item, vectors=item_vectors)
+            detections = (
+                verdicts
+                if verdicts is not None
+                else chunks_screen(prepared=item, vectors=item_vectors)
+            )
             stored = chunks_replace(
                 prepared=item, vectors=item_vectors, claim_id=claim_id, detections=detections
             )
@@ -132,6 +138,20 @@ def _embed_and_store(
             )
             continue
         outcomes[str(item.document.pk)] = ("ready" if stored else "not_claimed", "")
+
+
+def _screened(
+    *, prepared: list[PreparedDocument], vectors: list[list[list[float]]]
+) -> list[list[Detection]] | list[None]:
+    """The batch's verdicts from one detector batch; on an error none (each document is screened
+    alone, so only the one whose text raises fails)."""
+    try:
+        return chunks_screen_batch(prepared=prepared, vectors=vectors)
+    except SoftTimeLimitExceeded:
+        raise
+    except Exception:
+        logger.warning("batch screening failed; screening its documents one by one", exc_info=True)
+        return [None] * len(prepared)
 
 
 def _transient(exc: Exception) -> bool:

@@ -62,27 +62,40 @@ def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[
 
 
 def documents_passages(*, prepared: list[PreparedDocument]) -> None:
-    """Set each document's chunk passages and their vectors. A failure to embed them does not fail
-    the document: its chunks are stored without passages, which the backfill makes later (the
-    composer splits and embeds such chunks itself meanwhile)."""
+    """Set each document's chunk passages and their vectors: one call per pair of models across the
+    batch, so the model sees full batches however small the documents (and a sentence two documents
+    share is embedded once). A failure to embed them does not fail the documents: their chunks are
+    stored without passages, which the backfill makes later (the composer splits and embeds such
+    chunks itself meanwhile)."""
+    groups: dict[tuple[str, str], list[PreparedDocument]] = {}
     for item in prepared:
-        last = len(item.drafts) - 1
-        sources = [
-            PassageSource(
-                text=draft.text,
-                title=item.document.title,
-                starts_clean=True if draft.ordinal == 0 else None,
-                ends_clean=True if draft.ordinal == last else None,
-            )
-            for draft in item.drafts
-        ]
+        groups.setdefault((item.model_id, item.multi_model_id), []).append(item)
+    for (model_id, multi_model_id), items in groups.items():
+        sources = [source for item in items for source in _passage_sources(item)]
         try:
-            item.passages = passages_make(
-                sources=sources, model_id=item.model_id, multi_model_id=item.multi_model_id
-            )
+            made = passages_make(sources=sources, model_id=model_id, multi_model_id=multi_model_id)
         except EmbeddingError as exc:
-            logger.warning("document %s: passages left to the backfill (%s)", item.document.pk, exc)
-            item.passages = []
+            names = ", ".join(str(item.document.pk) for item in items)
+            logger.warning("documents %s: passages left to the backfill (%s)", names, exc)
+            made = []
+        start = 0
+        for item in items:
+            count = len(item.drafts)
+            item.passages = made[start : start + count] if made else []
+            start += count
+
+
+def _passage_sources(item: PreparedDocument) -> list[PassageSource]:
+    last = len(item.drafts) - 1
+    return [
+        PassageSource(
+            text=draft.text,
+            title=item.document.title,
+            starts_clean=True if draft.ordinal == 0 else None,
+            ends_clean=True if draft.ordinal == last else None,
+        )
+        for draft in item.drafts
+    ]
 
 
 def documents_progress_parsed(*, prepared: list[PreparedDocument], claim_id: str) -> None:

@@ -1,5 +1,6 @@
-"""Score a document's chunks with the injection detector before they are stored (indirect injection):
-one batch per document, reusing the chunk vectors when they come from the detector's own model."""
+"""Score documents' chunks with the injection detector before they are stored (indirect injection):
+one detector batch for all the documents of an ingestion batch (the few sentences it embeds go to the
+model together), reusing the chunk vectors when they come from the detector's own model."""
 
 from __future__ import annotations
 
@@ -13,6 +14,24 @@ def chunks_screen(*, prepared: PreparedDocument, vectors: list[list[float]]) -> 
     reused = vectors if prepared.model_id == LOCAL_MODEL_ID else None
     texts = [draft.text for draft in prepared.drafts]
     return injection_detect_batch(texts=texts, embeddings=reused, documents=True)
+
+
+def chunks_screen_batch(
+    *, prepared: list[PreparedDocument], vectors: list[list[list[float]]]
+) -> list[list[Detection]]:
+    """Each document's verdicts, as `chunks_screen` gives them, from one detector batch."""
+    texts = [draft.text for item in prepared for draft in item.drafts]
+    reused = [
+        vector if item.model_id == LOCAL_MODEL_ID else None
+        for item, item_vectors in zip(prepared, vectors, strict=True)
+        for vector in item_vectors
+    ]
+    detections = injection_detect_batch(texts=texts, embeddings=reused, documents=True)
+    verdicts, start = [], 0
+    for item in prepared:
+        verdicts.append(detections[start : start + len(item.drafts)])
+        start += len(item.drafts)
+    return verdicts
 
 
 def chunk_quarantined(detection: Detection) -> bool:
