@@ -93,7 +93,7 @@ def main() -> None:
         made = offline["ingest: passages made, per chunk"][0]
         alone = offline["ingest: chunk text embedded alone, per chunk"][0]
         print(
-            f"  ingest throughput with passages / embedding alone (same chunks, same models): "
+            f"  ingest throughput with passages / embedding alone (distinct chunk texts, same models): "
             f"{alone / (alone + made):.2f}"
         )
 
