@@ -57,9 +57,9 @@ def document_ingest(*, document_id: str, claim_id: str, batch_limit: int = 1) ->
     for mate in documents[1:]:
         if outcomes[str(mate.pk)][0] == "retry":
             _requeue_later(document=mate)
-    ready = [pk for pk, (outcome, _) in outcomes.items() if outcome == "ready"]
-    if ready:
-        fusion_changes_record(document_ids=ready)
+    settled = [pk for pk, (outcome, _) in outcomes.items() if outcome in ("ready", "failed")]
+    if settled:
+        fusion_changes_record(document_ids=settled)
     outcome, reason = outcomes[str(documents[0].pk)]
     if outcome == "retry":
         raise TransientIngestError(reason)

@@ -8,9 +8,11 @@ import json
 import uuid
 
 import pytest
+from django.core.files.base import ContentFile
 
 from bots.models import Bot
 from core.models import Workspace
+from rag.ingestion import document_ingest
 from rag.models import WorkspaceEmbedding, WorkspaceFusion
 from rag.retrieval import RetrievalScope, chunks_retrieve, document_languages_foreign
 from rag.retrieval.calibration.measure import grid, side_shares, vector_share
@@ -20,7 +22,7 @@ from rag.retrieval.calibration.service import (
     workspace_fusion_change_record,
 )
 from rag.retrieval.fusion import FusionChoice, fused_ids
-from rag.services import document_delete
+from rag.services import document_create, document_delete
 from rag.tasks import document_ingest_task, workspace_fusion_calibrate_task
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -310,6 +312,36 @@ def test_ingestion_queues_a_recalibration_after_commit_past_the_change_share(
         document_delete(document_id=document.pk)
     assert sent == [str(workspace.pk)]  # already queued: no second message
     assert WorkspaceFusion.objects.get(workspace=workspace).changed_chunks == 6
+
+
+def test_a_bulk_upload_calibrates_once_after_its_last_document_settles(
+    settings, django_capture_on_commit_callbacks, monkeypatch
+) -> None:
+    settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
+    sent: list[str] = []
+    monkeypatch.setattr(
+        workspace_fusion_calibrate_task, "apply_async", lambda args, *_, **__: sent.append(args[0])
+    )
+    monkeypatch.setattr(document_ingest_task, "apply_async", lambda *args, **kwargs: None)
+    workspace, bot = calibration_workspace("ws-bulk")
+    waiting = [
+        document_create(workspace=workspace, file=ContentFile(text.encode(), name=name))
+        for name, text in (
+            ("late.txt", "A late sentence about alpacas and their wool."),
+            ("broken.pdf", "%PDF-1.4 nothing useful"),
+        )
+    ]
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        ingest_sentences(workspace, bot)  # enough chunks, but two documents still wait
+        document_ingest(document_id=str(waiting[0].pk), claim_id="late", batch_limit=1)
+    _run(callbacks)
+    assert sent == []
+    assert WorkspaceFusion.objects.get(workspace=workspace).changed_chunks > 0
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        # the last one fails: it adds no chunks, yet settling it lets the deferred run go
+        document_ingest(document_id=str(waiting[1].pk), claim_id="broken", batch_limit=1)
+    _run(callbacks)
+    assert sent == [str(workspace.pk)]
 
 
 def _run(callbacks: list) -> None:  # type: ignore[type-arg]

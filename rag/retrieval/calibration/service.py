@@ -19,7 +19,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from core.models import Workspace
-from rag.models import Chunk, WorkspaceFusion
+from rag.models import Chunk, Document, WorkspaceFusion
 from rag.retrieval.calibration.measure import Calibration, Measured, calibration_choose, pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
 from rag.selectors import workspace_embedding_model, workspace_multilingual_model
@@ -109,7 +109,8 @@ def workspace_fusion_calibrate(*, workspace_id: uuid.UUID | str) -> WorkspaceFus
 def workspace_fusion_change_record(*, workspace_id: uuid.UUID | str, chunks: int) -> bool:
     """Count `chunks` added or removed by ingestion; queue a recalibration (after commit) once the changes
     since the last one pass RETRIEVAL_CALIBRATION_CHANGE_SHARE of its chunks, or a first one once the
-    workspace has enough chunks. True when a run was queued."""
+    workspace has enough chunks, and no document of it is still waiting or being ingested (the last
+    one to settle asks again). True when a run was queued."""
     with transaction.atomic():
         state, _ = WorkspaceFusion.objects.select_for_update().get_or_create(
             workspace_id=workspace_id
@@ -129,6 +130,15 @@ def workspace_fusion_request(*, workspace_id: uuid.UUID | str) -> bool:
 
 
 def _due(state: WorkspaceFusion) -> bool:
+    # A bulk upload calibrates once, after its last document: each run embeds and searches hundreds of
+    # pairs, and a workspace growing by a fifth at a time would otherwise queue one run after another
+    # while it fills (200 FAQ documents: 40 of the worker's 86 CPU seconds went to them, bench/ingest).
+    if Document.objects.filter(
+        workspace_id=state.workspace_id,
+        conversation__isnull=True,
+        status__in=(Document.Status.PENDING, Document.Status.PROCESSING),
+    ).exists():
+        return False
     model_id = workspace_embedding_model(workspace_id=state.workspace_id)
     multi_model_id = workspace_multilingual_model(workspace_id=state.workspace_id)
     if (
