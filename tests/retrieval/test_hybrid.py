@@ -8,10 +8,10 @@ from django.db import connection, transaction
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, embed_query, query_cache_clear
+from rag.embeddings import query_cache_clear
 from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
-from rag.retrieval.sql import HybridParams, hybrid_plan, text_rows
-from tests.support.knowledge import document_ingested
+from rag.retrieval.sql import hybrid_plan, text_rows
+from tests.support.knowledge import document_ingested, hybrid_params
 
 pytestmark = pytest.mark.django_db
 
@@ -156,21 +156,7 @@ def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_r
     document_ingested(workspace=workspace, text=BIKES, bots=[bot])
     document_ingested(workspace=workspace, text=SECRET, filename="note.md", bots=[bot])
     question = "How much is a day rental of a bike?"
-    params = HybridParams(
-        workspace_id=str(workspace.pk),
-        model_id=LOCAL_MODEL_ID,
-        query_text=question,
-        query_embedding=embed_query(question),
-        bot_ids=[str(bot.pk)],
-        conversation_id=None,
-        external_user_id="",
-        document_ids=None,
-        vector_weight=1.0,
-        text_weight=0.5,
-        rrf_k=10.0,
-        candidates=40,
-        pool=20,
-    )
+    params = hybrid_params(workspace=workspace, bot=bot, question=question)
     plans, rankings = {}, {}
     for exact_max in (2000, 0):
         settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = exact_max

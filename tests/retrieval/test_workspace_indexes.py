@@ -11,13 +11,12 @@ from django.db import connection, transaction
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve
-from rag.retrieval.sql import HybridParams, hybrid_plan, text_rows
+from rag.retrieval.sql import hybrid_plan, text_rows
 from rag.tasks import workspace_indexes_sync_task
 from rag.workspace_indexes import workspace_index_name, workspace_indexes_sync
-from tests.support.knowledge import document_ingested
+from tests.support.knowledge import document_ingested, hybrid_params
 
 BIKES = (
     "# Bike rental\n\nA day rental costs 25 euros and includes a helmet. Children's bikes are half price.\n\n"
@@ -27,21 +26,7 @@ QUESTION = "How much is a day rental of a bike?"
 
 
 def _plan(workspace: Workspace, bot: Bot) -> str:
-    params = HybridParams(
-        workspace_id=str(workspace.pk),
-        model_id=LOCAL_MODEL_ID,
-        query_text=QUESTION,
-        query_embedding=embed_query(QUESTION),
-        bot_ids=[str(bot.pk)],
-        conversation_id=None,
-        external_user_id="",
-        document_ids=None,
-        vector_weight=1.0,
-        text_weight=0.5,
-        rrf_k=10.0,
-        candidates=40,
-        pool=20,
-    )
+    params = hybrid_params(workspace=workspace, bot=bot, question=QUESTION)
     with transaction.atomic():  # exact_max 0: the HNSW walk, as for any scope above the exact limit
         return hybrid_plan(params=params, text=text_rows(params=params), ef_search=100, exact_max=0)
 

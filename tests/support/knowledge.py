@@ -9,8 +9,10 @@ from django.core.files.base import ContentFile
 
 from bots.models import Bot
 from core.models import Workspace
+from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.ingestion import document_ingest
 from rag.models import Document
+from rag.retrieval.sql import HybridParams
 from rag.services import document_create
 from tests.support.processes import wait_for
 
@@ -61,3 +63,22 @@ def batch_embedding_wait(ids: Iterable[uuid.UUID | str], *, timeout: float = 90)
         return any(progress > 15 and claims.count(claim) >= 2 for claim, progress in rows)
 
     wait_for(embedding, timeout=timeout, interval=0.05, what="a batch of documents to embed")
+
+
+def hybrid_params(*, workspace: Workspace, bot: Bot, question: str) -> HybridParams:
+    """The hybrid statement's parameters for one bot's question, at the product's default fusion."""
+    return HybridParams(
+        workspace_id=str(workspace.pk),
+        model_id=LOCAL_MODEL_ID,
+        query_text=question,
+        query_embedding=embed_query(question),
+        bot_ids=[str(bot.pk)],
+        conversation_id=None,
+        external_user_id="",
+        document_ids=None,
+        vector_weight=1.0,
+        text_weight=0.5,
+        rrf_k=10.0,
+        candidates=40,
+        pool=20,
+    )
