@@ -57,11 +57,11 @@ def collapsed_stacks(stats: Any) -> Counter[str]:
             if target is not None and target.index not in seen
         ]
         below = sum(ttot for _, ttot in edges)
-        allowed = max(stat.ttot - stat.tsub, 0.0)
+        # (A function already running when the window opened can have an own time that is not: its
+        # children may then take all of it.)
+        allowed = stat.ttot - stat.tsub if stat.ttot > stat.tsub else stat.ttot
         if below > allowed > 0:
             scale *= allowed / below
-        elif allowed <= 0:
-            scale = 0.0
         spent = 0.0
         for target, ttot in edges:
             share = ttot * scale
