@@ -41,20 +41,22 @@ def _key(stat: Any) -> str:
 
 def collapsed_stacks(stats: Any) -> Counter[str]:
     """Stacks (outermost first) with CPU microseconds, from yappi's function statistics."""
-    by_index = {stat.index: stat for stat in stats}
-    called = {child.index for stat in stats for child in stat.children}
+    # By full name, not index: yappi merges a function profiled in several threads into one entry,
+    # and a caller in another thread names the index of the copy that was merged away.
+    by_name = {stat.full_name: stat for stat in stats}
+    called = {child.full_name for stat in stats for child in stat.children}
     counts: Counter[str] = Counter()
 
-    def expand(stat: Any, budget: float, path: list[str], seen: set[int]) -> None:
+    def expand(stat: Any, budget: float, path: list[str], seen: set[str]) -> None:
         frames = [*path, _key(stat)]
         scale = budget / stat.ttot if stat.ttot > 0 else 0.0
         # A recursive function's edges count its nested calls again: the children never get more
         # than the function's time outside its own body, so every subtree adds up to its budget.
-        edges = [(by_index.get(child.index), child.ttot) for child in stat.children]
+        edges = [(by_name.get(child.full_name), child.ttot) for child in stat.children]
         edges = [
             (target, ttot)
             for target, ttot in edges
-            if target is not None and target.index not in seen
+            if target is not None and target.full_name not in seen
         ]
         below = sum(ttot for _, ttot in edges)
         # (A function already running when the window opened can have an own time that is not: its
@@ -68,14 +70,14 @@ def collapsed_stacks(stats: Any) -> Counter[str]:
             if share * 1e6 < SMALLEST:
                 continue
             spent += share
-            expand(target, share, frames, seen | {target.index})
+            expand(target, share, frames, seen | {target.full_name})
         own = max(budget - spent, 0.0)
         if own * 1e6 >= 1:
             counts[";".join(frames)] += round(own * 1e6)
 
     for stat in stats:
-        if stat.index not in called and stat.ttot * 1e6 >= SMALLEST:
-            expand(stat, stat.ttot, [], {stat.index})
+        if stat.full_name not in called and stat.ttot * 1e6 >= SMALLEST:
+            expand(stat, stat.ttot, [], {stat.full_name})
     return counts
 
 
@@ -116,7 +118,11 @@ class Profiler:
                 if outside > 0:
                     counts[OUTSIDE] += round(outside)
                 lines = [f"{stack} {count}" for stack, count in counts.most_common()]
-                Path(f"{stem}.txt").write_text("\n".join(lines) + "\n")
+                partial = Path(
+                    f"{stem}.txt.partial"
+                )  # renamed when whole: the bench waits for .txt
+                partial.write_text("\n".join(lines) + "\n")
+                partial.rename(f"{stem}.txt")
                 yappi.clear_stats()
                 self.label = ""
 

@@ -61,7 +61,7 @@ def summary(stacks: list[tuple[list[str], int]]) -> tuple[int, Counter[str], Cou
 
 def tree_lines(stacks: list[tuple[list[str], int]], *, root: str, floor: float) -> list[str]:
     """The call tree under each frame named ``root`` (a substring of its key), branches of at least
-    ``floor`` of the samples under it, as indented lines with their share of all samples."""
+    ``floor`` of the total, as indented lines with their share of the total."""
     total = sum(count for _, count in stacks)
     tree: dict[str, Any] = {}
     for frames, count in stacks:
@@ -92,7 +92,7 @@ def main() -> None:
     )
     parser.add_argument("stacks", type=Path, nargs="+")
     parser.add_argument("--top", type=int, default=25)
-    parser.add_argument("--turns", type=int, help="turns the samples cover: prints ms per turn")
+    parser.add_argument("--turns", type=int, help="turns the stacks cover: prints CPU ms per turn")
     parser.add_argument("--under", default="", help="only functions whose key contains this text")
     parser.add_argument(
         "--tree", help="print the call tree under the frames whose key contains this"
@@ -118,7 +118,7 @@ def main() -> None:
         total, inclusive, own = summary(stacks)
         per_turn = (lambda n: f"{n / 1000 / args.turns:7.1f} ms") if args.turns else (lambda n: "")
         print(
-            f"{path}: {total} samples{f' = {per_turn(total).strip()} per turn' if args.turns else ''}"
+            f"{path}: {total} CPU µs{f' = {per_turn(total).strip()} per turn' if args.turns else ''}"
         )
         for title, counter in (("inclusive", inclusive), ("self", own)):
             print(f"  {title}:")
