@@ -53,7 +53,9 @@ def flamegraph_svg(stacks: list[tuple[list[str], int]], *, title: str, unit: str
         nonlocal depth_max
         for name, (weight, children) in sorted(node.items()):
             width = weight / max(total, 1) * WIDTH
-            if width >= 0.3:
+            if (
+                width >= 1.0
+            ):  # narrower ones are not drawn (their caller spans them): files of hundreds of kB otherwise
                 depth_max = max(depth_max, depth)
                 label = html.escape(name)
                 share = weight / max(total, 1) * 100
