@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
-from conversations.contract.parsing import answer_preview
+from conversations.contract.parsing import AnswerPreview
 from conversations.guards import GuardKind, GuardMatch
 from conversations.llm.choose import PassagesLookup
 from conversations.llm.offline import (
@@ -162,10 +162,11 @@ class _RemoteCalls:
             ]
         stream = llm_stream(endpoint=self.endpoint, messages=messages)
         text, shown = "", ""
+        previewer = AnswerPreview()  # reads each delta once, not the whole output again
         for delta in stream:
             text += delta
             if self.on_partial is not None:
-                preview = answer_preview(partial_output=text)
+                preview = previewer(text)
                 if preview and preview != shown:
                     shown = preview
                     self.on_partial(preview, self.attempt)

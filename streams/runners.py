@@ -55,7 +55,14 @@ class PendingRun:
         """Queue the runner on the streams queue (see config.celery)."""
         from streams.tasks import stream_runner_execute
 
-        stream_runner_execute.delay(self.stream_id, self.runner, self.kwargs, True)
+        # argsrepr/kwargsrepr: Celery otherwise writes saferepr() of the arguments into every message's
+        # headers (CPU on the request's path, and the visitor's question shown to anyone watching
+        # the broker or a monitor). The stream id and runner name are enough to find a run.
+        stream_runner_execute.apply_async(
+            args=(self.stream_id, self.runner, self.kwargs, True),
+            argsrepr=f"({self.stream_id!r}, {self.runner!r}, ...)",
+            kwargsrepr="{}",
+        )
 
 
 def stream_runner_open(

@@ -2,7 +2,8 @@
 
     .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--endpoint rag_search|chat]
         [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS] [--client wire|httpx]
-        [--llm stub|offline] [--cpu-turns 20]
+        [--llm stub|offline] [--cpu-turns 20] [--sequential 20] [--levels 8,32,128|""]
+        [--ingest-timeout 900] [--profile DIR]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
 (config.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
@@ -20,7 +21,12 @@ Clients: the load levels read their streams with ``bench.api.wire``, a lean HTTP
 load generator's own parsing neither inflates the latencies nor takes the cores Parley needs
 (``--client httpx`` uses httpx-sse instead). The sequential first event is printed for both. Then the CPU
 each process spends per turn, for sequential JSON (``stream: false``) and streamed calls, with the scripted
-LLM or (``--llm offline``) the offline default answering.
+LLM or (``--llm offline``) the offline default answering. ``--levels ""`` skips the load levels and
+``--sequential 0`` the sequential first-event runs, for a run that only measures CPU per turn.
+``--profile DIR`` runs uvicorn and the streams worker under a CPU profiler (bench/api/cpu_profiler.py) and
+writes, for the JSON and the streamed CPU-per-turn calls, each process's stacks weighted by CPU time and
+their flame graph (bench/api/profile.py); profiling slows them, so a profiled run's CPU
+figures are not the ones to quote.
 """
 
 from __future__ import annotations
@@ -51,7 +57,9 @@ def main() -> int:
     )
     parser.add_argument("--endpoint", choices=["rag_search", "chat"], default="rag_search")
     parser.add_argument(
-        "--levels", default="8,32,128", help="concurrent streaming clients, comma-separated"
+        "--levels",
+        default="8,32,128",
+        help='concurrent streaming clients, comma-separated ("": no load level)',
     )
     parser.add_argument("--rounds", type=int, default=3, help="turns per client at each level")
     parser.add_argument(
@@ -86,6 +94,23 @@ def main() -> int:
         default=20,
         help="sequential JSON and streamed calls whose CPU per turn is printed (0: none)",
     )
+    parser.add_argument(
+        "--sequential",
+        type=int,
+        default=20,
+        help="sequential streamed turns timed to their first event, per client (0: none)",
+    )
+    parser.add_argument(
+        "--ingest-timeout",
+        type=float,
+        default=900,
+        help="seconds the bench documents may take to be ingested (a loaded machine is slow)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="a folder: uvicorn's and the streams worker's CPU by stack during the CPU-per-turn calls",
+    )
     args = parser.parse_args()
 
     # Queues of their own, so a developer's running ./parley run never takes the bench's tasks.
@@ -111,9 +136,13 @@ def main() -> int:
         json.loads(line)["text"]
         for line in (args.corpus / "queries.jsonl").read_text().splitlines()[:500]
     ]
-    levels = [int(level) for level in args.levels.split(",")]
-    with Stack(pool_size=args.pool_size, offline=args.llm == "offline") as stack:
-        stack.documents_ready(args.corpus)
+    levels = [int(level) for level in args.levels.split(",") if level.strip()]
+    if args.profile is not None:
+        args.profile = args.profile.resolve()
+    with Stack(
+        pool_size=args.pool_size, offline=args.llm == "offline", profile=args.profile
+    ) as stack:
+        stack.documents_ready(args.corpus, timeout=args.ingest_timeout)
         return _bench(stack, args, questions, levels)
 
 
@@ -153,7 +182,13 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     )
     tokens = len(REPLY_TOKENS.findall(content))
     llm_seconds = (tokens + 1) * args.token_delay
-    turns_needed = 28 + sum(level * args.rounds for level in levels)
+    # Every call the run makes: the warm-up's 8, the sequential runs (two clients), the JSON and
+    # streamed CPU calls, the levels. Each answer takes one reply (a turn whose retrieval finds nothing
+    # may take none); the margin covers a retried call. Too few, and the last calls were answered by
+    # the fallback generator, not the stub, which made the CPU figures measure another path.
+    turns_needed = (
+        8 + 2 * args.sequential + 2 * args.cpu_turns + sum(level * args.rounds for level in levels)
+    )
     stack.llm.enqueue(
         *[Reply(content=content, token_delay=args.token_delay) for _ in range(turns_needed * 2)]
     )
@@ -181,24 +216,31 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
     warm_up = _requests(stack, args.endpoint, questions, 8)
     asyncio.run(level_run(requests=warm_up, headers=stack.headers, concurrency=4, rounds=2))
     failures = 0
-    for client in ("wire", "httpx"):
-        sequential = _requests(stack, args.endpoint, questions, 20)
+    for client in ("wire", "httpx") if args.sequential else ():
+        count = args.sequential
+        sequential = _requests(stack, args.endpoint, questions, count)
         warm = asyncio.run(
             level_run(
-                requests=sequential, headers=stack.headers, concurrency=1, rounds=20, client=client
+                requests=sequential,
+                headers=stack.headers,
+                concurrency=1,
+                rounds=count,
+                client=client,
             )
         )
         first = [turn.first_event for turn in warm.ok if turn.first_event is not None]
         totals = [turn.total for turn in warm.ok if turn.total is not None]
         partials = sum(turn.partials for turn in warm.ok) / max(1, len(warm.ok))
         print(
-            f"sequential, 20 turns, {_CLIENTS[client]}: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
+            f"sequential, {count} turns, {_CLIENTS[client]}: first event p50 {percentile(first, 50) * 1000:.1f} ms, "
             f"p95 {percentile(first, 95) * 1000:.1f} ms; turn p50 {percentile(totals, 50):.2f} s; "
             f"errors {len(warm.errors)}; {partials:.1f} tool_partial_update events per answer"
         )
         failures += len(warm.errors)
     if args.cpu_turns:
         _cpu_per_turn(stack, args, questions)
+    if not levels:
+        return 1 if failures else 0
     floor = asyncio.run(
         plain_requests(url=f"{stack.base_url}/api/v1/me", headers=stack.headers, count=20)
     )
@@ -252,24 +294,29 @@ def _bench(stack, args, questions: list[str], levels: list[int]) -> int:  # type
 def _cpu_per_turn(stack, args, questions: list[str]) -> None:  # type: ignore[no-untyped-def]
     """CPU milliseconds per turn of each stack process, for sequential JSON and streamed calls."""
     from bench.api.load import json_requests, level_run, percentile
+    from bench.api.profile import profiled
 
     count = args.cpu_turns
     for mode in ("json", "streamed"):
         requests = _requests(stack, args.endpoint, questions[20:], count)[:count]
-        before = stack.cpu_seconds()
-        if mode == "json":
-            seconds = asyncio.run(json_requests(requests=requests, headers=stack.headers))
-        else:
-            result = asyncio.run(
-                level_run(requests=requests, headers=stack.headers, concurrency=1, rounds=count)
-            )
-            seconds = [turn.total for turn in result.ok if turn.total is not None]
-        used = {name: spent - before[name] for name, spent in stack.cpu_seconds().items()}
+        errors = 0
+        with profiled(folder=args.profile, label=mode):
+            before = stack.cpu_seconds()
+            if mode == "json":
+                seconds = asyncio.run(json_requests(requests=requests, headers=stack.headers))
+            else:
+                result = asyncio.run(
+                    level_run(requests=requests, headers=stack.headers, concurrency=1, rounds=count)
+                )
+                seconds = [turn.total for turn in result.ok if turn.total is not None]
+                errors = len(result.errors)
+            used = {name: spent - before[name] for name, spent in stack.cpu_seconds().items()}
         parley = sum(v for name, v in used.items() if name not in ("bench client", "LLM server"))
         detail = ", ".join(f"{name} {v / count * 1000:.1f}" for name, v in used.items())
         print(
             f"CPU per {mode} turn ({args.llm} LLM, {count} sequential): Parley's processes "
-            f"{parley / count * 1000:.1f} ms ({detail}); turn p50 {percentile(seconds, 50) * 1000:.0f} ms"
+            f"{parley / count * 1000:.1f} ms ({detail}); turn p50 {percentile(seconds, 50) * 1000:.0f} ms; "
+            f"errors {errors}"
         )
 
 

@@ -25,10 +25,14 @@ from tests.support.processes import child_database_url, free_port, wait_for
 class Stack:
     """uvicorn and the Celery workers of ``./parley run`` (config.launcher.worker_commands), on the bench's queues."""
 
-    def __init__(self, *, pool_size: int, offline: bool = False) -> None:
+    def __init__(
+        self, *, pool_size: int, offline: bool = False, profile: Path | None = None
+    ) -> None:
         self.pool_size = pool_size
         # The offline default (no LLM configured): Parley's own composer answers every call.
         self.offline = offline
+        # A folder: uvicorn and the streams worker run under bench.api.cpu_profiler (bench.api.profile).
+        self.profile = profile
         self.processes: list[subprocess.Popen[bytes]] = []
         self.names: list[str] = []
         self.llm = LLMProcess()
@@ -116,6 +120,9 @@ class Stack:
         self.workspace.delete()
 
     def _spawn(self, argv: list[str], env: dict[str, str], *, name: str) -> None:
+        from bench.api.profile import sampled_argv
+
+        argv = sampled_argv(argv, folder=self.profile, name=name)
         self.processes.append(subprocess.Popen(argv, env=env, start_new_session=True))
         self.names.append(name)
 
@@ -150,7 +157,7 @@ class Stack:
             self._json("POST", "/api/v1/sessions", {"bot_id": str(self.bot.pk)})["conversation_id"]
         )
 
-    def documents_ready(self, corpus: Path, count: int = 5) -> None:
+    def documents_ready(self, corpus: Path, count: int = 5, timeout: float = 900) -> None:
         """A few corpus documents attached to the bot through the documents API, ingested by the worker."""
         lines = (corpus / "corpus.jsonl").read_text().splitlines()[:count]
         for line in lines:
@@ -167,7 +174,9 @@ class Stack:
             assert not [d for d in listed if d["status"] == "failed"], listed
             return all(d["status"] == "ready" for d in listed)
 
-        wait_for(ready, timeout=300, interval=1, what="the bench documents' ingestion")
+        # The prefork worker first warms up (~20 s of model loading), then ingests; on a machine
+        # shared with other benches that took over 300 s once (the run gave up).
+        wait_for(ready, timeout=timeout, interval=1, what="the bench documents' ingestion")
         time.sleep(0.1)
 
 
