@@ -6,12 +6,11 @@ from __future__ import annotations
 import time
 
 import pytest
+import yappi
 
 from bench.api.cpu_profiler import collapsed_stacks
 from bench.api.flamegraph import flamegraph_svg
 from bench.api.profile_summary import stacks_read, summary
-
-yappi = pytest.importorskip("yappi")  # bench/requirements.txt
 
 
 def _leaf(n: int) -> int:
