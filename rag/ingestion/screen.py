@@ -11,9 +11,7 @@ from rag.ingestion.prepare import PreparedDocument
 
 def chunks_screen(*, prepared: PreparedDocument, vectors: list[list[float]]) -> list[Detection]:
     """The detector's verdict on each chunk, in draft order (a chunk is quarantined when flagged())."""
-    reused = vectors if prepared.model_id == LOCAL_MODEL_ID else None
-    texts = [draft.text for draft in prepared.drafts]
-    return injection_detect_batch(texts=texts, embeddings=reused, documents=True)
+    return chunks_screen_batch(prepared=[prepared], vectors=[vectors])[0]
 
 
 def chunks_screen_batch(

@@ -286,16 +286,24 @@ def test_a_workspace_whose_questions_share_no_words_with_its_chunks_gets_the_vec
     _assert_never_below_the_better_side(fusion)
 
 
-def test_ingestion_queues_a_recalibration_after_commit_past_the_change_share(
-    settings, django_capture_on_commit_callbacks, monkeypatch
-) -> None:
+@pytest.fixture
+def calibrations_sent(settings, monkeypatch) -> list[str]:
+    """The workspace ids of the calibration messages sent (none leaves); ingestion messages are dropped,
+    the tests ingest in process."""
     settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    settings.RETRIEVAL_CALIBRATION_CHANGE_SHARE = 0.2
     sent: list[str] = []
     monkeypatch.setattr(
         workspace_fusion_calibrate_task, "apply_async", lambda args, *_, **__: sent.append(args[0])
     )
     monkeypatch.setattr(document_ingest_task, "apply_async", lambda *args, **kwargs: None)
+    return sent
+
+
+def test_ingestion_queues_a_recalibration_after_commit_past_the_change_share(
+    settings, django_capture_on_commit_callbacks, calibrations_sent: list[str]
+) -> None:
+    settings.RETRIEVAL_CALIBRATION_CHANGE_SHARE = 0.2
+    sent = calibrations_sent
     workspace, bot = calibration_workspace("ws-trigger")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         ingest_sentences(workspace, bot)  # due once there are 10 chunks: a first calibration
@@ -318,14 +326,9 @@ def test_ingestion_queues_a_recalibration_after_commit_past_the_change_share(
 
 
 def test_a_bulk_upload_calibrates_once_after_its_last_document_settles(
-    settings, django_capture_on_commit_callbacks, monkeypatch
+    django_capture_on_commit_callbacks, calibrations_sent: list[str]
 ) -> None:
-    settings.RETRIEVAL_CALIBRATION_MIN_PAIRS = 10
-    sent: list[str] = []
-    monkeypatch.setattr(
-        workspace_fusion_calibrate_task, "apply_async", lambda args, *_, **__: sent.append(args[0])
-    )
-    monkeypatch.setattr(document_ingest_task, "apply_async", lambda *args, **kwargs: None)
+    sent = calibrations_sent
     workspace, bot = calibration_workspace("ws-bulk")
     waiting = [
         document_create(workspace=workspace, file=ContentFile(text.encode(), name=name))
