@@ -7,18 +7,23 @@
   ``output_key``) are appended to it. The waiting text leaves before any other event, at the
   close, or when its interval is over (a per-process flusher thread sends it even if no token
   follows), so no text is lost or reordered: the joined contents equal the streamed answer;
-- writes each batch (pending text plus the event that flushed it) in one pipelined round trip,
-  one idempotent append per event: the buffer's and owner record's TTLs are set by the first
-  write of this producer, renewed every half TTL while it lasts and at the close, not on every
-  event (``stream_publish`` still renews them on each call, for long-lived streams like the
-  handoff's).
+- holds the events that another always follows at once (a phase's ``completed``, followed by the
+  next phase's start; ``tool_end``, followed by the close) until that next event, or until one
+  partial interval is over (the flusher again), so both leave in one write;
+- writes each batch (pending text, held events and the event that flushed them) as one script that
+  appends every event in one round trip: the relay, blocked on XREAD, wakes once and reads them all
+  (bench/api: each write cost ~0.6 ms of the worker's CPU and ~0.8 ms of uvicorn's). The buffer's
+  and owner record's TTLs are set by the first write of this producer, renewed every half TTL while
+  it lasts and at the close, in the same script, not on every event (``stream_publish`` still
+  renews them on each call, for long-lived streams like the handoff's).
 
 The producer's client retries on connection errors (``redis_producer``). A connection cut after
 Valkey applied an ``XADD`` but before its reply arrived (a restart, a failover) would make the retry
-append the same event twice, and a visitor would read a delta twice. So each event carries the
+append the same event twice, and a visitor would read a delta twice. So each write carries the
 writer's nonce and sequence number into a small script that appends it only when that writer's
 last recorded number is lower: the retry of an applied append is a no-op (found by
-tests/faults/test_valkey_restart.py, one run in several).
+tests/faults/test_valkey_restart.py, one run in several). A batch is one number and one script,
+applied whole or not at all.
 
 The web process may already have announced SEARCH_PREPARATION (``stream_open(announce=True)``);
 the producer is then told so and the pipeline's own announcement is dropped.
@@ -47,34 +52,42 @@ from streams.sse.buffer import (
     stream_written_key,
 )
 from streams.sse.errors import stream_error_body
-from streams.sse.events import EventType, StreamEmitter
+from streams.sse.events import EventType, PhaseStatus, StreamEmitter
 
 logger = logging.getLogger(__name__)
 
-# KEYS: the stream, its written-hash. ARGV: nonce, sequence number, TTL, then the entry's fields.
+# KEYS: the stream, its written-hash, its owner record. ARGV: nonce, sequence number, TTL, whether to
+# renew the stream's and owner's TTLs ("1"/"0"), then each entry's two fields and values (e, d).
 # Sent as EVAL, not EVALSHA: a restarted server has an empty script cache, and the retry must work.
 _APPEND_ONCE = """
 local last = redis.call('HGET', KEYS[2], ARGV[1])
 if last and tonumber(last) >= tonumber(ARGV[2]) then
   return false
 end
-local entry = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 4))
+local entry = false
+for i = 5, #ARGV, 4 do
+  entry = redis.call('XADD', KEYS[1], '*', ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3])
+end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[3])
+if ARGV[4] == '1' then
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+end
 return entry
 """
 
 
 class StreamWriter:
-    """One producer's writes to one stream (thread-safe: the flusher thread may send pending text)."""
+    """One producer's writes to one stream (thread-safe: the flusher thread may send what waits)."""
 
     def __init__(self, *, stream_id: str, partial_interval: float) -> None:
         self.stream_id = stream_id
         self.partial_interval = partial_interval
         self._lock = threading.Lock()
-        self._pending: dict[str, Any] | None = (
-            None  # a tool_partial_update waiting for its interval
-        )
+        # Events not written yet, in order: held events and at most one partial update, last.
+        self._queue: list[tuple[str, dict[str, Any]]] = []
+        self._deadline = float("inf")  # when the queue must leave at the latest
         self._last_partial = float("-inf")
         self._expiry_renewed = float("-inf")
         self._nonce = uuid.uuid4().hex[:16]
@@ -83,74 +96,88 @@ class StreamWriter:
 
     def emit(self, event: str, data: dict[str, Any]) -> None:
         with self._lock:
-            if event != EventType.TOOL_PARTIAL_UPDATE or self.partial_interval <= 0:
-                self._write([*self._take_pending(), (event, data)])
-                return
-            joins = self._pending is not None and self._pending["output_key"] == data["output_key"]
-            if joins:
-                self._pending["content"] += data["content"]  # type: ignore[index]
+            if self.partial_interval <= 0:
+                self._write([*self._take_queue(), (event, data)])
+            elif event == EventType.TOOL_PARTIAL_UPDATE:
+                self._partial(data)
+            elif _followed_at_once(event, data):
+                self._queue.append((event, data))
+                self._wait_until(time.monotonic() + self.partial_interval)
             else:
-                self._write(self._take_pending())
-                self._pending = dict(data)
-            if time.monotonic() - self._last_partial >= self.partial_interval:
-                self._write(self._take_pending())
-            elif not joins:  # a new pending delta: the flusher sends it when its interval is over
-                _flusher.schedule(self, at=self._last_partial + self.partial_interval)
+                self._write([*self._take_queue(), (event, data)])
+
+    def _partial(self, data: dict[str, Any]) -> None:
+        last = self._queue[-1] if self._queue else None
+        if (
+            last is not None
+            and last[0] == EventType.TOOL_PARTIAL_UPDATE
+            and last[1]["output_key"] == data["output_key"]
+        ):
+            last[1]["content"] += data["content"]
+        else:
+            self._queue.append((EventType.TOOL_PARTIAL_UPDATE, dict(data)))
+        allowed = self._last_partial + self.partial_interval
+        if time.monotonic() >= allowed:
+            self._write(self._take_queue())
+        else:  # the flusher sends it when its interval is over
+            self._wait_until(allowed)
+
+    def _wait_until(self, deadline: float) -> None:
+        if deadline < self._deadline:
+            self._deadline = deadline
+            _flusher.schedule(self, at=deadline)
 
     def flush_due(self) -> None:
-        """Called by the flusher once a pending delta's interval is over."""
+        """Called by the flusher once a waiting event's time is over."""
         with self._lock:
-            due = time.monotonic() - self._last_partial >= self.partial_interval
-            if due and not self.closed and self._pending is not None:
-                self._write(self._take_pending())
+            if not self.closed and self._queue and time.monotonic() >= self._deadline:
+                self._write(self._take_queue())
 
     def close(self) -> None:
         with self._lock:
-            self._write([*self._take_pending(), (CLOSE_MARKER, {})], renew_expiry=True)
+            self._write([*self._take_queue(), (CLOSE_MARKER, {})], renew_expiry=True)
             self.closed = True
 
-    def _take_pending(self) -> list[tuple[str, dict[str, Any]]]:
-        if self._pending is None:
-            return []
-        pending, self._pending = self._pending, None
-        self._last_partial = time.monotonic()
-        return [(EventType.TOOL_PARTIAL_UPDATE, pending)]
+    def _take_queue(self) -> list[tuple[str, dict[str, Any]]]:
+        queue, self._queue, self._deadline = self._queue, [], float("inf")
+        if any(event == EventType.TOOL_PARTIAL_UPDATE for event, _ in queue):
+            self._last_partial = time.monotonic()
+        return queue
 
     def _write(
         self, batch: list[tuple[str, dict[str, Any]]], *, renew_expiry: bool = False
     ) -> None:
         if not batch:
             return
-        key = stream_key(self.stream_id)
         ttl = settings.API_SSE_STREAM_TTL_SECONDS
-        appends = []
-        for event, data in batch:
-            fields = event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER)
-            arguments: list[str | int] = [self._nonce, next(self._sequence), ttl]
-            arguments += [str(part) for pair in fields.items() for part in pair]
-            appends.append((key, stream_written_key(self.stream_id), *arguments))
         now = time.monotonic()
         renew = (
             renew_expiry or now - self._expiry_renewed > ttl / 2
         )  # the first write, then twice per TTL
-        client = redis_producer()
-        if len(appends) == 1 and not renew:
-            # Most writes are one streamed delta: one command, without a pipeline's bookkeeping (a
-            # third of the producer's Redis CPU per event in bench/api's profile). Same retry policy.
-            client.eval(_APPEND_ONCE, 2, *appends[0])
-            return
-        pipe = client.pipeline(transaction=False)
-        for append in appends:
-            pipe.eval(_APPEND_ONCE, 2, *append)
+        arguments: list[str | int] = [self._nonce, next(self._sequence), ttl, int(renew)]
+        for event, data in batch:
+            fields = event_fields(event=event, data=data, allow_marker=event == CLOSE_MARKER)
+            arguments += ["e", fields["e"], "d", fields["d"]]
+        keys = (
+            stream_key(self.stream_id),
+            stream_written_key(self.stream_id),
+            stream_owner_key(self.stream_id),
+        )
+        redis_producer().eval(_APPEND_ONCE, len(keys), *keys, *arguments)
         if renew:
-            pipe.expire(key, ttl)
-            pipe.expire(stream_owner_key(self.stream_id), ttl)
             self._expiry_renewed = now
-        pipe.execute()
+
+
+def _followed_at_once(event: str, data: dict[str, Any]) -> bool:
+    """A phase's end (the next phase starts at once: retrieval, then compiling) and the result (the
+    close follows): held so they leave with what follows them."""
+    if event == EventType.TOOL_END:
+        return True
+    return event == EventType.TOOL_UPDATE and data.get("status") == PhaseStatus.COMPLETED
 
 
 class _Flusher:
-    """One daemon thread per process sending pending deltas whose interval is over (a heap of deadlines)."""
+    """One daemon thread per process sending waiting events whose time is over (a heap of deadlines)."""
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
@@ -185,7 +212,7 @@ class _Flusher:
                 Exception
             ):  # Redis unreachable: the producer's own next write fails and reports it
                 logger.warning(
-                    "could not flush a pending partial update of stream %s",
+                    "could not flush the waiting events of stream %s",
                     writer.stream_id,
                     exc_info=True,
                 )

@@ -126,14 +126,21 @@ async def sse_events(
                     return
                 yield HEARTBEAT
                 continue
+            # The entries of one read leave in one chunk: one ASGI send, one socket write (a
+            # producer's batch, e.g. the last text, tool_end and the close, arrives in one read).
+            frames, closed = [], False
             for entry_id, fields in batch[0][1]:
                 position = entry_id
                 if fields["e"] == CLOSE_MARKER:
-                    return
-                for frame in frames_for_entry(
+                    closed = True
+                    break
+                frames += frames_for_entry(
                     entry_id=entry_id, event=fields["e"], data=fields["d"], max_bytes=max_bytes
-                ):
-                    yield frame.encode()
+                )
+            if frames:
+                yield "".join(frame.encode() for frame in frames)
+            if closed:
+                return
             if pending is not None:  # the first events are on their way: start the run
                 start, pending = pending, None
                 await sync_to_async(_run_started, thread_sensitive=False)(stream_id, start)

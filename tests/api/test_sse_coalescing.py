@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 import uuid
 
@@ -159,3 +160,75 @@ def test_an_announced_producer_does_not_repeat_search_preparation() -> None:
         emit.search_preparation_started()
         emit.retrieval_completed(retrieved_count=3)
     assert [data.get("phase") for _, _, data in _entries(stream_id)] == ["RETRIEVAL", None]
+
+
+class _CountingWriter(StreamWriter):
+    """Records each write's events (one script, one round trip each)."""
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(**kwargs)
+        self.writes: list[list[str]] = []
+
+    def _write(self, batch, *, renew_expiry: bool = False) -> None:  # type: ignore[no-untyped-def]
+        if batch:
+            self.writes.append([event for event, _ in batch])
+        super()._write(batch, renew_expiry=renew_expiry)
+
+
+def test_a_phase_end_leaves_with_the_next_phase_and_tool_end_with_the_close() -> None:
+    stream_id = _new_stream()
+    writer = _CountingWriter(stream_id=stream_id, partial_interval=10.0)
+    emit = StreamEmitter(writer.emit)
+    emit.retrieval_completed(retrieved_count=4)
+    emit.reranking_completed(initial_count=4, reranked_count=4, kept_count=2)
+    assert writer.writes == []  # held: the next phase starts at once
+    emit.compiling_results_started()
+    emit.partial(content="Answer")
+    emit.end(result={"response": "Answer"})
+    assert len(writer.writes) == 2  # tool_end waits for the close
+    writer.close()
+    assert writer.writes == [
+        ["tool_update", "tool_update", "tool_update"],
+        ["tool_partial_update"],
+        ["tool_end", CLOSE_MARKER],
+    ]
+    assert [(event, data.get("phase")) for _, event, data in _entries(stream_id)] == [
+        ("tool_update", "RETRIEVAL"),
+        ("tool_update", "RERANKING"),
+        ("tool_update", "COMPILING_RESULTS"),
+        ("tool_partial_update", None),
+        ("tool_end", None),
+        (CLOSE_MARKER, None),
+    ]
+
+
+def test_a_held_event_that_nothing_follows_leaves_when_its_interval_is_over() -> None:
+    stream_id = _new_stream()
+    writer = _CountingWriter(stream_id=stream_id, partial_interval=0.05)
+    StreamEmitter(writer.emit).retrieval_completed(retrieved_count=1)
+    assert _entries(stream_id) == []
+    time.sleep(0.25)
+    assert [data["phase"] for _, _, data in _entries(stream_id)] == ["RETRIEVAL"]
+    writer.close()
+    assert writer.writes == [["tool_update"], [CLOSE_MARKER]]
+
+
+def test_a_reader_blocked_on_the_stream_gets_a_whole_batch_in_one_read() -> None:
+    stream_id = _new_stream()
+    client = redis_sync()
+    start = client.xrevrange(stream_key(stream_id), count=1)
+    position = start[0][0] if start else "0-0"
+    writer = StreamWriter(stream_id=stream_id, partial_interval=10.0)
+    emit = StreamEmitter(writer.emit)
+    emit.end(result={"response": "done"})
+    read: list = []
+    reader = threading.Thread(
+        target=lambda: read.extend(
+            client.xread({stream_key(stream_id): position}, count=100, block=5000)
+        )
+    )
+    reader.start()
+    time.sleep(0.1)  # the reader is blocked before the write
+    writer.close()
+    reader.join(timeout=5)
+    assert [fields["e"] for _, fields in read[0][1]] == ["tool_end", CLOSE_MARKER]
