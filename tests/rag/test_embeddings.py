@@ -203,3 +203,17 @@ def test_a_refused_batch_is_embedded_one_document_at_a_time(
     assert [len(texts) for texts in calls if "\n\n" in texts[0]] == [3, 1, 1, 1]
     passages = [texts for texts in calls if "\n\n" not in texts[0]]
     assert passages == [["Charge the battery indoors."], ["Oil the chain."]]
+
+
+def test_the_local_query_vector_is_the_batch_vector_bit_for_bit() -> None:
+    from rag.embeddings import LOCAL_MODEL_ID, embedding_provider_get
+
+    provider = embedding_provider_get(model_id=LOCAL_MODEL_ID)
+    texts = [
+        "How long does the virus survive on surfaces?",
+        "",
+        "Ça va ? 你好 🙂 \n\t",
+        "word " * 600,  # past the model's 256 tokens: truncated the same way
+    ]
+    for text in texts:
+        assert provider.embed_query(text) == provider.embed_texts([text])[0]
