@@ -241,3 +241,56 @@ def test_a_streamed_rag_search_leaves_the_execution_its_tool_end_names(
         execution.response == result["response"]
         and execution.sources_used == result["sources_used"]
     )
+
+
+class _ModelCalls:
+    """Wraps a local embedding model's provider: how many of its calls embedded `text` (a call made
+    inside another, embed_query through embed_texts, counts once)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, model_id: str, text: str) -> None:
+        from rag.embeddings import embedding_provider_get
+
+        provider = embedding_provider_get(model_id=model_id)
+        self.n = 0
+        self.depth = 0
+        for name in ("embed_query", "embed_texts"):
+            real = getattr(provider, name)
+
+            def counted(arg, _real=real):  # type: ignore[no-untyped-def]
+                texts = [arg] if isinstance(arg, str) else list(arg)
+                self.n += texts.count(text) if self.depth == 0 else 0
+                self.depth += 1
+                try:
+                    return _real(arg)
+                finally:
+                    self.depth -= 1
+
+            monkeypatch.setattr(provider, name, counted)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("llm_path", ["offline", "llm_failing"])
+def test_the_question_is_embedded_once_per_model_in_a_search(
+    shop, settings, monkeypatch, llm_path: str, request: pytest.FixtureRequest
+) -> None:
+    """The guard's MiniLM vector is the one retrieval searches with (and the offline composer's,
+    the fallback's); the multilingual model's is computed once, by retrieval."""
+    from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, query_cache_clear
+    from rag.guard import detection_cache_clear
+
+    _, _, raw, _ = shop
+    if llm_path == "llm_failing":
+        llm = request.getfixturevalue("llm")
+        settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_MODEL = (
+            "openai",
+            llm.base_url,
+            "scripted-model",
+        )
+        settings.LLM_MAX_RETRIES = 0
+        llm.enqueue(Reply.error(500, "upstream exploded"))
+    query_cache_clear()
+    detection_cache_clear()
+    minilm = _ModelCalls(monkeypatch, LOCAL_MODEL_ID, QUERY)
+    multilingual = _ModelCalls(monkeypatch, MULTI_MODEL_ID, QUERY)
+    assert _search(raw).status_code == 200
+    assert (minilm.n, multilingual.n) == (1, 1)
