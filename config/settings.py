@@ -557,8 +557,9 @@ API_SSE_MAX_EVENT_BYTES = env_int("API_SSE_MAX_EVENT_BYTES", 16_384, minimum=256
 API_SSE_HEARTBEAT_SECONDS = env_float("API_SSE_HEARTBEAT_SECONDS", 15.0, minimum=0.05, maximum=300)
 API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum=10)
 # SSE: at most one tool_partial_update per stream per this many ms (later deltas join the pending
-# one, so no text is lost; 0: one event per token).
-API_SSE_PARTIAL_INTERVAL_MS = env_int("API_SSE_PARTIAL_INTERVAL_MS", 50, minimum=0, maximum=5000)
+# one, so no text is lost; 0: one event per token). 100 ms (ten updates a second) rather than 50: each
+# event costs ~1.4 ms of CPU between the worker and the relay (docs/decisions/answer-path-cpu.md).
+API_SSE_PARTIAL_INTERVAL_MS = env_int("API_SSE_PARTIAL_INTERVAL_MS", 100, minimum=0, maximum=5000)
 API_VISITOR_SESSION_MAX_AGE = env_int("API_VISITOR_SESSION_MAX_AGE", 30 * 24 * 3600, minimum=60)
 # Verified API keys are cached in Redis (api.key_cache): a change made through Parley drops the cache
 # at once; one made behind its back (raw SQL) is seen within this many seconds. 0 turns it off.
