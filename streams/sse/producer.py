@@ -85,7 +85,8 @@ class StreamWriter:
         self.stream_id = stream_id
         self.partial_interval = partial_interval
         self._lock = threading.Lock()
-        # Events not written yet, in order: held events and at most one partial update, last.
+        # Events not written yet, in order: held events and partial updates waiting for their
+        # interval (a delta joins the last one when it is a partial update of the same output_key).
         self._queue: list[tuple[str, dict[str, Any]]] = []
         self._deadline = float("inf")  # when the queue must leave at the latest
         self._last_partial = float("-inf")
