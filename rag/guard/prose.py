@@ -78,7 +78,8 @@ def _sources() -> list[tuple[str, list[str]]]:
             text = path.read_text(encoding="utf-8", errors="replace")
             sources.append((f"licence:{path.parent.name}", _paragraphs(text)))
     for distribution in sorted(metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
-        description = distribution.metadata.get_payload() or distribution.metadata["Description"]
+        # METADATA is headers, a blank line, then the description (the package's README).
+        description = (distribution.read_text("METADATA") or "").partition("\n\n")[2]
         if description:
             sources.append(
                 (f"readme:{distribution.metadata['Name']}", _paragraphs(str(description)))
