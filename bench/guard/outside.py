@@ -28,7 +28,7 @@ ROWS = (
     ("benign in the watch band", "benign_watched"),
     ("attacked docs quarantined", "attacked_quarantined"),
     ("clean docs quarantined", "clean_quarantined"),
-    # A task finding (rag.guard.tasks) is recorded on the chunk, below quarantine (TASK_SCORE_CAP).
+    # A task finding (rag.guard.tasks) at or above the borderline band: quarantined or recorded.
     ("attacked docs, task recorded", "attacked_task"),
     ("clean docs, task recorded", "clean_task"),
 )

@@ -44,14 +44,15 @@ def corpora_questions(root: Path) -> dict[str, list[str]]:
 
 def corpora_chunks(root: Path, *, limit: int) -> dict[str, list[str]]:
     """Up to `limit` documents (title and text) of each corpus's corpus.jsonl, by corpus folder name:
-    ordinary document text, which quarantine must leave alone."""
-    chunks = {}
-    for path in sorted(root.glob("*/corpus.jsonl")):
-        texts: list[str] = []
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip() and len(texts) < limit:
-                    row = json.loads(line)
-                    texts.append(f"{row.get('title', '')}\n{row['text']}".strip())
-        chunks[path.parent.name] = texts
-    return chunks
+    ordinary document text, which quarantine must leave alone. The FAQ collections whose tuning part
+    trains the task scorer (rag.guard.public.FAQ_CORPORA) give their validation part only."""
+    from rag.guard.public import FAQ_CORPORA, corpus_documents
+
+    return {
+        path.parent.name: corpus_documents(
+            root=root,
+            name=path.parent.name,
+            part="validation" if path.parent.name in FAQ_CORPORA else None,
+        )[:limit]
+        for path in sorted(root.glob("*/corpus.jsonl"))
+    }

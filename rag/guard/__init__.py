@@ -31,10 +31,11 @@ BORDERLINE = 0.3
 LABEL_CLASSIFIER = "classifier"
 # A document chunk's sentence asking the assistant for a task unrelated to the chunk (rag.guard.tasks).
 LABEL_TASK = "task_injection"
-# A task finding alone never quarantines (yet): measured on covid-faq-en's answers, ordinary health
-# advice ("wash your hands often") was quarantined at 0.53. Below this cap the finding is recorded on
-# the chunk (score, label, sentence) for the document admin, and the chunk stays in retrieval.
-TASK_SCORE_CAP = BORDERLINE
+# A task finding is the chunk's score when it is the stronger one: at or above the threshold it
+# quarantines, between BORDERLINE and the threshold it is recorded on the chunk (score, label,
+# sentence) for the document admin and the chunk stays in retrieval, its instruction-like sentences
+# watched at answer time. The cut is trained so that none of the ordinary documents it was tuned on is
+# quarantined (rag.guard.task_training, docs/decisions/guard-documents.md).
 # On a document chunk the classifier counts only beside a cue this strong: fainter ones ("act as a",
 # "role play", "verbatim") are words of ordinary prose, where the classifier already reads high.
 DOCUMENT_CUE = HALF
@@ -115,7 +116,7 @@ def injection_detect_batch(
         _detection(text, fold, hits, probability, documents=documents)
         for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
     ]
-    return _with_tasks(texts, given, detections) if documents else _with_payloads(texts, detections)
+    return _with_tasks(texts, detections) if documents else _with_payloads(texts, detections)
 
 
 def _with_payloads(texts: Sequence[str], detections: list[Detection]) -> list[Detection]:
@@ -134,9 +135,7 @@ def _with_payloads(texts: Sequence[str], detections: list[Detection]) -> list[De
     return result
 
 
-def _with_tasks(
-    texts: Sequence[str], given: list[Sequence[float] | None], detections: list[Detection]
-) -> list[Detection]:
+def _with_tasks(texts: Sequence[str], detections: list[Detection]) -> list[Detection]:
     """A document chunk's score is also its strongest task aimed at the assistant (rag.guard.tasks)."""
     from rag.embeddings import LOCAL_MODEL_ID, embed_texts
     from rag.guard.tasks import tasks_find
@@ -144,15 +143,10 @@ def _with_tasks(
     def embed(batch: list[str]) -> list[list[float]]:
         return embed_texts(batch, model_id=LOCAL_MODEL_ID) if batch else []
 
-    findings = tasks_find(texts=texts, embeddings=given, embed=embed)
+    findings = tasks_find(texts=texts, embed=embed)
     return [
-        Detection(
-            round(min(finding.score, TASK_SCORE_CAP), 4),
-            LABEL_TASK,
-            finding.excerpt[:EXCERPT_LIMIT],
-            "en",
-        )
-        if finding.score >= DEFAULT_THRESHOLD and detection.score < TASK_SCORE_CAP
+        Detection(round(finding.score, 4), LABEL_TASK, finding.excerpt[:EXCERPT_LIMIT], "en")
+        if finding.score >= BORDERLINE and finding.score > detection.score
         else detection
         for detection, finding in zip(detections, findings, strict=True)
     ]

@@ -2,7 +2,9 @@
 learn what is *not* a task for the assistant: the Python reference manual (pydoc's topics), the
 scientific libraries' docstrings (numpy, scipy, scikit-learn: declarative and imperative technical
 prose, "Return the ...", "Compute the ..."), scikit-learn's dataset descriptions (short scientific
-write-ups) and the installed packages' licence texts (legal prose addressed to "you").
+write-ups), the installed packages' licence texts (legal prose addressed to "you") and their
+descriptions (the README each package ships in its metadata: first-person prose, "We provide ...",
+and the questions of FAQ sections, "Why is ...?").
 
 Without it the scorer knew document prose only from indirect-train's e-mails and tables, and read a
 scientific abstract's sentences as requests (scifact-en: 0.33 of abstracts over the cut). Nothing here
@@ -15,6 +17,7 @@ import functools
 import importlib
 import inspect
 import re
+from importlib import metadata
 from pathlib import Path
 
 # Modules whose public callables' docstrings are read (their prose paragraphs, not their examples).
@@ -74,6 +77,13 @@ def _sources() -> list[tuple[str, list[str]]]:
         if path.is_file() and path.stat().st_size < 40_000:
             text = path.read_text(encoding="utf-8", errors="replace")
             sources.append((f"licence:{path.parent.name}", _paragraphs(text)))
+    for distribution in sorted(metadata.distributions(), key=lambda d: d.metadata["Name"] or ""):
+        # METADATA is headers, a blank line, then the description (the package's README).
+        description = (distribution.read_text("METADATA") or "").partition("\n\n")[2]
+        if description:
+            sources.append(
+                (f"readme:{distribution.metadata['Name']}", _paragraphs(str(description)))
+            )
     return [(source, paragraphs) for source, paragraphs in sources if paragraphs]
 
 
@@ -91,6 +101,6 @@ def _paragraphs(text: str) -> list[str]:
         if not lines or _CODE_LIKE.search("\n".join(lines)):
             continue
         joined = " ".join(" ".join(lines).split())
-        if len(joined.split()) >= 8 and joined[-1:] in ".:;)":
+        if len(joined.split()) >= 8 and joined[-1:] in ".:;)?":
             paragraphs.append(joined)
     return paragraphs

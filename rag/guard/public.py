@@ -25,6 +25,9 @@ INDIRECT_KINDS = {
     "table": ("table-train.jsonl", "text_attack_train.json"),
     "code": ("code-train.jsonl", "code_attack_train.json"),
 }
+# Public FAQ collections whose tuning part teaches the task scorer that a document's own questions (an
+# FAQ entry's title) are not tasks slipped into it; bench/guard reports them on their validation part.
+FAQ_CORPORA = ("covid-faq-en", "spf-fr")
 POSITIONS = ("start", "middle", "end")
 # Each clean context is attacked this many times (different attacks, different positions).
 ATTACKS_PER_CONTEXT = 3
@@ -73,6 +76,27 @@ def indirect_contexts(*, root: Path, part: str) -> list[Context]:
                     )
                 )
     return built
+
+
+def corpus_documents(*, root: Path, name: str, part: str | None = None) -> list[str]:
+    """A BEIR corpus's documents (title, then text), all of them or those of `part`."""
+    documents = []
+    with (root / name / "corpus.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                documents.append(f"{row.get('title') or ''}\n{row['text']}".strip())
+    return [text for text in documents if part is None or part_of(text) == part]
+
+
+def faq_contexts(*, root: Path, part: str) -> list[Context]:
+    """The FAQ collections' documents of `part`, as clean contexts."""
+    return [
+        Context(kind="faq", text=text, attack="", category="", position="")
+        for name in FAQ_CORPORA
+        if (root / name / "corpus.jsonl").exists()
+        for text in corpus_documents(root=root, name=name, part=part)
+    ]
 
 
 def indirect_attacks(*, root: Path, part: str) -> list[tuple[str, str]]:

@@ -2,18 +2,22 @@
 Parley's own rows, and write tasks.npz.
 
 Sentences addressed to an assistant (label 1): the indirect set's tuning attacks, Parley's written
-attacks, the last sentence of deepset's messages and of wildguard's tuning prompts (all requests to an
-assistant, benign or not). Document prose (label 0): the sentences of the tuning contexts, Parley's
-procedures (data/procedures.txt), the installed background text and the installed documentation
-prose of rag.guard.prose (without it the sentence model read scientific abstracts as requests). The
-chunk combiner and its cut are then fitted on the tuning contexts, clean and attacked, scored with
-out-of-fold sentence probabilities.
+attacks and requests (data/requests.txt), the last sentence of deepset's messages and of wildguard's
+tuning prompts (all requests to an assistant, benign or not). Document prose (label 0): the sentences
+of the tuning contexts, Parley's procedures and other reader-addressed document sentences
+(data/procedures.txt), the installed background text and the installed documentation prose of
+rag.guard.prose (without it the sentence model read scientific abstracts as requests). The chunk
+combiner and its cut are then fitted on the tuning contexts (clean and attacked), the public FAQ
+collections' tuning part and the installed prose documents, scored with out-of-fold sentence
+probabilities.
 The validation parts (rag.guard.public) are never read here.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,32 +25,37 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.linear_model import LogisticRegression
 
-from rag.guard.classifier import hashed_features
-from rag.guard.normalise import text_fold
 from rag.guard.prose import prose_documents
 from rag.guard.public import (
     Context,
     context_windows,
+    faq_contexts,
     indirect_attacks,
     indirect_contexts,
     wildguard_benign,
 )
 from rag.guard.tasks import (
     CANDIDATE_PROBABILITY,
+    REST_MIN_WORDS,
     TASKS_PATH,
     TaskModel,
+    chunk_rest,
     combiner_row,
     cosine,
     task_model_save,
     text_units,
+    unit_features,
 )
 from rag.guard.validation import folds_assign
 
 DATA_DIR = Path(__file__).with_name("data")
 REGULARISATION = 4.0
 EMBEDDING_REGULARISATION = 1.0
-# Share of the clean tuning contexts the cut may quarantine (the issue's bar is 0.02 on validation).
+# Share of the clean tuning contexts of each kind the cut may quarantine (the issue's bar is 0.02 on
+# validation), except ordinary documents (FAQ entries, installed prose), of which it may quarantine none:
+# a quarantined FAQ answer is a customer's content gone from every answer.
 CLEAN_TARGET = 0.015
+DOCUMENT_KINDS = {"faq": 0.002, "prose": 0.002}
 QUARANTINE_THRESHOLD = 0.6  # rag.guard.DEFAULT_THRESHOLD: the cut is mapped onto it
 
 
@@ -74,9 +83,12 @@ def task_units(*, root: Path) -> tuple[list[str], list[int], list[str]]:
     for context in indirect_contexts(root=root, part="tuning"):
         if not context.attack:
             items.append((text_units(context.text), 0, f"context:{context.text[:60]}"))
-    for line in (DATA_DIR / "procedures.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("##"):
-            items.append(([line.strip()], 0, f"procedure:{line[:60]}"))
+    # Parley's written rows: tasks given to an assistant (the public requests are mostly questions,
+    # so without them an imperative task read as prose) and their look-alikes in documents.
+    for name, label in (("requests.txt", 1), ("procedures.txt", 0)):
+        for line in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("##"):
+                items.append(([line.strip()], label, f"{name}:{line[:60]}"))
     for example in examples_background():
         items.append(
             (text_units(example.text) or [example.text], 0, f"background:{example.text[:60]}")
@@ -117,42 +129,64 @@ def task_train(*, root: Path, output: Path = TASKS_PATH) -> TaskModel:
 
     units, label_list, groups = task_units(root=root)
     labels = np.asarray(label_list)
-    features = hashed_features([text_fold(unit) for unit in units])
+    features = unit_features(units)
     vectors = np.asarray(embed_texts(units, model_id=LOCAL_MODEL_ID), dtype=np.float32)
     fold = folds_assign(groups=groups)
-    hashed_logits = _out_of_fold(features, labels, fold, REGULARISATION)
-    embedded_logits = _out_of_fold(vectors, labels, fold, EMBEDDING_REGULARISATION)
-    index_of = {unit: i for i, unit in enumerate(units)}
-    # The chunk combiner: each tuning context cut as ingestion would, its most request-like sentence.
-    rows: list[tuple[int, int, int, str]] = []  # (context, attacked window, unit index, window)
-    contexts = indirect_contexts(root=root, part="tuning")
-    for number, context in enumerate(contexts):
+    weights, bias = _fit(features, labels)
+    embedding_weights, embedding_bias = _fit(vectors, labels, EMBEDDING_REGULARISATION)
+    # A training sentence is read by the models fitted without its fold; any other sentence (an FAQ
+    # entry's) by the models fitted on everything, as ingestion will read it.
+    known = _UnitReadings(
+        index_of={unit: i for i, unit in enumerate(units)},
+        hashed=_out_of_fold(features, labels, fold, REGULARISATION),
+        embedded=_out_of_fold(vectors, labels, fold, EMBEDDING_REGULARISATION),
+        vectors=vectors,
+    )
+    contexts = [
+        *indirect_contexts(root=root, part="tuning"),
+        *faq_contexts(root=root, part="tuning"),
+        *(
+            Context(kind="prose", text=text, attack="", category="", position="")
+            for _, text in prose_documents()
+        ),
+    ]
+    windows = [context_windows(context.text) for context in contexts]
+    readings = known.extended(
+        [unit for pieces in windows for window in pieces for unit in text_units(window)],
+        hashed=lambda texts: unit_features(texts) @ weights + bias,
+        embed=lambda texts: np.asarray(embed_texts(texts, model_id=LOCAL_MODEL_ID)),
+        embedded=lambda matrix: matrix @ embedding_weights + embedding_bias,
+    )
+    # The chunk combiner: each tuning context cut as ingestion would, its most request-like sentence
+    # compared with the rest of its window, under the same conditions as rag.guard.tasks.tasks_find.
+    rows: list[tuple[int, int, int, str]] = []  # (context, attacked window, unit index, the rest)
+    for number, (context, pieces) in enumerate(zip(contexts, windows, strict=True)):
         attack_units = set(text_units(context.attack)) if context.attack else set()
-        for window in context_windows(context.text):
-            window_units = [unit for unit in text_units(window) if unit in index_of]
+        for window in pieces:
+            window_units = text_units(window)
             if not window_units:
                 continue
-            top = max(window_units, key=lambda unit: hashed_logits[index_of[unit]])
-            if 1 / (1 + math.exp(-hashed_logits[index_of[top]])) >= CANDIDATE_PROBABILITY:
+            top = max(window_units, key=lambda unit: readings.hashed[readings.index_of[unit]])
+            rest = chunk_rest(window, top)
+            probability = 1 / (1 + math.exp(-readings.hashed[readings.index_of[top]]))
+            if probability >= CANDIDATE_PROBABILITY and len(rest.split()) >= REST_MIN_WORDS:
                 attacked = int(bool(attack_units & set(window_units)))
-                rows.append((number, attacked, index_of[top], window))
-    windows = embed_texts([row[3] for row in rows], model_id=LOCAL_MODEL_ID)
+                rows.append((number, attacked, readings.index_of[top], rest))
+    rests = embed_texts([row[3] for row in rows], model_id=LOCAL_MODEL_ID)
     matrix = np.asarray(
         [
             combiner_row(
-                float(1 / (1 + np.exp(-hashed_logits[unit]))),
-                float(embedded_logits[unit]),
-                cosine(vectors[unit], window),
+                float(1 / (1 + np.exp(-readings.hashed[unit]))),
+                float(readings.embedded[unit]),
+                cosine(readings.vectors[unit], rest),
             )
-            for (_, _, unit, _), window in zip(rows, windows, strict=True)
+            for (_, _, unit, _), rest in zip(rows, rests, strict=True)
         ]
     )
     combiner = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
     combiner.fit(matrix, np.asarray([row[1] for row in rows]))
     logits = matrix @ combiner.coef_[0] + combiner.intercept_[0]
     cut, report = _cut(contexts, [row[0] for row in rows], logits)
-    weights, bias = _fit(features, labels)
-    embedding_weights, embedding_bias = _fit(vectors, labels, EMBEDDING_REGULARISATION)
     coefficients = [float(value) for value in combiner.coef_[0]]
     model = TaskModel(
         weights=weights.astype(np.float32),
@@ -169,23 +203,62 @@ def task_train(*, root: Path, output: Path = TASKS_PATH) -> TaskModel:
     return model
 
 
+@dataclass(frozen=True)
+class _UnitReadings:
+    """Each sentence's n-gram logit, embedding logit and vector, by its index."""
+
+    index_of: dict[str, int]
+    hashed: NDArray[np.float64]
+    embedded: NDArray[np.float64]
+    vectors: NDArray[np.float32]
+
+    def extended(
+        self,
+        units: list[str],
+        *,
+        hashed: Callable[[list[str]], NDArray[np.float64]],
+        embed: Callable[[list[str]], NDArray[np.float32]],
+        embedded: Callable[[NDArray[np.float32]], NDArray[np.float64]],
+    ) -> _UnitReadings:
+        """These readings and those of the `units` they lack, read by the given models."""
+        new = [unit for unit in dict.fromkeys(units) if unit not in self.index_of]
+        if not new:
+            return self
+        vectors = embed(new).astype(np.float32)
+        return _UnitReadings(
+            index_of={
+                **self.index_of,
+                **{unit: len(self.index_of) + i for i, unit in enumerate(new)},
+            },
+            hashed=np.concatenate([self.hashed, hashed(new)]),
+            embedded=np.concatenate([self.embedded, embedded(vectors)]),
+            vectors=np.concatenate([self.vectors, vectors]),
+        )
+
+
 def _cut(
     contexts: list[Context], numbers: list[int], logits: NDArray[np.float64]
 ) -> tuple[float, dict[str, object]]:
-    """The lowest logit quarantining at most CLEAN_TARGET of the clean tuning contexts, and what it
-    quarantines of them and of the attacked ones."""
+    """The lowest logit quarantining at most CLEAN_TARGET of the clean tuning contexts of each kind
+    (e-mails, tables, code) and none of the ordinary documents (DOCUMENT_KINDS), and what it
+    quarantines of the clean and the attacked ones."""
     clean_max: dict[int, float] = {}
     for number, logit in zip(numbers, logits, strict=True):
         if not contexts[number].attack:
             clean_max[number] = max(clean_max.get(number, -math.inf), float(logit))
-    clean_total = sum(1 for context in contexts if not context.attack)
-    ranked = sorted(clean_max.values(), reverse=True)
-    allowed = math.floor(CLEAN_TARGET * clean_total)
-    cut = float(np.nextafter(ranked[allowed], np.inf)) if allowed < len(ranked) else -math.inf
-    if not math.isfinite(cut):
-        cut = float(np.min(logits))
+    cut = float(np.min(logits))
+    for kind in sorted({context.kind for context in contexts}):
+        total = sum(1 for context in contexts if context.kind == kind and not context.attack)
+        ranked = sorted(
+            (logit for number, logit in clean_max.items() if contexts[number].kind == kind),
+            reverse=True,
+        )
+        allowed = math.floor(DOCUMENT_KINDS.get(kind, CLEAN_TARGET) * total)
+        if allowed < len(ranked):
+            cut = max(cut, float(np.nextafter(ranked[allowed], np.inf)))
     hit = {number for number, logit in zip(numbers, logits, strict=True) if logit >= cut}
     attacked = [i for i, context in enumerate(contexts) if context.attack]
+    clean_total = sum(1 for context in contexts if not context.attack)
     return cut, {
         "combiner_rows": len(numbers),
         "tuning_attacked_quarantined": round(sum(i in hit for i in attacked) / len(attacked), 4),

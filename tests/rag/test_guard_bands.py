@@ -18,7 +18,6 @@ from rag.guard import (
     DEFAULT_THRESHOLD,
     DEFAULT_WATCH,
     LABEL_TASK,
-    TASK_SCORE_CAP,
     injection_detect,
 )
 from rag.models import Chunk
@@ -113,9 +112,8 @@ def test_an_email_with_a_task_for_the_assistant_is_found_and_a_procedure_is_not(
     )
 
     [planted] = Chunk.objects.filter(document=email)
-    # Found and recorded on the chunk; not quarantined while a task finding alone over-quarantines
-    # ordinary advice (rag.guard.TASK_SCORE_CAP, docs/decisions/guard-bands.md).
-    assert not planted.quarantined and planted.injection_score == TASK_SCORE_CAP
+    # Quarantined by the task scorer alone: no override words, a task unrelated to the invoice.
+    assert planted.quarantined and planted.injection_score >= DEFAULT_THRESHOLD
     assert planted.injection_label == LABEL_TASK
     assert planted.injection_excerpt.startswith("Add a sentence in your response")
     assert not any(chunk.quarantined for chunk in Chunk.objects.filter(document=manual))

@@ -13,7 +13,7 @@ def test_prose_documents_come_from_every_kind_of_source() -> None:
     documents = prose_documents()
     kinds = Counter(source.split(":")[0] for source, _ in documents)
 
-    assert set(kinds) == {"pydoc", "doc", "dataset", "licence"}
+    assert set(kinds) == {"pydoc", "doc", "dataset", "licence", "readme"}
     assert min(kinds.values()) >= 5
     assert len({text for _, text in documents}) == len(documents)
 
