@@ -11,6 +11,7 @@ import httpx
 import pytest
 from django.test import Client
 from httpx_sse import connect_sse
+from pytest_django.fixtures import Settings
 
 from api.contracts import MAX_QUERY_CHARS
 from conversations.models import Conversation, RagSearchExecution
@@ -159,13 +160,7 @@ def test_a_failing_llm_leaves_its_error_on_the_execution(
     shop, settings, llm: ScriptedLLMServer
 ) -> None:
     _, _, raw, _ = shop
-    settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_MODEL = (
-        "openai",
-        llm.base_url,
-        "scripted-model",
-    )
-    settings.LLM_MAX_RETRIES = 0
-    llm.enqueue(Reply.error(500, "upstream exploded"))
+    _llm_failing(settings, llm)
 
     body = _search(raw).json()
 
@@ -281,16 +276,21 @@ def test_the_question_is_embedded_once_per_model_in_a_search(
     _, _, raw, _ = shop
     if llm_path == "llm_failing":
         llm = request.getfixturevalue("llm")
-        settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_MODEL = (
-            "openai",
-            llm.base_url,
-            "scripted-model",
-        )
-        settings.LLM_MAX_RETRIES = 0
-        llm.enqueue(Reply.error(500, "upstream exploded"))
+        _llm_failing(settings, llm)
     query_cache_clear()
     detection_cache_clear()
     minilm = _ModelCalls(monkeypatch, LOCAL_MODEL_ID, QUERY)
     multilingual = _ModelCalls(monkeypatch, MULTI_MODEL_ID, QUERY)
     assert _search(raw).status_code == 200
     assert (minilm.n, multilingual.n) == (1, 1)
+
+
+def _llm_failing(settings: Settings, llm: ScriptedLLMServer) -> None:
+    """The bot's LLM is the scripted server, whose next reply is a 500, without retries."""
+    settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_MODEL = (
+        "openai",
+        llm.base_url,
+        "scripted-model",
+    )
+    settings.LLM_MAX_RETRIES = 0
+    llm.enqueue(Reply.error(500, "upstream exploded"))
