@@ -35,11 +35,9 @@ from rag.guard.public import (
     wildguard_benign,
 )
 from rag.guard.tasks import (
-    CANDIDATE_PROBABILITY,
-    REST_MIN_WORDS,
     TASKS_PATH,
     TaskModel,
-    chunk_rest,
+    candidate_rest,
     combiner_row,
     cosine,
     task_model_save,
@@ -158,7 +156,7 @@ def task_train(*, root: Path, output: Path = TASKS_PATH) -> TaskModel:
         embedded=lambda matrix: matrix @ embedding_weights + embedding_bias,
     )
     # The chunk combiner: each tuning context cut as ingestion would, its most request-like sentence
-    # compared with the rest of its window, under the same conditions as rag.guard.tasks.tasks_find.
+    # compared with the rest of its window, under the rule of rag.guard.tasks.tasks_find (candidate_rest).
     rows: list[tuple[int, int, int, str]] = []  # (context, attacked window, unit index, the rest)
     for number, (context, pieces) in enumerate(zip(contexts, windows, strict=True)):
         attack_units = set(text_units(context.attack)) if context.attack else set()
@@ -167,9 +165,9 @@ def task_train(*, root: Path, output: Path = TASKS_PATH) -> TaskModel:
             if not window_units:
                 continue
             top = max(window_units, key=lambda unit: readings.hashed[readings.index_of[unit]])
-            rest = chunk_rest(window, top)
             probability = 1 / (1 + math.exp(-readings.hashed[readings.index_of[top]]))
-            if probability >= CANDIDATE_PROBABILITY and len(rest.split()) >= REST_MIN_WORDS:
+            rest = candidate_rest(window, top, probability)
+            if rest is not None:
                 attacked = int(bool(attack_units & set(window_units)))
                 rows.append((number, attacked, readings.index_of[top], rest))
     rests = embed_texts([row[3] for row in rows], model_id=LOCAL_MODEL_ID)

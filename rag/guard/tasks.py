@@ -112,6 +112,15 @@ def chunk_rest(text: str, unit: str) -> str:
     return " ".join(text.replace(unit, " ", 1).split())
 
 
+def candidate_rest(text: str, unit: str, probability: float) -> str | None:
+    """The rest of the chunk when its most request-like sentence is a candidate (request-like enough,
+    and the chunk has a rest), else None: the one rule for ingestion and training."""
+    if probability < CANDIDATE_PROBABILITY:
+        return None
+    rest = chunk_rest(text, unit)
+    return rest if len(rest.split()) >= REST_MIN_WORDS else None
+
+
 def tasks_find(
     *, texts: Sequence[str], embed: Callable[[list[str]], list[list[float]]]
 ) -> list[TaskFinding]:
@@ -130,16 +139,11 @@ def tasks_find(
         offset += len(chunk)
         top = int(np.argmax(scores)) if chunk else -1
         best.append((float(scores[top]), chunk[top]) if top >= 0 else (0.0, ""))
-    candidates = [
-        i
-        for i, (p, unit) in enumerate(best)
-        if p >= CANDIDATE_PROBABILITY and len(chunk_rest(texts[i], unit).split()) >= REST_MIN_WORDS
-    ]
+    rests = {i: candidate_rest(texts[i], unit, p) for i, (p, unit) in enumerate(best)}
+    candidates = [i for i, rest in rests.items() if rest is not None]
     if not candidates:
         return [TaskFinding(0.0, "") for _ in texts]
-    vectors = embed(
-        [best[i][1] for i in candidates] + [chunk_rest(texts[i], best[i][1]) for i in candidates]
-    )
+    vectors = embed([best[i][1] for i in candidates] + [str(rests[i]) for i in candidates])
     findings = [TaskFinding(0.0, "") for _ in texts]
     for number, index in enumerate(candidates):
         unit_vector, rest_vector = vectors[number], vectors[len(candidates) + number]
