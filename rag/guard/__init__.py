@@ -84,13 +84,15 @@ def injection_detect_batch(
     texts: Sequence[str],
     embeddings: Sequence[Sequence[float] | None] | None = None,
     documents: bool = False,
+    sources: Sequence[int] | None = None,
 ) -> list[Detection]:
     """Score many texts at once (ingestion): one hashing pass and one matrix product for the batch.
     Missing embeddings (None, or a chunk embedded by another model) are computed with MiniLM.
 
     `documents`: the texts are document chunks, unlike the messages the classifier learnt from (it
     scores plain prose as high as 0.7): there it only strengthens a cue of DOCUMENT_CUE weight or
-    more, never flags alone.
+    more, never flags alone. `sources` numbers each chunk's document (a document's chunks consecutive
+    and in order), so that the task scorer can read a short chunk with its neighbours.
     """
     if not texts:
         return []
@@ -116,7 +118,9 @@ def injection_detect_batch(
         _detection(text, fold, hits, probability, documents=documents)
         for text, fold, hits, probability in zip(texts, folded, matched, probabilities, strict=True)
     ]
-    return _with_tasks(texts, detections) if documents else _with_payloads(texts, detections)
+    return (
+        _with_tasks(texts, detections, sources) if documents else _with_payloads(texts, detections)
+    )
 
 
 def _with_payloads(texts: Sequence[str], detections: list[Detection]) -> list[Detection]:
@@ -135,7 +139,9 @@ def _with_payloads(texts: Sequence[str], detections: list[Detection]) -> list[De
     return result
 
 
-def _with_tasks(texts: Sequence[str], detections: list[Detection]) -> list[Detection]:
+def _with_tasks(
+    texts: Sequence[str], detections: list[Detection], sources: Sequence[int] | None
+) -> list[Detection]:
     """A document chunk's score is also its strongest task aimed at the assistant (rag.guard.tasks)."""
     from rag.embeddings import LOCAL_MODEL_ID, embed_texts
     from rag.guard.tasks import tasks_find
@@ -143,7 +149,7 @@ def _with_tasks(texts: Sequence[str], detections: list[Detection]) -> list[Detec
     def embed(batch: list[str]) -> list[list[float]]:
         return embed_texts(batch, model_id=LOCAL_MODEL_ID) if batch else []
 
-    findings = tasks_find(texts=texts, embed=embed)
+    findings = tasks_find(texts=texts, embed=embed, sources=sources)
     return [
         Detection(round(finding.score, 4), LABEL_TASK, finding.excerpt[:EXCERPT_LIMIT], "en")
         if finding.score >= BORDERLINE and finding.score > detection.score

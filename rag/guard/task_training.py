@@ -40,6 +40,7 @@ from rag.guard.tasks import (
     candidate_rest,
     combiner_row,
     cosine,
+    document_neighbours,
     task_model_save,
     text_units,
     unit_features,
@@ -160,13 +161,15 @@ def task_train(*, root: Path, output: Path = TASKS_PATH) -> TaskModel:
     rows: list[tuple[int, int, int, str]] = []  # (context, attacked window, unit index, the rest)
     for number, (context, pieces) in enumerate(zip(contexts, windows, strict=True)):
         attack_units = set(text_units(context.attack)) if context.attack else set()
-        for window in pieces:
+        for window, around in zip(
+            pieces, document_neighbours(pieces, [number] * len(pieces)), strict=True
+        ):
             window_units = text_units(window)
             if not window_units:
                 continue
             top = max(window_units, key=lambda unit: readings.hashed[readings.index_of[unit]])
             probability = 1 / (1 + math.exp(-readings.hashed[readings.index_of[top]]))
-            rest = candidate_rest(window, top, probability)
+            rest = candidate_rest(window, top, probability, around)
             if rest is not None:
                 attacked = int(bool(attack_units & set(window_units)))
                 rows.append((number, attacked, readings.index_of[top], rest))

@@ -24,7 +24,10 @@ def chunks_screen_batch(
         for item, item_vectors in zip(prepared, vectors, strict=True)
         for vector in item_vectors
     ]
-    detections = injection_detect_batch(texts=texts, embeddings=reused, documents=True)
+    sources = [number for number, item in enumerate(prepared) for _ in item.drafts]
+    detections = injection_detect_batch(
+        texts=texts, embeddings=reused, documents=True, sources=sources
+    )
     verdicts, start = [], 0
     for item in prepared:
         verdicts.append(detections[start : start + len(item.drafts)])

@@ -19,7 +19,9 @@ from rag.guard import (
     DEFAULT_WATCH,
     LABEL_TASK,
     injection_detect,
+    injection_detect_batch,
 )
+from rag.guard.tasks import CANDIDATE_PROBABILITY, candidate_rest, document_neighbours
 from rag.models import Chunk
 from tests.api.factories import bot_make, server_key_make
 from tests.insights.helpers import api_turn_ask, member_client
@@ -118,6 +120,35 @@ def test_an_email_with_a_task_for_the_assistant_is_found_and_a_procedure_is_not(
     assert planted.injection_excerpt.startswith("Add a sentence in your response")
     assert not any(chunk.quarantined for chunk in Chunk.objects.filter(document=manual))
     assert not any(c.injection_label == LABEL_TASK for c in Chunk.objects.filter(document=manual))
+
+
+def test_a_chunk_too_short_for_a_rest_is_read_with_its_neighbours_in_its_document() -> None:
+    body, task = EMAIL.split("\n")[1], EMAIL.split("\n")[2]
+
+    assert candidate_rest(task, task, 0.99) is None  # alone, the sentence has nothing to stray from
+    assert document_neighbours([body, task], [0, 0]) == [(task,), (body,)]
+    rest = candidate_rest(task, task, 0.99, (body,))
+    assert rest is not None and task not in rest and "folding chairs" in rest
+    # Chunks overlap: the sentence is taken out of the neighbour too.
+    assert task not in str(candidate_rest(task, task, 0.99, (f"{body} {task}",)))
+    assert candidate_rest(task, task, CANDIDATE_PROBABILITY - 0.01, (body,)) is None
+    # Another document's chunk, or no document numbers at all, is no neighbour.
+    assert document_neighbours([body, task], [0, 1]) == [(), ()]
+    assert document_neighbours([body, task], None) == [(), ()]
+
+
+def test_a_task_alone_in_a_documents_last_chunk_is_quarantined_when_read_with_its_document() -> (
+    None
+):
+    lines = EMAIL.split("\n")
+    chunks = ["\n".join(lines[:2]), lines[2]]  # the invoice, then the planted task on its own
+
+    head, tail = injection_detect_batch(texts=chunks, documents=True, sources=[0, 0])
+
+    assert tail.flagged(DEFAULT_THRESHOLD) and tail.label == LABEL_TASK
+    assert not head.flagged(DEFAULT_WATCH)
+    # Without its document the sentence has nothing to stray from, and is the document's own content.
+    assert injection_detect_batch(texts=chunks, documents=True)[1].score == 0.0
 
 
 @pytest.mark.parametrize(
