@@ -262,19 +262,25 @@ def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
 def _chunks(
     root: Path, limit: int, old: Callable[[str], bool], threshold: float
 ) -> dict[str, tuple[int, float, float, float]]:
-    """Ordinary documents scored as ingestion scores chunks: the share quarantine would hide, by
-    corpus (n, old, new, share with a task finding recorded below quarantine)."""
-    from bench.guard.sets import corpora_chunks
+    """Ordinary documents cut and scored as ingestion cuts and scores them: the share of documents
+    quarantine would touch (one chunk is enough), by corpus (n, old, new, share with a task finding
+    recorded below quarantine)."""
+    from bench.guard.sets import corpora_chunks, ingestion_chunks
     from rag.guard import LABEL_TASK, injection_detect_batch
 
-    print("-- ordinary documents scored as chunks (the share quarantined; task recorded):")
+    print(
+        "-- ordinary documents cut into ingestion's chunks (the share quarantined; task recorded):"
+    )
     rates = {}
     for corpus, texts in corpora_chunks(root, limit=limit).items():
         flagged = recorded = 0
-        for start in range(0, len(texts), 256):
-            batch = injection_detect_batch(texts=texts[start : start + 256], documents=True)
-            flagged += sum(detection.flagged(threshold) for detection in batch)
-            recorded += sum(detection.label == LABEL_TASK for detection in batch)
+        for text in texts:
+            chunks = ingestion_chunks(text) or [text]
+            detections = injection_detect_batch(
+                texts=chunks, documents=True, sources=[0] * len(chunks)
+            )
+            flagged += any(detection.flagged(threshold) for detection in detections)
+            recorded += any(detection.label == LABEL_TASK for detection in detections)
         old_rate = sum(map(old, texts)) / len(texts)
         print(
             f"{'quarantined, ' + corpus + ' documents':40} {len(texts):>5} {old_rate:>7.3f} "

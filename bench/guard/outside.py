@@ -84,10 +84,11 @@ def indirect_columns(
     for kind in INDIRECT_KINDS:
         chosen = [context for context in contexts if context.kind == kind]
         windows = [context_windows(context.text) for context in chosen]
-        flat = [window for pieces in windows for window in pieces]
         detections = []
-        for start in range(0, len(flat), 128):
-            detections += injection_detect_batch(texts=flat[start : start + 128], documents=True)
+        for pieces in windows:
+            detections += injection_detect_batch(
+                texts=pieces, documents=True, sources=[0] * len(pieces)
+            )
         verdicts, tasks, offset = [], [], 0
         for context, pieces in zip(chosen, windows, strict=True):
             found = detections[offset : offset + len(pieces)]

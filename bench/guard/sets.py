@@ -56,3 +56,19 @@ def corpora_chunks(root: Path, *, limit: int) -> dict[str, list[str]]:
         )[:limit]
         for path in sorted(root.glob("*/corpus.jsonl"))
     }
+
+
+def ingestion_chunks(text: str) -> list[str]:
+    """A document's chunks as ingestion cuts them (rag.chunking at the configured size and overlap,
+    one block per line)."""
+    from rag.chunking import chunks_build
+    from rag.parsing import Block
+
+    blocks = [Block(text=paragraph) for paragraph in text.split("\n") if paragraph.strip()]
+    drafts = chunks_build(
+        blocks=blocks,
+        title="",
+        size=settings.PARLEY_CHUNK_TOKENS,
+        overlap=settings.PARLEY_CHUNK_OVERLAP_TOKENS,
+    )
+    return [draft.text for draft in drafts]
