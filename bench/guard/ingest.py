@@ -24,7 +24,7 @@ def ingest_throughput(root: Path, *, corpus: str, limit: int) -> None:
     from bench.guard.sets import corpora_chunks, ingestion_chunks
     from rag.embeddings import LOCAL_MODEL_ID, embed_texts, multilingual_model_default
     from rag.guard import injection_detect_batch
-    from rag.passages.make import PassageSource, passages_make
+    from rag.passages.make import document_sources, passages_make
 
     documents = corpora_chunks(root, limit=limit).get(corpus, [])
     if not documents:
@@ -48,12 +48,8 @@ def ingest_throughput(root: Path, *, corpus: str, limit: int) -> None:
         if multi_model_id:
             embed_texts(texts, model_id=multi_model_id)
         marks.append(time.perf_counter())
-        last = len(texts) - 1
         passages_make(
-            sources=[
-                PassageSource(text=chunk, starts_clean=n == 0 or None, ends_clean=n == last or None)
-                for n, chunk in enumerate(texts)
-            ],
+            sources=document_sources(texts=texts),
             model_id=LOCAL_MODEL_ID,
             multi_model_id=multi_model_id,
         )

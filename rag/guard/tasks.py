@@ -178,10 +178,10 @@ def tasks_find(
         i: candidate_rest(texts[i], unit, p, neighbours[i]) if p >= SCREEN_PROBABILITY else None
         for i, (p, unit) in enumerate(best)
     }
-    candidates = [i for i, rest in rests.items() if rest is not None]
+    candidates = {i: rest for i, rest in rests.items() if rest is not None}
     if not candidates:
         return [TaskFinding(0.0, "") for _ in texts]
-    vectors = embed([best[i][1] for i in candidates] + [str(rests[i]) for i in candidates])
+    vectors = embed([best[i][1] for i in candidates] + list(candidates.values()))
     findings = [TaskFinding(0.0, "") for _ in texts]
     for number, index in enumerate(candidates):
         unit_vector, rest_vector = vectors[number], vectors[len(candidates) + number]

@@ -17,7 +17,7 @@ from rag.embeddings import EmbeddingError, embedding_provider_get
 from rag.errors import IngestError
 from rag.ingestion.claims import documents_progress_report
 from rag.ingestion.prepare import PreparedDocument
-from rag.passages.make import PassageSource, passages_make
+from rag.passages.make import document_sources, passages_make
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,13 @@ def documents_passages(*, prepared: list[PreparedDocument]) -> None:
     for item in prepared:
         groups.setdefault((item.model_id, item.multi_model_id), []).append(item)
     for (model_id, multi_model_id), items in groups.items():
-        sources = [source for item in items for source in _passage_sources(item)]
+        sources = [
+            source
+            for item in items
+            for source in document_sources(
+                texts=[draft.text for draft in item.drafts], title=item.document.title
+            )
+        ]
         try:
             made = passages_make(sources=sources, model_id=model_id, multi_model_id=multi_model_id)
         except EmbeddingError as exc:
@@ -83,19 +89,6 @@ def documents_passages(*, prepared: list[PreparedDocument]) -> None:
             count = len(item.drafts)
             item.passages = made[start : start + count] if made else []
             start += count
-
-
-def _passage_sources(item: PreparedDocument) -> list[PassageSource]:
-    last = len(item.drafts) - 1
-    return [
-        PassageSource(
-            text=draft.text,
-            title=item.document.title,
-            starts_clean=True if draft.ordinal == 0 else None,
-            ends_clean=True if draft.ordinal == last else None,
-        )
-        for draft in item.drafts
-    ]
 
 
 def documents_progress_parsed(*, prepared: list[PreparedDocument], claim_id: str) -> None:

@@ -32,6 +32,21 @@ class PassageSource:
     ends_clean: bool | None = None
 
 
+def document_sources(*, texts: Sequence[str], title: str = "") -> list[PassageSource]:
+    """A whole document's chunks, in order, as passage sources: its first chunk starts clean and its
+    last ends clean."""
+    last = len(texts) - 1
+    return [
+        PassageSource(
+            text=text,
+            title=title,
+            starts_clean=True if ordinal == 0 else None,
+            ends_clean=True if ordinal == last else None,
+        )
+        for ordinal, text in enumerate(texts)
+    ]
+
+
 @dataclass(frozen=True)
 class MadePassages:
     units: ChunkUnits
