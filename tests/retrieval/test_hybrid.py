@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from django.db import connection, transaction
 
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
-from rag.embeddings import query_cache_clear
+from rag.embeddings import MULTI_MODEL_ID, embed_query, query_cache_clear
+from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
 from rag.retrieval.sql import hybrid_plan, text_rows
 from tests.support.knowledge import document_ingested, hybrid_params
@@ -208,3 +211,31 @@ def test_the_full_text_statement_runs_on_its_own_connection_while_the_question_i
     assert not any(
         "rag_termstat" in sql for sql in overlapped_statements
     )  # it ran on a pool thread's connection
+
+
+def test_a_workspace_without_multilingual_vectors_yet_skips_that_side_and_keeps_the_others(
+    settings,
+) -> None:
+    settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = 0  # the HNSW walk, where the empty side would cost
+    workspace, bot = _workspace("ws-multi-pending")
+    document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "How much is a day rental of a bike?"
+    before = chunks_retrieve(scope=scope, question=question)
+    assert any(hit.multi_rank for hit in before.hits)
+    # The backfill has not reached it: no chunk holds a vector of the multilingual model.
+    Chunk.objects.filter(workspace=workspace).update(embedding_multi=None, embedding_multi_model="")
+    after = chunks_retrieve(scope=scope, question=question)
+    assert after.hits and "25 euros" in after.hits[0].text
+    assert all(hit.multi_rank is None for hit in after.hits)
+    assert any(hit.vector_rank for hit in after.hits) and any(hit.text_rank for hit in after.hits)
+    params = replace(
+        hybrid_params(workspace=workspace, bot=bot, question=question),
+        multi_model_id=MULTI_MODEL_ID,
+        multi_embedding=embed_query(question, model_id=MULTI_MODEL_ID),
+        multi_weight=0.5,
+    )
+    with transaction.atomic():
+        plan = hybrid_plan(params=params, text=text_rows(params=params), ef_search=100, exact_max=0)
+    walk = next(line for line in plan.splitlines() if "chunk_embedding_multi_hnsw" in line)
+    assert "never executed" in walk  # the shared graph is not walked for rows that are not there
