@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from django.db import connection, transaction
 
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
-from rag.embeddings import MULTI_MODEL_ID, embed_query, query_cache_clear
+from rag.embeddings import query_cache_clear
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
 from rag.retrieval.sql import hybrid_plan, text_rows
@@ -229,12 +227,7 @@ def test_a_workspace_without_multilingual_vectors_yet_skips_that_side_and_keeps_
     assert after.hits and "25 euros" in after.hits[0].text
     assert all(hit.multi_rank is None for hit in after.hits)
     assert any(hit.vector_rank for hit in after.hits) and any(hit.text_rank for hit in after.hits)
-    params = replace(
-        hybrid_params(workspace=workspace, bot=bot, question=question),
-        multi_model_id=MULTI_MODEL_ID,
-        multi_embedding=embed_query(question, model_id=MULTI_MODEL_ID),
-        multi_weight=0.5,
-    )
+    params = hybrid_params(workspace=workspace, bot=bot, question=question, multilingual=True)
     with transaction.atomic():
         plan = hybrid_plan(params=params, text=text_rows(params=params), ef_search=100, exact_max=0)
     walk = next(line for line in plan.splitlines() if "chunk_embedding_multi_hnsw" in line)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import replace
 
 import pytest
 from django.core.management import call_command
@@ -14,7 +13,6 @@ from django.db import connection, transaction
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import MULTI_MODEL_ID, embed_query
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from rag.retrieval.sql import hybrid_plan, text_rows
@@ -30,12 +28,7 @@ QUESTION = "How much is a day rental of a bike?"
 
 
 def _plan(workspace: Workspace, bot: Bot) -> str:
-    params = replace(
-        hybrid_params(workspace=workspace, bot=bot, question=QUESTION),
-        multi_model_id=MULTI_MODEL_ID,
-        multi_embedding=embed_query(QUESTION, model_id=MULTI_MODEL_ID),
-        multi_weight=0.5,
-    )
+    params = hybrid_params(workspace=workspace, bot=bot, question=QUESTION, multilingual=True)
     with transaction.atomic():  # exact_max 0: the HNSW walk, as for any scope above the exact limit
         return hybrid_plan(params=params, text=text_rows(params=params), ef_search=100, exact_max=0)
 

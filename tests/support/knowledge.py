@@ -9,7 +9,7 @@ from django.core.files.base import ContentFile
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, embed_query
+from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embed_query
 from rag.ingestion import document_ingest
 from rag.models import Document
 from rag.retrieval.sql import HybridParams
@@ -65,8 +65,20 @@ def batch_embedding_wait(ids: Iterable[uuid.UUID | str], *, timeout: float = 90)
     wait_for(embedding, timeout=timeout, interval=0.05, what="a batch of documents to embed")
 
 
-def hybrid_params(*, workspace: Workspace, bot: Bot, question: str) -> HybridParams:
-    """The hybrid statement's parameters for one bot's question, at the product's default fusion."""
+def hybrid_params(
+    *, workspace: Workspace, bot: Bot, question: str, multilingual: bool = False
+) -> HybridParams:
+    """The hybrid statement's parameters for one bot's question, at the product's default fusion
+    (`multilingual`: with the multilingual side at its default weight, 0.5)."""
+    multi = (
+        {
+            "multi_model_id": MULTI_MODEL_ID,
+            "multi_embedding": embed_query(question, model_id=MULTI_MODEL_ID),
+            "multi_weight": 0.5,
+        }
+        if multilingual
+        else {}
+    )
     return HybridParams(
         workspace_id=str(workspace.pk),
         model_id=LOCAL_MODEL_ID,
@@ -81,4 +93,5 @@ def hybrid_params(*, workspace: Workspace, bot: Bot, question: str) -> HybridPar
         rrf_k=10.0,
         candidates=40,
         pool=20,
+        **multi,
     )
