@@ -21,12 +21,13 @@ ALLOWED_HEADERS = ", ".join(
         "Authorization",
         "Content-Type",
         "Last-Event-ID",
+        "Idempotency-Key",
         SESSION_HEADER,
         EXTERNAL_USER_HEADER,
         EXTERNAL_USER_SIGNATURE_HEADER,
     ]
 )
-EXPOSED_HEADERS = "Retry-After, X-Parley-Stream-Id"
+EXPOSED_HEADERS = "Retry-After, X-Parley-Stream-Id, Idempotent-Replayed"
 PREFLIGHT_MAX_AGE = "600"
 
 

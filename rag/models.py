@@ -94,6 +94,14 @@ class Document(models.Model):
     force = models.BooleanField(
         default=False, help_text="Re-embed even when checksum and model are unchanged."
     )
+    upload_key = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The upload's Idempotency-Key and the file's place in it: a retried upload "
+        "returns this document instead of creating another.",
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -115,6 +123,11 @@ class Document(models.Model):
             models.CheckConstraint(
                 condition=~models.Q(status="processing") | ~models.Q(claim_id=""),
                 name="document_processing_claimed",
+            ),
+            models.UniqueConstraint(
+                fields=["workspace", "external_user_id", "upload_key"],
+                condition=~models.Q(upload_key=""),
+                name="document_unique_upload_key",
             ),
         ]
         indexes = [models.Index(fields=["workspace", "status"], name="document_ws_status")]

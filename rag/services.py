@@ -65,6 +65,7 @@ class NewFile:
     filename: str | None = None
     title: str = ""
     source_url: str = ""
+    upload_key: str = ""  # unique per workspace and external user (Document.upload_key)
 
 
 def document_create(
@@ -188,6 +189,7 @@ def _document_new(
         external_user_id=external_user_id,
         title=(new.title or PurePath(name).stem.replace("_", " ").replace("-", " "))[:300],
         source_url=new.source_url,
+        upload_key=new.upload_key,
         filename=name[:255],
         mime_type=mime_type_guess(name),
         size_bytes=size,

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
 from django.conf import settings
 from django.core.files import File
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
@@ -74,6 +75,12 @@ def _files_check(files: Sequence[File[Any]]) -> None:
             )
 
 
+@dataclass(frozen=True)
+class DocumentsCreated:
+    documents: list[Document]
+    replayed: bool = False  # an upload with this Idempotency-Key had already created them
+
+
 def documents_create_for_principal(
     *,
     principal: Principal,
@@ -81,25 +88,56 @@ def documents_create_for_principal(
     titles: Sequence[str] = (),
     bot_ids: Sequence[uuid.UUID] = (),
     conversation_id: uuid.UUID | None = None,
-) -> list[Document]:
-    """Store the files as pending documents of the caller's workspace (and external user), queued for ingestion."""
+    idempotency_key: str = "",
+) -> DocumentsCreated:
+    """Store the files as pending documents of the caller's workspace (and external user), queued for
+    ingestion.
+
+    With an ``idempotency_key``, a client that lost the answer may send the upload again: the documents
+    the first request created come back (``replayed``) and nothing is stored twice, even when both
+    requests run at once (the second loses on the unique key and reads the first's documents).
+    """
     if bot_ids and conversation_id:
         raise ValidationError(
             {"conversation_id": ["A document belongs to bots or to one conversation, not both."]}
         )
     _files_check(files)
+    external_user_id = principal.external_user_id or ""
+    keys = [f"{idempotency_key}#{n}" for n in range(len(files))] if idempotency_key else []
+    earlier = _documents_with_keys(principal=principal, keys=keys)
+    if earlier:
+        return DocumentsCreated(earlier, replayed=True)
     bots = document_bots_resolve(principal=principal, bot_ids=bot_ids)
     session = _conversation_resolve(principal=principal, conversation_id=conversation_id)
     workspace = Workspace.objects.get(pk=principal.workspace_id)
-    titled = zip(files, [*titles, *[""] * len(files)], strict=False)
-    uploads = [NewFile(file=file, title=title) for file, title in titled]
-    return documents_create(
-        workspace=workspace,
-        files=uploads,
-        bots=bots,
-        conversation_id=session,
+    titled = zip(files, [*titles, *[""] * len(files)], keys or [""] * len(files), strict=False)
+    uploads = [NewFile(file=file, title=title, upload_key=key) for file, title, key in titled]
+    try:
+        created = documents_create(
+            workspace=workspace,
+            files=uploads,
+            bots=bots,
+            conversation_id=session,
+            external_user_id=external_user_id,
+        )
+    except IntegrityError:
+        earlier = _documents_with_keys(principal=principal, keys=keys)
+        if not earlier:
+            raise
+        return DocumentsCreated(earlier, replayed=True)
+    return DocumentsCreated(created)
+
+
+def _documents_with_keys(*, principal: Principal, keys: Sequence[str]) -> list[Document]:
+    """The caller's documents an earlier upload with these keys created (in upload order)."""
+    if not keys:
+        return []
+    found = Document.objects.filter(
+        workspace_id=principal.workspace_id,
         external_user_id=principal.external_user_id or "",
+        upload_key__in=keys,
     )
+    return sorted(found, key=lambda document: keys.index(document.upload_key))
 
 
 def document_text_file(*, title: str, text: str, text_format: str) -> ContentFile[bytes]:

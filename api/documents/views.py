@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from rest_framework.exceptions import ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser, MultiPartParser
@@ -88,7 +90,18 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
             "application/json": DocumentTextCreateSerializer,
             "multipart/form-data": DocumentUploadSerializer,
         },
-        responses={201: DocumentBatchSerializer},
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Any unique string per upload (a UUID). Sent again with the same key, "
+                "the upload returns the documents the first one created (200, "
+                "Idempotent-Replayed: true) and creates none.",
+            )
+        ],
+        responses={201: DocumentBatchSerializer, 200: DocumentBatchSerializer},
         examples=[
             OpenApiExample(
                 "Text",
@@ -119,20 +132,23 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
                 )
             ]
             titles = [data["title"]]
-        documents = documents_create_for_principal(
+        outcome = documents_create_for_principal(
             principal=request_principal(request),
             files=files,
             titles=titles,
             bot_ids=data.get("bot_ids", []),
             conversation_id=data.get("conversation_id"),
+            idempotency_key=_idempotency_key(request),
         )
         created = _with_bots(
-            Document.objects.filter(pk__in=[document.pk for document in documents])
+            Document.objects.filter(pk__in=[document.pk for document in outcome.documents])
         )
-        return Response(
-            {"documents": DocumentSerializer(created.order_by("created_at", "pk"), many=True).data},
-            201,
-        )
+        body = {
+            "documents": DocumentSerializer(created.order_by("created_at", "pk"), many=True).data
+        }
+        if outcome.replayed:
+            return Response(body, 200, headers={"Idempotent-Replayed": "true"})
+        return Response(body, 201)
 
 
 class DocumentDetailView(_DocumentScopes, GenericAPIView):
@@ -195,3 +211,16 @@ class DocumentRerunView(_DocumentScopes, GenericAPIView):
             DocumentSerializer(_with_bots(Document.objects.filter(pk=document.pk)).get()).data,
             status=202,
         )
+
+
+_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+
+
+def _idempotency_key(request: Request) -> str:
+    """The upload's Idempotency-Key header ("" when absent): up to 200 visible ASCII characters."""
+    key = request.headers.get("Idempotency-Key", "")
+    if key and not _IDEMPOTENCY_KEY.match(key):
+        raise ValidationError(
+            {"Idempotency-Key": ["Up to 200 visible ASCII characters (a UUID, say)."]}
+        )
+    return key
