@@ -1,0 +1,191 @@
+"""The cluster run's clients, through the load balancer: visitors streaming answers and retrying as the
+widget does, and an uploader that sends each document again until it is acknowledged (its
+Idempotency-Key makes a second creation impossible).
+
+A visitor's message keeps its client_message_id across every attempt. A stream that breaks after its
+first event is resumed from the last event id (`GET /api/v1/streams/<id>/events`, what widget.js does);
+a request that got no stream at all is sent again with the same client_message_id, which the server
+answers once (the turn is unique per conversation and client_message_id).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from httpx_sse import SSEError, aconnect_sse
+
+ATTEMPTS = 12
+RETRYABLE = (httpx.TransportError, SSEError)
+
+
+@dataclass
+class Message:
+    client_message_id: str
+    conversation_id: str
+    sent_at: float = 0.0
+    first_event: float | None = None  # seconds from the first send to the first event
+    total: float | None = None  # seconds from the first send to the answer
+    turn_ids: list[str] = field(default_factory=list)  # one per answer received (tool_end)
+    posts: int = 0
+    resumes: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class _Broken(Exception):
+    """This attempt got no answer: retry (the reason is kept on the message)."""
+
+
+async def _read(response_events: Any, message: Message, state: dict[str, str | None]) -> bool:
+    """Reads one response's events; True once the answer (tool_end) came."""
+    async for event in response_events.aiter_sse():
+        if message.first_event is None:
+            message.first_event = time.perf_counter() - message.sent_at
+        if event.id:
+            state["last_id"] = event.id
+        if event.event == "tool_end":
+            message.turn_ids.append(str(json.loads(event.data).get("turn_id", "")))
+            message.total = time.perf_counter() - message.sent_at
+            return True
+        if event.event == "error":
+            code = json.loads(event.data).get("code", "error")
+            message.errors.append(f"error event: {code}")
+            if code == "stream_expired":
+                state["stream_id"] = None  # the stream is gone: ask again, the turn is replayed
+            raise _Broken(code)
+    raise _Broken("the stream ended before its answer")
+
+
+async def message_send(
+    client: httpx.AsyncClient, *, headers: dict[str, str], message: Message, text: str
+) -> None:
+    """One visitor message, to its answer, whatever breaks on the way (ATTEMPTS at most)."""
+    state: dict[str, str | None] = {"stream_id": None, "last_id": None}
+    message.sent_at = time.perf_counter()
+    for attempt in range(ATTEMPTS):
+        try:
+            if state["stream_id"] is None:
+                message.posts += 1
+                request = aconnect_sse(
+                    client,
+                    "POST",
+                    f"/api/v1/conversations/{message.conversation_id}/turns",
+                    headers=headers,
+                    json={
+                        "message": text,
+                        "client_message_id": message.client_message_id,
+                        "stream": True,
+                    },
+                )
+            else:
+                message.resumes += 1
+                resume = {**headers}
+                if state["last_id"]:
+                    resume["Last-Event-ID"] = state["last_id"]
+                request = aconnect_sse(
+                    client, "GET", f"/api/v1/streams/{state['stream_id']}/events", headers=resume
+                )
+            async with request as events:
+                status = events.response.status_code
+                if status != 200:
+                    await events.response.aread()
+                    message.errors.append(f"HTTP {status}")
+                    if status < 500:
+                        return  # refused: retrying would not change the answer
+                    raise _Broken(f"HTTP {status}")
+                state["stream_id"] = (
+                    events.response.headers.get("X-Parley-Stream-Id") or state["stream_id"]
+                )
+                if await _read(events, message, state):
+                    return
+        except RETRYABLE as exc:
+            message.errors.append(type(exc).__name__)
+        except _Broken:
+            pass
+        await asyncio.sleep(min(3.0, 0.3 * (attempt + 1)))
+
+
+async def visitors_run(
+    *,
+    base_url: str,
+    headers: dict[str, str],
+    conversations: Sequence[str],
+    questions: Sequence[str],
+    turns: int,
+) -> list[Message]:
+    """One visitor per conversation, all at once, each sending `turns` messages one after another."""
+    import uuid
+
+    limits = httpx.Limits(max_connections=len(conversations) + 8)
+    timeout = httpx.Timeout(120.0, connect=10.0)
+    messages: list[Message] = []
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout) as client:
+
+        async def visitor(index: int, conversation: str) -> None:
+            for n in range(turns):
+                message = Message(client_message_id=str(uuid.uuid4()), conversation_id=conversation)
+                messages.append(message)
+                text = questions[(index * turns + n) % len(questions)]
+                await message_send(client, headers=headers, message=message, text=text)
+
+        await asyncio.gather(*(visitor(i, c) for i, c in enumerate(conversations)))
+    return messages
+
+
+@dataclass
+class Uploads:
+    created: dict[str, str] = field(default_factory=dict)  # title -> document id
+    lost: int = 0  # attempts whose answer never came (the document may or may not exist)
+    replayed: int = 0  # uploads sent again that the server answered with the first one's document
+    failed: list[str] = field(default_factory=list)
+
+
+async def documents_upload(
+    *,
+    base_url: str,
+    headers: dict[str, str],
+    documents: Sequence[tuple[str, str]],
+    bot_id: str,
+    concurrency: int = 8,
+) -> Uploads:
+    """Each (title, text) through POST /api/v1/documents, `concurrency` at a time, with an
+    Idempotency-Key of its own: an upload whose answer was lost is simply sent again."""
+    import uuid
+
+    uploads = Uploads()
+    queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    for document in documents:
+        queue.put_nowait(document)
+    async with httpx.AsyncClient(base_url=base_url, timeout=httpx.Timeout(60.0)) as client:
+
+        async def upload(title: str, text: str) -> None:
+            sent = {**headers, "Accept": "application/json", "Idempotency-Key": str(uuid.uuid4())}
+            body = {"title": title, "text": text, "bot_ids": [bot_id]}
+            for attempt in range(ATTEMPTS):
+                try:
+                    response = await client.post("/api/v1/documents", headers=sent, json=body)
+                except httpx.TransportError:
+                    uploads.lost += 1
+                else:
+                    if response.status_code < 500:
+                        if response.status_code not in (200, 201):
+                            uploads.failed.append(f"{title}: HTTP {response.status_code}")
+                            return
+                        uploads.replayed += response.headers.get("Idempotent-Replayed") == "true"
+                        uploads.created[title] = str(response.json()["documents"][0]["id"])
+                        return
+                    uploads.lost += 1  # 502: the balancer lost the web process mid-request
+                await asyncio.sleep(min(3.0, 0.3 * (attempt + 1)))
+            uploads.failed.append(f"{title}: no answer after {ATTEMPTS} attempts")
+
+        async def uploader() -> None:
+            while not queue.empty():
+                await upload(*queue.get_nowait())
+
+        await asyncio.gather(*(uploader() for _ in range(concurrency)))
+    return uploads
