@@ -2,9 +2,10 @@
 
 Builds N rows over 100 workspaces (bench.scale.data) in a database of its own on the embedded
 PostgreSQL (sized by core.pg_sizing), then prints for each layout (bench.scale.layouts) and each
-tenant class: search-phase p50/p95 of vector, full-text and hybrid statements, vector recall@10
+tenant class: search-phase p50/p95 of vector, full-text and hybrid statements (the isolated layouts'
+full text is the product's BM25 statement, bench.scale.bm25; the plain baseline's ts_rank), vector recall@10
 against exact search, index build time, disk per million rows; halfvec's recall at the product's
-ef_search; and ingest throughput at 10k and at N existing rows.
+ef_search; and ingest throughput at 10k and at N existing rows (bench.scale.ingest).
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import argparse
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 
-from bench.scale import layouts
+from bench.scale import bm25, layouts
 from bench.scale.data import corpus_load, rows, tenant_sizes
+from bench.scale.ingest import ingest_report
 from core.embedded import ensure_started
 from core.pg_sizing import sizing_describe, sizing_show
 
@@ -85,6 +88,26 @@ def _truth(
     return truth
 
 
+def _statements(
+    table: str, *, column: str, cast: str, product_text: bool
+) -> dict[str, Callable[[int], str]]:
+    """Each kind's statement for one workspace: the vector side, the full text (the product's BM25
+    statement, or the plain baseline's ts_rank), and both fused."""
+
+    def vector(workspace: int) -> str:
+        return layouts.vector_sql(table, column=column, cast=cast).format(workspace=workspace)
+
+    def text(workspace: int) -> str:
+        if product_text:
+            return bm25.text_sql(table, workspace=workspace)
+        return layouts.text_sql(table).format(workspace=workspace)
+
+    def hybrid(workspace: int) -> str:
+        return layouts.hybrid_sql(vector(workspace), text(workspace))
+
+    return {"vector": vector, "text": text, "hybrid": hybrid}
+
+
 def _search(
     conn,
     corpus,
@@ -99,22 +122,23 @@ def _search(
     cursor = conn.cursor()
     cursor.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
     cursor.execute("SET hnsw.iterative_scan = relaxed_order")
-    kinds = {
-        "vector": layouts.vector_sql(table, column=column, cast=cast),
-        "text": layouts.text_sql(table),
-        "hybrid": layouts.hybrid_sql(table),
-    }
+    # The isolated layouts run the product's full-text statement; the plain baseline ts_rank.
+    kinds = _statements(table, column=column, cast=cast, product_text=table != "plain")
     if cast != "vector(384)":
         kinds = {"vector": kinds["vector"]}
     figures = {}
     for name, workspaces in classes.items():
-        for kind, template in kinds.items():
+        for kind, statement in kinds.items():
             times, recalls = [], []
             for repeat in range(2):  # the first pass warms the cache; the second is measured
                 for index in range(queries):
                     workspace = workspaces[index % len(workspaces)]
-                    params = {"q": corpus.query_vectors[index], "text": corpus.queries[index]}
-                    ms, found = _timed_ids(cursor, template.format(workspace=workspace), params)
+                    params = {
+                        "q": corpus.query_vectors[index],
+                        "text": corpus.queries[index],
+                        **bm25.params(corpus.queries[index]),
+                    }
+                    ms, found = _timed_ids(cursor, statement(workspace), params)
                     if repeat:
                         times.append(ms)
                         if kind == "vector":
@@ -137,22 +161,6 @@ def _print_search(label: str, figures: dict) -> None:  # type: ignore[type-arg]
         )
 
 
-def _ingest(conn, corpus, table: str, *, count: int, first_id: int) -> float:  # type: ignore[no-untyped-def]
-    """Rows/s of batched INSERTs (the tsvector computed in the statement) into a mid tenant."""
-    batch = list(rows(corpus, sizes={2: count}, start_id=first_id, seed=first_id))
-    sql = f"INSERT INTO {table} SELECT %s, %s, %s, %s, to_tsvector('english', %s)"
-    started = time.perf_counter()
-    with conn.cursor() as cursor:
-        for offset in range(0, count, 200):
-            with conn.transaction():
-                cursor.executemany(
-                    sql, [(i, w, v, t, t) for i, w, v, t in batch[offset : offset + 200]]
-                )
-    elapsed = time.perf_counter() - started
-    conn.execute(f"DELETE FROM {table} WHERE id >= {first_id}")  # noqa: S608
-    return count / elapsed
-
-
 def _halfvec(conn, corpus, truth, *, queries: int, vector_build: float) -> None:  # type: ignore[no-untyped-def]
     """The big tenant's own HNSW again over `embedding::halfvec(384)`: build, size, recall at ef_search."""
     started = time.perf_counter()
@@ -172,22 +180,6 @@ def _halfvec(conn, corpus, truth, *, queries: int, vector_build: float) -> None:
     )
 
 
-def _ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[str]) -> None:  # type: ignore[no-untyped-def]
-    """Ingest throughput at 10k existing rows (a sample of the plain table) and at the full size."""
-    print("ingest (rows/s into a mid tenant, batches of 200, HNSW and GIN maintained):", flush=True)
-    conn.execute(
-        "CREATE TABLE staging AS SELECT id, workspace_id, embedding, body FROM plain WHERE id % "  # noqa: S608
-        f"{max(1, chunks // 10_000)} = 0"
-    )
-    layouts.plain_create(conn.cursor(), table="plain10k")
-    conn.execute("VACUUM ANALYZE plain10k")
-    targets = [("plain10k", "10k existing"), ("plain", f"{chunks} existing")]
-    targets += [(name, f"{chunks} existing, {name}") for name in layouts_run if name != "plain"]
-    for table, label in targets:
-        rate = _ingest(conn, corpus, table, count=count, first_id=chunks * 10)
-        print(f"  {label:32} {rate:7.0f} rows/s", flush=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("corpus", type=Path)
@@ -204,9 +196,14 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()  # the product's BM25 settings (bench.scale.bm25)
     services = ensure_started(args.var_dir)
     try:
         conn = _connect(services.database_url)
+        bm25.analysis_install(conn)
         print(f"server: {sizing_describe(sizing_show(cursor=conn.cursor()))}", flush=True)
         corpus = corpus_load(args.corpus, base_limit=args.base_limit, query_limit=args.queries)
         sizes = tenant_sizes(args.chunks)
@@ -227,6 +224,9 @@ def main() -> None:
             builds["partial"] = layouts.partial_create(conn.cursor(), large=large)
         conn.execute("DROP TABLE staging")
         conn.execute("VACUUM ANALYZE")
+        started = time.perf_counter()
+        bm25.statistics_fill(conn, "plain")
+        print(f"BM25's term statistics counted: {time.perf_counter() - started:.0f} s", flush=True)
         for name in chosen:
             size = layouts.disk_bytes(conn.cursor(), name)
             build = ", ".join(f"{k} {v:.0f} s" for k, v in builds[name].items())
@@ -247,7 +247,7 @@ def main() -> None:
             _halfvec(
                 conn, corpus, truth, queries=args.queries, vector_build=builds["part"]["hnsw_big"]
             )
-        _ingest_report(conn, corpus, chunks=args.chunks, count=args.ingest, layouts_run=chosen)
+        ingest_report(conn, corpus, chunks=args.chunks, count=args.ingest, layouts_run=chosen)
         conn.close()
         with psycopg.connect(services.database_url, autocommit=True) as admin:
             admin.execute(

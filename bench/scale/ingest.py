@@ -1,0 +1,103 @@
+"""Ingest throughput at 10k and at N existing rows, with BM25's term statistics kept as the product keeps
+them: migration 0003's statement-level trigger function (`rag_chunk_stats`, installed by
+bench.scale.bm25) on the table written to, with every workspace's statistics counted from that table's
+rows first, so the trigger updates existing counts as in a live database. A batch is one INSERT of 200
+rows from arrays, as ingestion writes one document's chunks (rag.ingestion.store), the tsvector
+computed by the statement with the product's analysis.
+
+Written into two tenants, since what a row costs depends on where it goes: a mid tenant (its own HNSW
+and GIN once it passes the threshold) and a small one (no index of its own in the isolated layouts).
+"""
+
+from __future__ import annotations
+
+import time
+
+from bench.scale import layouts
+from bench.scale.bm25 import statistics_fill
+from bench.scale.data import rows
+
+BATCH = 200
+TENANTS = {"mid": 2, "small": 11}
+_INSERT = """INSERT INTO {table} (id, workspace_id, embedding, body, search_vector, search_length)
+SELECT r.id, r.workspace_id, r.embedding::vector(384), r.body, v, parley_tsvector_length(v)
+FROM unnest(%s::bigint[], %s::int[], %s::text[], %s::text[]) AS r(id, workspace_id, embedding, body),
+     LATERAL parley_tsvector('english', r.body) AS v"""
+
+
+def _rate(conn, corpus, table: str, *, workspace: int, count: int, first_id: int) -> float:  # type: ignore[no-untyped-def]
+    """Rows/s of `count` rows written into `workspace` of `table`, the statistics trigger on. The rows
+    are deleted again after (without the trigger: the statistics keep them, `count` rows of drift)."""
+    conn.execute(
+        f"CREATE TRIGGER bench_stats_insert AFTER INSERT ON {table} REFERENCING NEW TABLE AS new_rows "
+        "FOR EACH STATEMENT EXECUTE FUNCTION rag_chunk_stats()"
+    )
+    batch = list(rows(corpus, sizes={workspace: count}, start_id=first_id, seed=first_id))
+    sql = _INSERT.format(table=table)
+    started = time.perf_counter()
+    for offset in range(0, count, BATCH):
+        part = batch[offset : offset + BATCH]
+        vectors = ["[" + ",".join(f"{x:.7g}" for x in vector) + "]" for _, _, vector, _ in part]
+        with conn.transaction():
+            conn.execute(
+                sql,
+                [
+                    [i for i, _, _, _ in part],
+                    [w for _, w, _, _ in part],
+                    vectors,
+                    [t for *_, t in part],
+                ],
+            )
+    elapsed = time.perf_counter() - started
+    conn.execute(f"DROP TRIGGER bench_stats_insert ON {table}")
+    conn.execute(f"DELETE FROM {table} WHERE id >= {int(first_id)}")  # noqa: S608
+    return count / elapsed
+
+
+def ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Rows/s into a mid and a small tenant at the full size, then at 10k existing rows (a 1-in-N/10k
+    sample of the plain table, in the same layouts, with its own statistics); the ratio of the two."""
+    conn.execute(
+        "CREATE TABLE staging AS SELECT id, workspace_id, embedding, body FROM plain WHERE id % "  # noqa: S608
+        f"{max(1, chunks // 10_000)} = 0"
+    )
+    layouts.plain_create(conn.cursor(), table="plain10k")
+    targets = [("plain", "plain10k", "plain")]
+    if "partial" in layouts_run:
+        layouts.partial_create(conn.cursor(), large=[], source="plain10k", table="partial10k")
+        targets.append(("partial", "partial10k", "partial"))
+    conn.execute("DROP TABLE staging")
+    conn.execute("VACUUM ANALYZE")
+    first_id = chunks * 10
+    cells = [(label, tenant, full) for label, _, full in targets for tenant in TENANTS]
+    statistics_fill(conn, "plain")
+    at_full = {
+        cell: _rate(
+            conn, corpus, cell[2], workspace=TENANTS[cell[1]], count=count, first_id=first_id
+        )
+        for cell in cells
+    }
+    statistics_fill(conn, "plain10k")
+    small_tables = {label: small for label, small, _ in targets}
+    print(
+        f"ingest (rows/s; {count} rows per cell in INSERTs of {BATCH}, the tsvector computed, every index "
+        "maintained, BM25's term-statistics trigger on):",
+        flush=True,
+    )
+    print(
+        f"  {'layout':8} {'tenant':6} {'10k existing':>13} {f'{chunks} existing':>17} {'ratio':>6}"
+    )
+    for cell in cells:
+        label, tenant, _ = cell
+        at_10k = _rate(
+            conn,
+            corpus,
+            small_tables[label],
+            workspace=TENANTS[tenant],
+            count=count,
+            first_id=first_id,
+        )
+        print(
+            f"  {label:8} {tenant:6} {at_10k:13.0f} {at_full[cell]:17.0f} {at_full[cell] / at_10k:6.2f}",
+            flush=True,
+        )
