@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 
 from api.errors import ApiError, ErrorCode
@@ -154,3 +155,20 @@ def document_get_for_principal(*, principal: Principal, document_id: uuid.UUID) 
     if document is None:
         raise ApiError(ErrorCode.NOT_FOUND)
     return document
+
+
+def documents_uploaded_with_key(*, principal: Principal, key: str) -> list[Document]:
+    """The documents an earlier upload with this Idempotency-Key created for the caller (its
+    workspace and external user), in the upload's order; [] without a key.
+
+    Each file's key is ``<key>#<place>``: every place an upload may have (API_DOCUMENTS_MAX_FILES) is
+    looked up, so a retry finds the whole first upload whatever it carries, through the unique index."""
+    if not key:
+        return []
+    places = range(int(settings.API_DOCUMENTS_MAX_FILES))
+    found = Document.objects.filter(
+        workspace_id=principal.workspace_id,
+        external_user_id=principal.external_user_id or "",
+        upload_key__in=[f"{key}#{n}" for n in places],
+    )
+    return sorted(found, key=lambda document: int(document.upload_key.rpartition("#")[2]))

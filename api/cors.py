@@ -21,13 +21,12 @@ ALLOWED_HEADERS = ", ".join(
         "Authorization",
         "Content-Type",
         "Last-Event-ID",
-        "Idempotency-Key",
         SESSION_HEADER,
         EXTERNAL_USER_HEADER,
         EXTERNAL_USER_SIGNATURE_HEADER,
     ]
 )
-EXPOSED_HEADERS = "Retry-After, X-Parley-Stream-Id, Idempotent-Replayed"
+EXPOSED_HEADERS = "Retry-After, X-Parley-Stream-Id"
 PREFLIGHT_MAX_AGE = "600"
 
 

@@ -19,7 +19,11 @@ from django.db import IntegrityError, transaction
 from django.utils.text import slugify
 from rest_framework.exceptions import ValidationError
 
-from api.access import bots_for_principal, conversation_get_for_principal
+from api.access import (
+    bots_for_principal,
+    conversation_get_for_principal,
+    documents_uploaded_with_key,
+)
 from api.errors import ApiError, ErrorCode
 from api.principal import Principal
 from bots.models import Bot
@@ -103,8 +107,8 @@ def documents_create_for_principal(
         )
     _files_check(files)
     external_user_id = principal.external_user_id or ""
-    keys = [f"{idempotency_key}#{n}" for n in range(len(files))] if idempotency_key else []
-    earlier = _documents_with_keys(principal=principal, keys=keys)
+    keys = _upload_keys(idempotency_key, count=len(files))
+    earlier = documents_uploaded_with_key(principal=principal, key=idempotency_key)
     if earlier:
         return DocumentsCreated(earlier, replayed=True)
     bots = document_bots_resolve(principal=principal, bot_ids=bot_ids)
@@ -121,23 +125,16 @@ def documents_create_for_principal(
             external_user_id=external_user_id,
         )
     except IntegrityError:
-        earlier = _documents_with_keys(principal=principal, keys=keys)
+        earlier = documents_uploaded_with_key(principal=principal, key=idempotency_key)
         if not earlier:
             raise
         return DocumentsCreated(earlier, replayed=True)
     return DocumentsCreated(created)
 
 
-def _documents_with_keys(*, principal: Principal, keys: Sequence[str]) -> list[Document]:
-    """The caller's documents an earlier upload with these keys created (in upload order)."""
-    if not keys:
-        return []
-    found = Document.objects.filter(
-        workspace_id=principal.workspace_id,
-        external_user_id=principal.external_user_id or "",
-        upload_key__in=keys,
-    )
-    return sorted(found, key=lambda document: keys.index(document.upload_key))
+def _upload_keys(key: str, *, count: int) -> list[str]:
+    """Each file's Document.upload_key: the request's key and the file's place in the upload."""
+    return [f"{key}#{n}" for n in range(count)] if key else []
 
 
 def document_text_file(*, title: str, text: str, text_format: str) -> ContentFile[bytes]:

@@ -213,13 +213,13 @@ class DocumentRerunView(_DocumentScopes, GenericAPIView):
         )
 
 
-_IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,200}$")
+_IDEMPOTENCY_KEY = re.compile(r"[\x21-\x7e]{1,200}")
 
 
 def _idempotency_key(request: Request) -> str:
     """The upload's Idempotency-Key header ("" when absent): up to 200 visible ASCII characters."""
     key = request.headers.get("Idempotency-Key", "")
-    if key and not _IDEMPOTENCY_KEY.match(key):
+    if key and not _IDEMPOTENCY_KEY.fullmatch(key):
         raise ValidationError(
             {"Idempotency-Key": ["Up to 200 visible ASCII characters (a UUID, say)."]}
         )

@@ -5,6 +5,7 @@ and counts on it)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +15,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
+from config.celery import app as celery_app
 from rag.models import Document
 from rag.services import NewFile, documents_create
 from tests.api.factories import bearer, bot_make, server_key_make, workspace_make
 from tests.support.processes import wait_for
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 JSON = "application/json"
 
 
@@ -39,6 +41,17 @@ def tenant():  # type: ignore[no-untyped-def]
 def _post(headers: dict[str, str], key: str | None, **body: object):  # type: ignore[no-untyped-def]
     extra = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
     return Client().post("/api/v1/documents", body, content_type=JSON, **headers, **extra)
+
+
+@pytest.fixture
+def unread_queue() -> Iterator[None]:
+    """Committed uploads queue their ingestion: to a queue no worker reads, so none runs meanwhile."""
+    previous = celery_app.conf.task_default_queue
+    celery_app.conf.task_default_queue = "parley-test-idempotency-unread"
+    try:
+        yield
+    finally:
+        celery_app.conf.task_default_queue = previous
 
 
 def _ids(response) -> list[str]:  # type: ignore[no-untyped-def]
@@ -77,7 +90,18 @@ def test_a_multipart_upload_replays_every_file_in_order(tenant) -> None:  # type
     assert (first.status_code, again.status_code) == (201, 200)
     names = [document["filename"] for document in again.json()["documents"]]
     assert names == ["a.txt", "b.txt", "c.txt"] and _ids(again) == _ids(first)
-    assert Document.objects.filter(workspace=workspace).count() == 3
+    # A retry that carries fewer files still gets the whole first upload, in its order.
+    one = Client().post(
+        "/api/v1/documents",
+        {"files": [SimpleUploadedFile("a.txt", b"Text a.")]},
+        HTTP_IDEMPOTENCY_KEY="batch-1",
+        **headers,
+    )
+    assert one.status_code == 200 and _ids(one) == _ids(first)
+    # A key that extends another ("batch-1#1" is not batch-1's second file) is a key of its own.
+    other = _post(headers, "batch-1#1", title="Other", text="Other.")
+    assert other.status_code == 201 and _ids(other)[0] not in _ids(first)
+    assert Document.objects.filter(workspace=workspace).count() == 4
 
 
 def test_keys_are_per_workspace_and_per_external_user(tenant) -> None:  # type: ignore[no-untyped-def]
@@ -96,7 +120,7 @@ def test_keys_are_per_workspace_and_per_external_user(tenant) -> None:  # type: 
 
 def test_a_key_that_is_not_visible_ascii_is_refused_and_nothing_is_stored(tenant) -> None:  # type: ignore[no-untyped-def]
     workspace, _, headers = tenant
-    for key in ("has space", "x" * 201):
+    for key in ("has space", "x" * 201, "trailing\n"):
         response = _post(headers, key, title="Hours", text="We open at 9.")
         assert response.status_code == 400, response.content
         body = response.json()
@@ -104,8 +128,9 @@ def test_a_key_that_is_not_visible_ascii_is_refused_and_nothing_is_stored(tenant
     assert not Document.objects.filter(workspace=workspace).exists()
 
 
+@pytest.mark.django_db(transaction=True)
 def test_two_uploads_racing_with_one_key_store_one_document_and_no_file(
-    tenant, media_root: Path
+    tenant, media_root: Path, unread_queue: None
 ) -> None:  # type: ignore[no-untyped-def]
     """The second of two concurrent uploads looks before the first commits and finds nothing; its
     insert then waits on the unique key, fails once the first commits, removes the file it had
@@ -134,24 +159,27 @@ def test_two_uploads_racing_with_one_key_store_one_document_and_no_file(
         finally:
             connection.close()
 
-    first = threading.Thread(target=first_upload)
-    first.start()
-    assert inserted.wait(30)
-    second = threading.Thread(target=second_upload)
-    second.start()
-
     def second_waits_on_the_key() -> bool:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                "AND query LIKE 'INSERT INTO \"rag_document\"%%'"
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO \"rag_document\"%%'"
             )
             return bool(cursor.fetchone()[0])
 
-    wait_for(second_waits_on_the_key, timeout=30, what="the second insert to wait on the key")
-    release.set()
-    first.join(30)
-    second.join(30)
+    first = threading.Thread(target=first_upload)
+    second = threading.Thread(target=second_upload)
+    first.start()
+    try:
+        assert inserted.wait(30)
+        second.start()
+        # The second passed its look-up and its insert waits: the race path, not the early replay.
+        wait_for(second_waits_on_the_key, timeout=30, what="the second insert to wait on the key")
+    finally:
+        release.set()
+        first.join(30)
+        if second.ident is not None:
+            second.join(30)
     [answer] = answers
     assert answer.status_code == 200 and answer.headers["Idempotent-Replayed"] == "true"
     [document] = Document.objects.filter(workspace=workspace)

@@ -463,21 +463,32 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
       } else if (e.event === "tool_end") result = e.data;
       else if (e.event === "error") throw new Error(e.data.code || "error");
     };
+    // Sent again with the same client_message_id when no stream came back (the connection failed, or a
+    // proxy answered 5xx because the web process behind it died): the server answers that id once.
+    const post = () => fetch(`${API}/conversations/${session.conversation_id}/turns`, {
+      method: "POST", headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+      body: JSON.stringify({ message: text, client_message_id: id, stream: true }),
+    });
+    const resume = () => fetch(`${API}/streams/${streamId}/events`, { headers: headers(lastId ? { "Last-Event-ID": lastId, Accept: "text/event-stream" } : { Accept: "text/event-stream" }) });
     try {
-      let res = await fetch(`${API}/conversations/${session.conversation_id}/turns`, {
-        method: "POST", headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-        body: JSON.stringify({ message: text, client_message_id: id, stream: true }),
-      });
-      if (!res.ok && res.status !== 202) throw await refusal(res);
       for (let attempt = 0; ; attempt++) {
-        if (!res.ok && res.status !== 202) throw new Error("HTTP " + res.status);
+        if (attempt) await new Promise((r) => setTimeout(r, 300 * attempt));
+        let res;
+        try { res = await (streamId ? resume() : post()); } catch (err) { if (attempt > 4) throw err; continue; }
+        if (res.status >= 500 && attempt <= 4) continue;
+        if (!res.ok && res.status !== 202) {
+          if (streamId && res.status < 500 && attempt <= 4) { streamId = null; lastId = null; continue; }  // that stream is gone
+          throw streamId ? new Error("HTTP " + res.status) : await refusal(res);
+        }
         if (!(res.headers.get("Content-Type") || "").includes("text/event-stream")) { result = await res.json(); break; }
         streamId = res.headers.get("X-Parley-Stream-Id") || streamId;
-        try { await readSSE(res, onEvent, null, pieces); } catch (err) { if (!streamId || attempt > 4) throw err; }
-        if (result || !streamId || attempt > 4) break;
+        try { await readSSE(res, onEvent, null, pieces); } catch (err) {
+          if (attempt > 4) throw err;
+          // An expired stream cannot be resumed: ask again, the server replays the turn it answered.
+          if (!streamId || (err && err.message === "stream_expired")) { streamId = null; lastId = null; }
+        }
+        if (result || attempt > 4) break;
         // The stream dropped before its end: resume after the last event we saw, nothing is lost.
-        await new Promise((r) => setTimeout(r, 300 * (attempt + 1)));
-        res = await fetch(`${API}/streams/${streamId}/events`, { headers: headers(lastId ? { "Last-Event-ID": lastId, Accept: "text/event-stream" } : { Accept: "text/event-stream" }) });
       }
       activity.textContent = "";
       if (!result) throw new Error("no answer");
