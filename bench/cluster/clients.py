@@ -1,11 +1,13 @@
-"""The cluster run's clients, through the load balancer: visitors streaming answers and retrying as the
-widget does, and an uploader that sends each document again until it is acknowledged (its
+"""The cluster run's clients, through the load balancer: visitors streaming answers with widget.js's
+retry policy, and an uploader that sends each document again until it is acknowledged (its
 Idempotency-Key makes a second creation impossible).
 
-A visitor's message keeps its client_message_id across every attempt. A stream that breaks after its
-first event is resumed from the last event id (`GET /api/v1/streams/<id>/events`, what widget.js does);
-a request that got no stream at all is sent again with the same client_message_id, which the server
-answers once (the turn is unique per conversation and client_message_id).
+widget.js's policy, step for step (`send()`): a message keeps its client_message_id across every
+attempt, at most six, 300 ms x the attempt apart. No stream yet (the connection failed, or a 5xx from
+the balancer): the message is sent again, and the server answers that id once (a turn is unique per
+conversation and client_message_id). A stream that breaks: resumed after the last event id
+(`GET /api/v1/streams/<id>/events`). A stream that is gone (`stream_expired`, or a 4xx on resuming):
+the message is sent again, and the server replays the turn.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +23,8 @@ from typing import Any
 import httpx
 from httpx_sse import SSEError, aconnect_sse
 
-ATTEMPTS = 12
+ATTEMPTS = 6  # widget.js: attempts 0 to 5
+UPLOAD_ATTEMPTS = 12
 RETRYABLE = (httpx.TransportError, SSEError)
 
 
@@ -38,16 +42,25 @@ class Message:
 
 
 class _Broken(Exception):
-    """This attempt got no answer: retry (the reason is kept on the message)."""
+    """This attempt got no answer (the reason is kept on the message)."""
 
 
-async def _read(response_events: Any, message: Message, state: dict[str, str | None]) -> bool:
+@dataclass
+class _Stream:
+    id: str | None = None
+    last_event: str | None = None
+
+    def forget(self) -> None:
+        self.id = self.last_event = None
+
+
+async def _read(events: Any, message: Message, stream: _Stream) -> bool:
     """Reads one response's events; True once the answer (tool_end) came."""
-    async for event in response_events.aiter_sse():
+    async for event in events.aiter_sse():
         if message.first_event is None:
             message.first_event = time.perf_counter() - message.sent_at
         if event.id:
-            state["last_id"] = event.id
+            stream.last_event = event.id
         if event.event == "tool_end":
             message.turn_ids.append(str(json.loads(event.data).get("turn_id", "")))
             message.total = time.perf_counter() - message.sent_at
@@ -56,58 +69,64 @@ async def _read(response_events: Any, message: Message, state: dict[str, str | N
             code = json.loads(event.data).get("code", "error")
             message.errors.append(f"error event: {code}")
             if code == "stream_expired":
-                state["stream_id"] = None  # the stream is gone: ask again, the turn is replayed
+                stream.forget()  # cannot be resumed: ask again, the server replays the turn
             raise _Broken(code)
-    raise _Broken("the stream ended before its answer")
+    return False  # the stream ended before its answer: resumed
+
+
+async def _attempt(
+    client: httpx.AsyncClient,
+    *,
+    headers: dict[str, str],
+    message: Message,
+    text: str,
+    stream: _Stream,
+) -> bool:
+    """One POST or resume; True once answered, False to try again; raises _Broken to give up."""
+    if stream.id is None:
+        message.posts += 1
+        body = {"message": text, "client_message_id": message.client_message_id, "stream": True}
+        path, method, sent = (
+            f"/api/v1/conversations/{message.conversation_id}/turns",
+            "POST",
+            headers,
+        )
+    else:
+        message.resumes += 1
+        path, method, body = f"/api/v1/streams/{stream.id}/events", "GET", None
+        sent = {**headers, **({"Last-Event-ID": stream.last_event} if stream.last_event else {})}
+    async with aconnect_sse(client, method, path, headers=sent, json=body) as events:
+        status = events.response.status_code
+        if status != 200:
+            await events.response.aread()
+            message.errors.append(f"HTTP {status}")
+            if status >= 500:
+                return False
+            if stream.id is None:
+                raise _Broken(f"refused: HTTP {status}")
+            stream.forget()  # the stream is gone: the message is sent again
+            return False
+        stream.id = events.response.headers.get("X-Parley-Stream-Id") or stream.id
+        return await _read(events, message, stream)
 
 
 async def message_send(
     client: httpx.AsyncClient, *, headers: dict[str, str], message: Message, text: str
 ) -> None:
-    """One visitor message, to its answer, whatever breaks on the way (ATTEMPTS at most)."""
-    state: dict[str, str | None] = {"stream_id": None, "last_id": None}
+    """One visitor message, to its answer or to widget.js's last attempt."""
+    stream = _Stream()
     message.sent_at = time.perf_counter()
     for attempt in range(ATTEMPTS):
+        if attempt:
+            await asyncio.sleep(0.3 * attempt)
         try:
-            if state["stream_id"] is None:
-                message.posts += 1
-                request = aconnect_sse(
-                    client,
-                    "POST",
-                    f"/api/v1/conversations/{message.conversation_id}/turns",
-                    headers=headers,
-                    json={
-                        "message": text,
-                        "client_message_id": message.client_message_id,
-                        "stream": True,
-                    },
-                )
-            else:
-                message.resumes += 1
-                resume = {**headers}
-                if state["last_id"]:
-                    resume["Last-Event-ID"] = state["last_id"]
-                request = aconnect_sse(
-                    client, "GET", f"/api/v1/streams/{state['stream_id']}/events", headers=resume
-                )
-            async with request as events:
-                status = events.response.status_code
-                if status != 200:
-                    await events.response.aread()
-                    message.errors.append(f"HTTP {status}")
-                    if status < 500:
-                        return  # refused: retrying would not change the answer
-                    raise _Broken(f"HTTP {status}")
-                state["stream_id"] = (
-                    events.response.headers.get("X-Parley-Stream-Id") or state["stream_id"]
-                )
-                if await _read(events, message, state):
-                    return
+            if await _attempt(client, headers=headers, message=message, text=text, stream=stream):
+                return
         except RETRYABLE as exc:
             message.errors.append(type(exc).__name__)
-        except _Broken:
-            pass
-        await asyncio.sleep(min(3.0, 0.3 * (attempt + 1)))
+        except _Broken as exc:
+            if str(exc).startswith("refused"):
+                return
 
 
 async def visitors_run(
@@ -119,8 +138,6 @@ async def visitors_run(
     turns: int,
 ) -> list[Message]:
     """One visitor per conversation, all at once, each sending `turns` messages one after another."""
-    import uuid
-
     limits = httpx.Limits(max_connections=len(conversations) + 8)
     timeout = httpx.Timeout(120.0, connect=10.0)
     messages: list[Message] = []
@@ -155,8 +172,6 @@ async def documents_upload(
 ) -> Uploads:
     """Each (title, text) through POST /api/v1/documents, `concurrency` at a time, with an
     Idempotency-Key of its own: an upload whose answer was lost is simply sent again."""
-    import uuid
-
     uploads = Uploads()
     queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
     for document in documents:
@@ -166,7 +181,7 @@ async def documents_upload(
         async def upload(title: str, text: str) -> None:
             sent = {**headers, "Accept": "application/json", "Idempotency-Key": str(uuid.uuid4())}
             body = {"title": title, "text": text, "bot_ids": [bot_id]}
-            for attempt in range(ATTEMPTS):
+            for attempt in range(UPLOAD_ATTEMPTS):
                 try:
                     response = await client.post("/api/v1/documents", headers=sent, json=body)
                 except httpx.TransportError:
@@ -181,7 +196,7 @@ async def documents_upload(
                         return
                     uploads.lost += 1  # 502: the balancer lost the web process mid-request
                 await asyncio.sleep(min(3.0, 0.3 * (attempt + 1)))
-            uploads.failed.append(f"{title}: no answer after {ATTEMPTS} attempts")
+            uploads.failed.append(f"{title}: no answer after {UPLOAD_ATTEMPTS} attempts")
 
         async def uploader() -> None:
             while not queue.empty():

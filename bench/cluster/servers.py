@@ -35,10 +35,12 @@ class Server:
     process: subprocess.Popen[bytes]
     url: str
     log: Path
+    # PostgreSQL's "fast" shutdown is SIGINT (SIGTERM waits for every session to end).
+    stop_signal: signal.Signals = signal.SIGTERM
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
+            os.killpg(self.process.pid, self.stop_signal)
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -116,7 +118,8 @@ def postgres_start(folder: Path, *, port: int) -> Server:
     _wait(ready, server="PostgreSQL", log=log, process=process)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{DATABASE}"')
-    return Server("postgres", process, f"postgresql://parley@127.0.0.1:{port}/{DATABASE}", log)
+    url = f"postgresql://parley@127.0.0.1:{port}/{DATABASE}"
+    return Server("postgres", process, url, log, stop_signal=signal.SIGINT)
 
 
 def valkey_start(folder: Path, *, port: int) -> Server:

@@ -90,17 +90,15 @@ def vector_sql(table: str, *, column: str = "embedding", cast: str = "vector(384
     SELECT id FROM hits ORDER BY distance, id"""  # noqa: S608
 
 
-# Each lexeme in tsquery's own quoting (a backslash escapes, a quote doubles), as the product quotes them.
-_QUERY = (
-    "(SELECT coalesce(string_agg($q$'$q$ || replace(replace(lexeme, $q$\\$q$, $q$\\\\$q$), "
-    "$q$'$q$, $q$''$q$) || $q$'$q$, ' | '), '')::tsquery AS q "
-    "FROM unnest(parley_tsvector('english', %(text)s)))"
-)
+# PostgreSQL's own English query (its stop words dropped), OR-ed: plain full text as a team without
+# Parley's BM25 would write it. The rows hold the product's analysis, whose lexemes are the same
+# Snowball stems (it keeps the stop words; a query OR-ing "the" would read every row).
+_QUERY = "(SELECT replace(plainto_tsquery('english', %(text)s)::text, '&', '|')::tsquery AS q)"
 
 
 def text_sql(table: str) -> str:
-    """The plain baseline's full text: top-40 by ts_rank over an OR of the question's lexemes (every
-    word counts, as in BM25), analysed by the product's `parley_tsvector` as the rows are."""
+    """The plain baseline's full text: top-40 by ts_rank over an OR of the question's English
+    lexemes (every word but PostgreSQL's stop words counts, as in BM25)."""
     return f"""SELECT c.id FROM {table} AS c, {_QUERY} AS query
     WHERE c.workspace_id = {{workspace}} AND c.search_vector @@ query.q
     ORDER BY ts_rank(c.search_vector, query.q) DESC, c.id LIMIT 40"""  # noqa: S608
