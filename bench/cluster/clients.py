@@ -29,7 +29,7 @@ RETRYABLE = (httpx.TransportError, SSEError)
 
 
 @dataclass
-class Message:
+class VisitorMessage:
     client_message_id: str
     conversation_id: str
     sent_at: float = 0.0
@@ -54,7 +54,7 @@ class _Stream:
         self.id = self.last_event = None
 
 
-async def _read(events: Any, message: Message, stream: _Stream) -> bool:
+async def _read(events: Any, message: VisitorMessage, stream: _Stream) -> bool:
     """Reads one response's events; True once the answer (tool_end) came."""
     async for event in events.aiter_sse():
         if message.first_event is None:
@@ -78,7 +78,7 @@ async def _attempt(
     client: httpx.AsyncClient,
     *,
     headers: dict[str, str],
-    message: Message,
+    message: VisitorMessage,
     text: str,
     stream: _Stream,
 ) -> bool:
@@ -111,7 +111,7 @@ async def _attempt(
 
 
 async def message_send(
-    client: httpx.AsyncClient, *, headers: dict[str, str], message: Message, text: str
+    client: httpx.AsyncClient, *, headers: dict[str, str], message: VisitorMessage, text: str
 ) -> None:
     """One visitor message, to its answer or to widget.js's last attempt."""
     stream = _Stream()
@@ -136,16 +136,18 @@ async def visitors_run(
     conversations: Sequence[str],
     questions: Sequence[str],
     turns: int,
-) -> list[Message]:
+) -> list[VisitorMessage]:
     """One visitor per conversation, all at once, each sending `turns` messages one after another."""
     limits = httpx.Limits(max_connections=len(conversations) + 8)
     timeout = httpx.Timeout(120.0, connect=10.0)
-    messages: list[Message] = []
+    messages: list[VisitorMessage] = []
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout) as client:
 
         async def visitor(index: int, conversation: str) -> None:
             for n in range(turns):
-                message = Message(client_message_id=str(uuid.uuid4()), conversation_id=conversation)
+                message = VisitorMessage(
+                    client_message_id=str(uuid.uuid4()), conversation_id=conversation
+                )
                 messages.append(message)
                 text = questions[(index * turns + n) % len(questions)]
                 await message_send(client, headers=headers, message=message, text=text)

@@ -17,11 +17,11 @@ import psycopg
 from django.db.models import Count
 
 from bench.api.load import percentile
-from bench.cluster.clients import Message, Uploads
+from bench.cluster.clients import Uploads, VisitorMessage
 
 
 def report(
-    messages: Sequence[Message],
+    messages: Sequence[VisitorMessage],
     uploads: Uploads,
     conversations: Sequence[str],
     documents: Sequence[tuple[str, str]],
@@ -37,7 +37,9 @@ def report(
     return defects
 
 
-def _visitors(messages: Sequence[Message], conversations: Sequence[str], seconds: float) -> int:
+def _visitors(
+    messages: Sequence[VisitorMessage], conversations: Sequence[str], seconds: float
+) -> int:
     from conversations.models import Turn
 
     answered = [m for m in messages if len(set(m.turn_ids)) == 1]

@@ -119,7 +119,7 @@ def postgres_start(folder: Path, *, port: int) -> Server:
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{DATABASE}"')
     url = f"postgresql://parley@127.0.0.1:{port}/{DATABASE}"
-    return Server("postgres", process, url, log, stop_signal=signal.SIGINT)
+    return Server(name="postgres", process=process, url=url, log=log, stop_signal=signal.SIGINT)
 
 
 def valkey_start(folder: Path, *, port: int) -> Server:
@@ -154,7 +154,7 @@ def valkey_start(folder: Path, *, port: int) -> Server:
             return False
 
     _wait(ready, server="Valkey", log=log, process=process)
-    return Server("valkey", process, f"redis://127.0.0.1:{port}/0", log)
+    return Server(name="valkey", process=process, url=f"redis://127.0.0.1:{port}/0", log=log)
 
 
 NGINX_CONF = """\
@@ -228,4 +228,4 @@ def nginx_start(folder: Path, *, port: int, upstreams: Sequence[int]) -> Server:
             return False
 
     _wait(ready, server="nginx", log=log, process=process)
-    return Server("nginx", process, f"http://127.0.0.1:{port}", log)
+    return Server(name="nginx", process=process, url=f"http://127.0.0.1:{port}", log=log)

@@ -90,7 +90,6 @@ def answer_run(
     locale = turn_locale(bot=bot, question=question)
     rules = bot_rules_from_settings(bot=bot, locale=locale)
     guard = message_screen(text=question, injection_threshold=bot.injection_threshold)
-    screen_ms = _ms(started)  # the language and the guards, timed for the Try-it console
     languages_ms = 0
     guarded = guard is not None and guard.kind in GUARDED_KINDS
     watched = (
@@ -100,6 +99,9 @@ def answer_run(
             text=question, threshold=bot.injection_threshold, watch=bot.injection_watch
         )
     )
+    screen_ms = _ms(
+        started
+    )  # the language and the guards (the watch band too), for the Try-it console
     context = _Context(condensed=CondensedQuestion(question=question))
     if not guarded:
         # Documents in other languages than the question: the LLM translates for the full-text side.

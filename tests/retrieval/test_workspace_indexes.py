@@ -38,9 +38,9 @@ def _ranking(workspace: Workspace, bot: Bot) -> list[str]:
     return [hit.id for hit in chunks_retrieve(scope=scope, question=QUESTION).hits]
 
 
-def _index_names() -> set[str]:
+def _index_names(table: str = "rag_chunk") -> set[str]:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'rag_chunk'")
+        cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s", [table])
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -104,7 +104,11 @@ def test_migration_0012_builds_again_the_btree_indexes_an_earlier_sync_dropped()
         cursor.execute('DROP INDEX IF EXISTS "chunk_ws_model"')
     assert "chunk_ws_model" not in _index_names()
     out = io.StringIO()
-    call_command("migrate", "rag", "0011", stdout=out)  # back: leaves the indexes as they are
-    assert "chunk_ws_multi_model" in _index_names() and "chunk_ws_model" not in _index_names()
-    call_command("migrate", "rag", "0012", stdout=out)  # forward: builds the missing one
-    assert {"chunk_ws_model", "chunk_ws_multi_model"} <= _index_names()
+    try:
+        call_command("migrate", "rag", "0011", stdout=out)  # back: leaves the indexes as they are
+        assert "chunk_ws_multi_model" in _index_names() and "chunk_ws_model" not in _index_names()
+        call_command("migrate", "rag", "0012", stdout=out)  # forward: builds the missing one
+        assert {"chunk_ws_model", "chunk_ws_multi_model"} <= _index_names()
+    finally:
+        call_command("migrate", "rag", stdout=out)  # the later migrations, for the tests after
+    assert "document_unique_upload_key" in _index_names(table="rag_document")
