@@ -26,7 +26,7 @@ class IndexBuild:
 
 
 def hnsw_index_name(*, dims: int) -> str:
-    return f"chunk_embedding_hnsw_{int(dims)}"
+    return f"chunk_embedding_half_{int(dims)}"
 
 
 def hnsw_build_memory_set(*, cursor: object, memory_mb: int | None = None) -> None:

@@ -2,8 +2,11 @@
 and the full-text term statistics of BM25.
 
 Vectors of any dimension share one unconstrained `vector` column; each supported dimension gets
-a partial HNSW index over `embedding::vector(N)`, so a workspace can switch models without a
-schema change and a search (which always filters on one model) still walks an index.
+a partial HNSW index over `embedding::halfvec(N)`, so a workspace can switch models without a
+schema change and a search (which always filters on one model) still walks an index. The graphs hold
+half-precision copies (half the index, recall unchanged at the product's ef_search:
+docs/decisions/tenant-isolation.md); the column keeps full precision, and a search re-scores the walk's
+rows with it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from django.db import models
 from django.db.models import Func, IntegerField, Q
 from django.db.models.functions import Cast
 from django.db.models.lookups import GreaterThanOrEqual
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HalfVectorField, HnswIndex, VectorField
 
 from bots.models import Bot
 from core.models import Workspace
@@ -30,6 +33,12 @@ def embedding_as(dims: int) -> Cast:
     """`embedding::vector(dims)`: queries must order by this expression (with `embedding_dims = dims`)
     for PostgreSQL to use that dimension's partial HNSW index."""
     return Cast("embedding", output_field=VectorField(dimensions=dims))
+
+
+def embedding_half(dims: int) -> Cast:
+    """`embedding::halfvec(dims)`: the expression that dimension's partial HNSW index holds, so a walk of
+    that index orders by it (and re-scores with `embedding_as`)."""
+    return Cast("embedding", output_field=HalfVectorField(dimensions=dims))
 
 
 def document_upload_to(document: Document, filename: str) -> str:
@@ -212,8 +221,8 @@ class Chunk(models.Model):
             models.Index(fields=["workspace", "embedding_model"], name="chunk_ws_model"),
             *[
                 HnswIndex(
-                    OpClass(embedding_as(dims), name="vector_cosine_ops"),
-                    name=f"chunk_embedding_hnsw_{dims}",
+                    OpClass(embedding_half(dims), name="halfvec_cosine_ops"),
+                    name=f"chunk_embedding_half_{dims}",
                     condition=models.Q(embedding_dims=dims),
                     m=16,
                     ef_construction=64,
@@ -221,9 +230,13 @@ class Chunk(models.Model):
                 for dims in INDEXED_DIMENSIONS
             ],
             HnswIndex(
-                name="chunk_embedding_multi_hnsw",
-                fields=["embedding_multi"],
-                opclasses=["vector_cosine_ops"],
+                OpClass(
+                    Cast(
+                        "embedding_multi", output_field=HalfVectorField(dimensions=MULTI_MODEL_DIMS)
+                    ),
+                    name="halfvec_cosine_ops",
+                ),
+                name="chunk_embedding_multi_half",
                 condition=Q(embedding_multi__isnull=False),
                 m=16,
                 ef_construction=64,

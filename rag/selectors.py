@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from pgvector.django import CosineDistance
+from pgvector.utils import HalfVector
 
 from bots.models import Bot
 from core.models import Workspace
@@ -20,6 +21,7 @@ from rag.models import (
     WorkspaceFusion,
     WorkspaceMediaModels,
     embedding_as,
+    embedding_half,
 )
 
 
@@ -105,13 +107,14 @@ def chunks_by_vector_distance(
 ) -> QuerySet[Chunk]:
     """Chunks of one model ordered by cosine distance to the query, through that dimension's partial HNSW index.
 
-    The cast and the `embedding_dims` filter must match the index definition for PostgreSQL to use it.
+    The cast (`embedding::halfvec(N)`, the graph's half-precision copy) and the `embedding_dims` filter must
+    match the index definition for PostgreSQL to use it; `distance` is the full-precision one.
     """
     dims = len(query_vector)
     return (
         chunks.filter(embedding_model=model_id, embedding_dims=dims)
         .annotate(distance=CosineDistance(embedding_as(dims), query_vector))
-        .order_by("distance")
+        .order_by(CosineDistance(embedding_half(dims), HalfVector(query_vector)))
     )
 
 

@@ -1,13 +1,20 @@
-"""Per-workspace partial HNSW indexes: a large workspace searches graphs of its own chunks only.
+"""Per-workspace partial indexes: a large workspace searches graphs and postings of its own chunks only.
 
 In one shared graph, a workspace's search filters its way through everyone's neighbourhoods: at 100k
 chunks the big tenant's recall@10 fell to 0.62 against 0.84 with its own graph, and a 5k-chunk tenant
-took 44 ms against 4-8 ms (docs/decisions/tenant-isolation.md). Both vector columns get one: the
-workspace model's (`embedding::vector(N)`, predicate `workspace_id = ... AND embedding_dims = N`) and the
-multilingual model's (`embedding_multi`, predicate `workspace_id = ... AND embedding_multi IS NOT NULL`;
-without it a 10k-chunk workspace beside a 100k one took 63-137 ms on that side alone, against 4-13 ms
-on its own graph). Each predicate repeats the retrieval statement's, so the planner picks the index by
-itself. Built and dropped CONCURRENTLY: writes to chunks never wait for it.
+took 44 ms against 4-8 ms (docs/decisions/tenant-isolation.md). A workspace of at least
+RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS chunks gets:
+- an HNSW graph of the workspace model's column (`embedding::halfvec(N)`, predicate `workspace_id = ...
+  AND embedding_dims = N`);
+- one of the multilingual column (`embedding_multi::halfvec(512)`, predicate `workspace_id = ... AND
+  embedding_multi IS NOT NULL`; without it a 10k-chunk workspace beside a 100k one took 63-137 ms on that
+  side alone, against 4-13 ms on its own graph);
+- a GIN index of its full-text vectors (`search_vector`, predicate `workspace_id = ...`), so the BM25
+  statement's postings are the workspace's alone.
+Each expression and predicate repeats the retrieval statements' (rag.retrieval.sql, rag.retrieval.bm25),
+so the planner picks the index by itself. Graphs hold half-precision vectors, as the shared ones
+(migration 0015). Built and dropped CONCURRENTLY: writes to chunks never wait for it. A new index is
+built before an index it replaces is dropped, so a workspace is never left without one.
 """
 
 from __future__ import annotations
@@ -24,10 +31,13 @@ from rag.embeddings import MULTI_MODEL_DIMS
 from rag.models import INDEXED_DIMENSIONS, Chunk
 
 _PREFIX = "chunk_ws_"
-# Exactly the names `workspace_index_name` makes. A LIKE on the prefix also matched the migrations' own
-# btree indexes `chunk_ws_model` and `chunk_ws_multi_model` (and `_` is LIKE's one-character wildcard),
-# so every sync dropped them (restored by migration 0012).
-_NAME_PATTERN = f"^{_PREFIX}[0-9a-f]{{32}}_(hnsw|multi)_[0-9]+$"
+# Exactly the names `workspace_index_name` makes, and those of earlier releases (`hnsw`, `multi`: full-
+# precision graphs, dropped once their halfvec successor is built). A LIKE on the prefix also matched the
+# migrations' own btree indexes `chunk_ws_model` and `chunk_ws_multi_model` (and `_` is LIKE's
+# one-character wildcard), so every sync dropped them (restored by migration 0012).
+_NAME_PATTERN = f"^{_PREFIX}[0-9a-f]{{32}}_((hnsw|multi|half|mhalf)_[0-9]+|text)$"
+# the workspace model's graph, the multilingual graph, the full text
+KINDS = ("half", "mhalf", "text")
 _LOCK_KEY = 27_0001  # pg advisory lock: one sync at a time (beat runs may overlap a long build)
 
 
@@ -37,32 +47,46 @@ class WorkspaceIndexSync:
     dropped: list[str] = field(default_factory=list)
 
 
-def workspace_index_name(*, workspace_id: uuid.UUID | str, dims: int, multi: bool = False) -> str:
-    """`chunk_ws_<uuid hex>_hnsw_<dims>` (the workspace model's column) or `..._multi_<dims>` (the
-    multilingual one): 50-51 characters, under PostgreSQL's 63."""
-    kind = "multi" if multi else "hnsw"
-    return f"{_PREFIX}{uuid.UUID(str(workspace_id)).hex}_{kind}_{int(dims)}"
+def workspace_index_name(*, workspace_id: uuid.UUID | str, kind: str, dims: int = 0) -> str:
+    """`chunk_ws_<uuid hex>_half_<dims>` (the workspace model's graph), `..._mhalf_<dims>` (the
+    multilingual one) or `..._text` (its full text): at most 51 characters, under PostgreSQL's 63."""
+    if kind not in KINDS:
+        raise ValueError(f"no per-workspace index of kind {kind!r} (kinds: {KINDS})")
+    suffix = "text" if kind == "text" else f"{kind}_{int(dims)}"
+    return f"{_PREFIX}{uuid.UUID(str(workspace_id)).hex}_{suffix}"
 
 
 @dataclass(frozen=True)
 class _Wanted:
     workspace_id: uuid.UUID
+    kind: str
     dims: int
-    multi: bool
     chunks: int
 
-    def create_sql(self, name: str) -> str:
+    def name(self) -> str:
+        return workspace_index_name(workspace_id=self.workspace_id, kind=self.kind, dims=self.dims)
+
+    def create_sql(self) -> str:
         # workspace_id is a UUID and dims an int: never text from outside
-        if self.multi:
-            column = "embedding_multi"
-            predicate = "embedding_multi IS NOT NULL"
-        else:
-            column = f"(embedding::vector({int(self.dims)}))"
-            predicate = f"embedding_dims = {int(self.dims)}"
+        dims = int(self.dims)
+        method, column, predicate = {
+            "half": (
+                "hnsw",
+                f"(embedding::halfvec({dims})) halfvec_cosine_ops",
+                f"embedding_dims = {dims}",
+            ),
+            "mhalf": (
+                "hnsw",
+                f"(embedding_multi::halfvec({dims})) halfvec_cosine_ops",
+                "embedding_multi IS NOT NULL",
+            ),
+            "text": ("gin", "search_vector", ""),
+        }[self.kind]
+        options = " WITH (m = 16, ef_construction = 64)" if method == "hnsw" else ""
         return (
-            f'CREATE INDEX CONCURRENTLY IF NOT EXISTS "{name}" ON rag_chunk USING hnsw '
-            f"({column} vector_cosine_ops) WITH (m = 16, ef_construction = 64) "
-            f"WHERE workspace_id = '{self.workspace_id}'::uuid AND {predicate}"
+            f'CREATE INDEX CONCURRENTLY IF NOT EXISTS "{self.name()}" ON rag_chunk USING {method} '
+            f"({column}){options} WHERE workspace_id = '{self.workspace_id}'::uuid"
+            + (f" AND {predicate}" if predicate else "")
         )
 
 
@@ -79,25 +103,30 @@ def _existing() -> dict[str, bool]:
 
 
 def workspace_indexes_sync(*, min_chunks: int | None = None) -> WorkspaceIndexSync:
-    """Give every (workspace, dimension) of at least `min_chunks` chunks (the setting
-    RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS unless given) its own index; drop those whose workspace fell
-    below half of it (the margin keeps a workspace near the line from rebuilding at every run)."""
+    """Give every workspace of at least `min_chunks` chunks (the setting RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS
+    unless given; per dimension for its graphs) its own indexes; drop those whose workspace fell below half
+    of it (the margin keeps a workspace near the line from rebuilding at every run), and those of an earlier
+    kind once their successor is built."""
     threshold = int(min_chunks or settings.RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS)
-    wanted = [
-        _Wanted(uuid.UUID(str(row["workspace_id"])), row["embedding_dims"], False, row["n"])
-        for row in Chunk.objects.filter(embedding_dims__in=INDEXED_DIMENSIONS)
-        .values("workspace_id", "embedding_dims")
-        .annotate(n=Count("id"))
-    ] + [
-        _Wanted(uuid.UUID(str(row["workspace_id"])), MULTI_MODEL_DIMS, True, row["n"])
-        for row in Chunk.objects.filter(embedding_multi__isnull=False)
-        .values("workspace_id")
-        .annotate(n=Count("id"))
-    ]
-    counts = {
-        workspace_index_name(workspace_id=item.workspace_id, dims=item.dims, multi=item.multi): item
-        for item in wanted
-    }
+    wanted = (
+        [
+            _Wanted(uuid.UUID(str(row["workspace_id"])), "half", row["embedding_dims"], row["n"])
+            for row in Chunk.objects.filter(embedding_dims__in=INDEXED_DIMENSIONS)
+            .values("workspace_id", "embedding_dims")
+            .annotate(n=Count("id"))
+        ]
+        + [
+            _Wanted(uuid.UUID(str(row["workspace_id"])), "mhalf", MULTI_MODEL_DIMS, row["n"])
+            for row in Chunk.objects.filter(embedding_multi__isnull=False)
+            .values("workspace_id")
+            .annotate(n=Count("id"))
+        ]
+        + [
+            _Wanted(uuid.UUID(str(row["workspace_id"])), "text", 0, row["n"])
+            for row in Chunk.objects.values("workspace_id").annotate(n=Count("id"))
+        ]
+    )
+    counts = {item.name(): item for item in wanted}
     result = WorkspaceIndexSync()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [_LOCK_KEY])
@@ -110,6 +139,11 @@ def workspace_indexes_sync(*, min_chunks: int | None = None) -> WorkspaceIndexSy
     return result
 
 
+def _drop(cursor: Any, name: str, result: WorkspaceIndexSync) -> None:
+    cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
+    result.dropped.append(name)
+
+
 def _sync(
     cursor: Any,
     *,
@@ -119,16 +153,22 @@ def _sync(
 ) -> None:
     existing = _existing()
     for name, valid in existing.items():
-        kept = name in counts and counts[name].chunks >= threshold // 2
-        if not valid or not kept:
-            cursor.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
-            result.dropped.append(name)
+        if (
+            not valid
+        ):  # a failed concurrent build: it serves nothing, and IF NOT EXISTS would keep it
+            _drop(cursor, name, result)
     cursor.execute(f"SET maintenance_work_mem = '{int(settings.RETRIEVAL_HNSW_BUILD_MEMORY_MB)}MB'")
     try:
         for name, item in sorted(counts.items()):
-            if item.chunks < threshold or (existing.get(name) and name not in result.dropped):
+            if item.chunks < threshold or existing.get(name):
                 continue
-            cursor.execute(item.create_sql(name))
+            cursor.execute(item.create_sql())
             result.created.append(name)
     finally:
         cursor.execute("RESET maintenance_work_mem")
+    for name, valid in existing.items():
+        kept = name in counts and counts[name].chunks >= threshold // 2
+        if (
+            valid and not kept
+        ):  # below half the size, or an earlier kind (its successor built above)
+            _drop(cursor, name, result)

@@ -28,7 +28,7 @@ from rag.models import Chunk, Document
 # (corpus document id, ISO 639-1 language, chunk text)
 Row = tuple[str, str, str]
 BULK_ROWS = 20_000
-MULTI_INDEX = "chunk_embedding_multi_hnsw"  # above this, drop the HNSW index during the load and rebuild it after
+MULTI_INDEX = "chunk_embedding_multi_half"  # above this, drop the HNSW index during the load and rebuild it after
 COLUMNS = (
     "id",
     "document_id",

@@ -89,13 +89,15 @@ def _truth(
 
 
 def _statements(
-    table: str, *, column: str, cast: str, product_text: bool
+    table: str, *, column: str, cast: str, walk: int, product_text: bool
 ) -> dict[str, Callable[[int], str]]:
     """Each kind's statement for one workspace: the vector side, the full text (the product's BM25
     statement, or the plain baseline's ts_rank), and both fused."""
 
     def vector(workspace: int) -> str:
-        return layouts.vector_sql(table, column=column, cast=cast).format(workspace=workspace)
+        return layouts.vector_sql(table, column=column, cast=cast, walk=walk).format(
+            workspace=workspace
+        )
 
     def text(workspace: int) -> str:
         if product_text:
@@ -118,13 +120,15 @@ def _search(
     *,
     column="embedding",
     cast="vector(384)",
+    walk=40,
+    vector_only=False,
 ) -> dict:  # type: ignore[no-untyped-def]
     cursor = conn.cursor()
     cursor.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
     cursor.execute("SET hnsw.iterative_scan = relaxed_order")
     # The isolated layouts run the product's full-text statement; the plain baseline ts_rank.
-    kinds = _statements(table, column=column, cast=cast, product_text=table != "plain")
-    if cast != "vector(384)":
+    kinds = _statements(table, column=column, cast=cast, walk=walk, product_text=table != "plain")
+    if vector_only:
         kinds = {"vector": kinds["vector"]}
     figures = {}
     for name, workspaces in classes.items():
@@ -156,7 +160,7 @@ def _print_search(label: str, figures: dict) -> None:  # type: ignore[type-arg]
     for (name, kind), (p50, p95, recall) in figures.items():
         recall_text = f"  recall@10 {recall:.3f}" if recall is not None else ""
         print(
-            f"  {label:8} {name:5} {kind:6}  p50 {p50:7.1f} ms  p95 {p95:7.1f} ms{recall_text}",
+            f"  {label:12} {name:5} {kind:6}  p50 {p50:7.1f} ms  p95 {p95:7.1f} ms{recall_text}",
             flush=True,
         )
 
@@ -176,8 +180,45 @@ def _halfvec(conn, corpus, truth, *, queries: int, vector_build: float) -> None:
     )
     _print_search(
         "halfvec",
-        _search(conn, corpus, "part_w1", {"big": [1]}, truth, queries, cast="halfvec(384)"),
+        _search(
+            conn,
+            corpus,
+            "part_w1",
+            {"big": [1]},
+            truth,
+            queries,
+            cast="halfvec(384)",
+            vector_only=True,
+        ),
     )
+
+
+def _partial_halfvec(conn, corpus, classes, truth, *, queries: int) -> None:  # type: ignore[no-untyped-def]
+    """The partial layout's half-precision graphs, as the product searches them: the walk reads
+    ef_search rows, re-scored at full precision (`partial+half`); and the same walk cut at 40 rows
+    (`half@40`, vector side only), which tells the re-scoring depth from the precision. Then the
+    full-precision graphs go, so ingest is measured with the product's indexes."""
+    cursor = conn.cursor()
+    full = layouts.index_bytes(cursor, "partial", like="vector_cosine_ops")
+    half = layouts.index_bytes(cursor, "partial", like="halfvec_cosine_ops")
+    print(
+        f"partial graphs: full precision {full / 2**20:.0f} MB, halfvec {half / 2**20:.0f} MB",
+        flush=True,
+    )
+    for label, walk, vector_only in (("partial+half", EF_SEARCH, False), ("half@40", 40, True)):
+        figures = _search(
+            conn,
+            corpus,
+            "partial",
+            classes,
+            truth,
+            queries,
+            cast="halfvec(384)",
+            walk=walk,
+            vector_only=vector_only,
+        )
+        _print_search(label, figures)
+    layouts.full_graphs_drop(cursor)
 
 
 def main() -> None:
@@ -243,6 +284,8 @@ def main() -> None:
         )
         for name in chosen:
             _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
+        if "partial" in chosen:
+            _partial_halfvec(conn, corpus, classes, truth, queries=args.queries)
         if "part" in chosen:
             _halfvec(
                 conn, corpus, truth, queries=args.queries, vector_build=builds["part"]["hnsw_big"]

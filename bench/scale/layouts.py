@@ -6,7 +6,9 @@
   with its own HNSW and GIN; the small ones share a DEFAULT partition with only a btree on the
   workspace, so their searches are exact scans of their own rows.
 - `partial`: one table; a partial HNSW and a partial GIN per large workspace (`WHERE workspace_id = N`),
-  the small ones exact through the btree, as in `part`.
+  the small ones exact through the btree, as in `part`. Each large workspace gets two graphs, searched
+  apart: full precision (`embedding`) and half precision (`embedding::halfvec(384)`, the product's,
+  rag.workspace_indexes); `full_graphs_drop` removes the first before ingest is measured.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import time
 from collections.abc import Iterable
 
 HNSW = "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+HALF_HNSW = (
+    "USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)"
+)
 COLUMNS = (
     "id bigint NOT NULL, workspace_id int NOT NULL, embedding vector(384) NOT NULL, body text NOT NULL, "
     "search_vector tsvector NOT NULL, search_config text NOT NULL DEFAULT 'english', "
@@ -75,19 +80,49 @@ def partial_create(
     cursor.execute(f"CREATE INDEX ON {table} (workspace_id)")
     for workspace in large:
         where = f"WHERE workspace_id = {int(workspace)}"
-        timed(cursor, f"CREATE INDEX ON {table} {HNSW} {where}", builds, "hnsw")
+        timed(
+            cursor,
+            f"CREATE INDEX {table}_full_{int(workspace)} ON {table} {HNSW} {where}",
+            builds,
+            "hnsw",
+        )
+        timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW} {where}", builds, "hnsw_half")
         timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector) {where}", builds, "gin")
     return builds
 
 
-def vector_sql(table: str, *, column: str = "embedding", cast: str = "vector(384)") -> str:
-    """Top-40 by cosine distance (the product's vector candidates), re-sorted: relaxed_order iterative
-    scans may return neighbours slightly out of order. The workspace is a literal so the planner can
-    match a partial index or prune partitions, as a client-side-bound Django query does."""
+def index_bytes(cursor, table: str, *, like: str) -> int:  # type: ignore[no-untyped-def]
+    """The size of the table's indexes whose definition contains `like`."""
+    cursor.execute(
+        "SELECT coalesce(sum(pg_relation_size(indexname::regclass)), 0) FROM pg_indexes "
+        "WHERE tablename = %s AND indexdef LIKE %s",
+        [table, f"%{like}%"],
+    )
+    return int(cursor.fetchone()[0])
+
+
+def full_graphs_drop(cursor, *, table: str = "partial") -> None:  # type: ignore[no-untyped-def]
+    """The full-precision graphs `partial_create` built for comparison: the product keeps only halfvec."""
+    cursor.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = %s AND indexname LIKE %s",
+        [table, f"{table}_full_%"],
+    )
+    for (name,) in cursor.fetchall():
+        cursor.execute(f'DROP INDEX "{name}"')
+
+
+def vector_sql(
+    table: str, *, column: str = "embedding", cast: str = "vector(384)", walk: int = 40
+) -> str:
+    """Top-40 by cosine distance (the product's vector candidates): the index walk orders by the cast
+    expression (the graph's) for `walk` rows, which are re-scored at full precision and re-sorted, as
+    rag.retrieval.sql does (relaxed_order iterative scans may also return neighbours slightly out of
+    order). The workspace is a literal so the planner can match a partial index or prune partitions, as
+    a client-side-bound Django query does."""
     return f"""WITH hits AS MATERIALIZED (
-        SELECT id, {column}::{cast} <=> %(q)s::{cast} AS distance FROM {table}
-        WHERE workspace_id = {{workspace}} ORDER BY {column}::{cast} <=> %(q)s::{cast} LIMIT 40)
-    SELECT id FROM hits ORDER BY distance, id"""  # noqa: S608
+        SELECT id, {column} <=> %(q)s::vector(384) AS distance FROM {table}
+        WHERE workspace_id = {{workspace}} ORDER BY {column}::{cast} <=> %(q)s::{cast} LIMIT {int(walk)})
+    SELECT id FROM hits ORDER BY distance, id LIMIT 40"""  # noqa: S608
 
 
 # PostgreSQL's own English query (its stop words dropped), OR-ed: plain full text as a team without

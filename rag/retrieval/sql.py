@@ -10,10 +10,11 @@ bench/retrieval measures these very statements (through `chunks_retrieve`) on th
   join made the planner test every chunk of the table). It needs no query vector, so `chunks_retrieve`
   runs it while the question is embedded (`rag.retrieval.concurrent`);
 - the hybrid statement (`hybrid_rows`) takes the full-text hits as arrays, walks the partial HNSW index
-  of the query's dimension (`embedding::vector(N)`) filtered on the workspace's current embedding model,
-  so models never mix, and fuses by the workspace's calibrated method (`rag.retrieval.fusion`, which holds
-the same formulas in Python): weighted RRF, vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k +
-text_rank), or the convex combination of each side's min-max normalised scores.
+  of the query's dimension (`embedding::halfvec(N)`, half-precision graphs) filtered on the workspace's
+  current embedding model, so models never mix, re-scores the walk's rows at full precision, and fuses
+  by the workspace's calibrated method (`rag.retrieval.fusion`, which holds the same formulas in Python):
+  weighted RRF, vector_weight / (rrf_k + vector_rank) + text_weight / (rrf_k + text_rank), or the convex
+  combination of each side's min-max normalised scores.
 A workspace with no vector of its multilingual model yet (its backfill pending) skips that side's walk: an
 HNSW walk filtered to rows that do not exist reads the whole shared graph (73 ms at 10k chunks beside a
 100k-chunk workspace, against 3 ms for the side that has its vectors).
@@ -85,15 +86,20 @@ text_ranked AS (
     SELECT t.id, t.score, t.rank
     FROM unnest(%(text_ids)s::uuid[], %(text_scores)s::float8[]) WITH ORDINALITY AS t(id, score, rank)
 ),
+-- Each vector side walks its half-precision graph (`::halfvec`, the index's expression) for `walk` rows,
+-- re-scores them at full precision, and keeps the best `candidates`.
 vector_hits AS (
     SELECT c.id, c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims}) AS distance
     FROM rag_chunk AS c
     WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
       AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
-    ORDER BY c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims})
-    LIMIT %(vector_candidates)s
+    ORDER BY c.embedding::halfvec({dims}) <=> %(query_embedding)s::halfvec({dims})
+    LIMIT %(vector_walk)s
 ),
-vector_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM vector_hits),
+vector_ranked AS (
+    SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank
+    FROM (SELECT id, distance FROM vector_hits ORDER BY distance, id LIMIT %(vector_candidates)s) AS v
+),
 -- the multilingual side: its own column and HNSW index, only vectors of the workspace's multilingual model
 multi_hits AS (
     SELECT c.id, c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims}) AS distance
@@ -101,13 +107,16 @@ multi_hits AS (
     WHERE c.workspace_id = %(workspace_id)s AND c.embedding_multi_model = %(multi_model_id)s
       AND c.embedding_multi IS NOT NULL
       AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
-    ORDER BY c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims})
+    ORDER BY c.embedding_multi::halfvec({multi_dims}) <=> %(multi_embedding)s::halfvec({multi_dims})
     -- none yet (the backfill has not reached the workspace): no walk of the shared graph for nothing
     LIMIT CASE WHEN EXISTS (SELECT 1 FROM rag_chunk AS e WHERE e.workspace_id = %(workspace_id)s
                             AND e.embedding_multi_model = %(multi_model_id)s)
-               THEN %(multi_candidates)s ELSE 0 END
+               THEN %(multi_walk)s ELSE 0 END
 ),
-multi_ranked AS (SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank FROM multi_hits),
+multi_ranked AS (
+    SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank
+    FROM (SELECT id, distance FROM multi_hits ORDER BY distance, id LIMIT %(multi_candidates)s) AS m
+),
 -- each side's score range over its candidates, for the convex combination's min-max normalisation
 bounds AS (
     SELECT (SELECT min(score) FROM vector_ranked) AS vmin, (SELECT max(score) FROM vector_ranked) AS vmax,
@@ -224,6 +233,13 @@ def text_rows(*, params: HybridParams) -> list[TextHit]:
         return [TextHit(str(chunk_id), float(score)) for chunk_id, score in cursor.fetchall()]
 
 
+def text_plan(*, params: HybridParams) -> str:
+    """The full-text statement's plan (EXPLAIN ANALYZE text), for tests and diagnosis."""
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN ANALYZE " + _TEXT_SQL, _values(params))
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
 def scope_languages(
     *,
     workspace_id: str,
@@ -308,6 +324,11 @@ def _run(
         "text_ids": [hit.chunk_id for hit in text],
         "text_scores": [hit.score for hit in text],
     }
+    # The walks read the HNSW candidate list whole (ef_search rows): re-scored at full precision, the
+    # best `candidates` of them are kept.
+    for side in ("vector", "multi"):
+        candidates = values[f"{side}_candidates"]
+        values[f"{side}_walk"] = max(candidates, int(ef_search)) if candidates else 0
     dims = len(params.query_embedding) or len(params.multi_embedding) or 1
     multi_dims = len(params.multi_embedding) or MULTI_MODEL_DIMS
     statements = _PLAN_SQL + prefix + _HYBRID_SQL.format(dims=dims, multi_dims=multi_dims)

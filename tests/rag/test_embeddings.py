@@ -164,7 +164,7 @@ def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_sort = off")
         plan = query.explain()
-    assert "chunk_embedding_hnsw_384" in plan
+    assert "chunk_embedding_half_384" in plan
     assert len(list(query)) == 3
 
 

@@ -39,10 +39,10 @@ def test_chunks_reindex_rebuilds_with_the_build_memory_of_its_transaction() -> N
         (build,) = chunk_indexes_rebuild(dims=[384])
 
     assert (
-        "chunk_embedding_hnsw_384: 1 chunks" in out.getvalue()
+        "chunk_embedding_half_384: 1 chunks" in out.getvalue()
         and "maintenance_work_mem 512MB" in out.getvalue()
     )
-    assert (build.name, build.chunks, build.memory) == ("chunk_embedding_hnsw_384", 1, "128MB")
+    assert (build.name, build.chunks, build.memory) == ("chunk_embedding_half_384", 1, "128MB")
     assert _show_memory() == before  # SET LOCAL ended with the build's transaction
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     assert "9 am" in chunks_retrieve(scope=scope, question="When does the shop open?").hits[0].text

@@ -169,7 +169,7 @@ def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_r
         rankings[exact_max] = [
             hit.id for hit in chunks_retrieve(scope=scope, question=question).hits
         ]
-    assert "chunk_embedding_hnsw_384" not in plans[2000] and "chunk_embedding_hnsw_384" in plans[0]
+    assert "chunk_embedding_half_384" not in plans[2000] and "chunk_embedding_half_384" in plans[0]
     assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
     with (
         transaction.atomic(),
@@ -230,5 +230,5 @@ def test_a_workspace_without_multilingual_vectors_yet_skips_that_side_and_keeps_
     params = hybrid_params(workspace=workspace, bot=bot, question=question, multilingual=True)
     with transaction.atomic():
         plan = hybrid_plan(params=params, text=text_rows(params=params), ef_search=100, exact_max=0)
-    walk = next(line for line in plan.splitlines() if "chunk_embedding_multi_hnsw" in line)
+    walk = next(line for line in plan.splitlines() if "chunk_embedding_multi_half" in line)
     assert "never executed" in walk  # the shared graph is not walked for rows that are not there
