@@ -296,11 +296,12 @@ def _curated_lookup(
     *, bot: BotSettings, scope: RetrievalScope, question: str
 ) -> tuple[list[float] | None, CuratedMatch | None, dict[str, int]]:
     """The question's vector (None when the bot has no curated answer: retrieval embeds it), the
-    curated answer it matches, and the milliseconds spent embedding and matching."""
+    curated answer it matches, and the milliseconds spent embedding and matching (the look-up alone
+    when there is nothing to match: it is a step of the turn all the same)."""
     started = time.monotonic()
     curated = curated_answers_get(bot_id=bot.bot_id, workspace_id=scope.workspace_id)
     if curated is None:
-        return None, None, {}
+        return None, None, {"match": _ms(started)}
     embedding_started = time.monotonic()
     vector = embed_query(question, model_id=curated.model_id)
     embed_ms = _ms(embedding_started)

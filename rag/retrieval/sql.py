@@ -78,6 +78,28 @@ FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted;
 # The full-text side: Okapi BM25 with max-score pruning of common lexemes (rag.retrieval.bm25).
 _TEXT_SQL = "WITH" + _SCOPE_CTE + BM25_SQL
 
+
+def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, limit: str) -> str:
+    """One vector side's `limit` nearest chunks in scope, with their full-precision cosine distance, by
+    whichever plan `_PLAN_SQL` chose (both branches are planned, one runs: the other's condition on the
+    setting is a one-time filter):
+    - the HNSW walk (index scans on): ordered by the graph's half-precision expression, as the index
+      holds it, then re-scored at full precision by the caller's ranking;
+    - the exact scan (index scans off, a scope of at most `exact_max` chunks): ordered at full precision
+      (sorting by the halfvec expression cost ~1 ms per 500 rows)."""
+    distance = f"{column} <=> {query}::vector({dims})"
+    scope = "c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined"
+    return f"""
+    (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
+     WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'on'
+     ORDER BY {graph} <=> {query}::halfvec({dims}) LIMIT {limit})
+    UNION ALL
+    (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
+     WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'off'
+     ORDER BY {distance} LIMIT {limit})
+"""  # noqa: S608 (module constants only)
+
+
 _HYBRID_SQL = (
     "WITH"  # noqa: S608 (module constants only)
     + _SCOPE_CTE
@@ -86,33 +108,36 @@ text_ranked AS (
     SELECT t.id, t.score, t.rank
     FROM unnest(%(text_ids)s::uuid[], %(text_scores)s::float8[]) WITH ORDINALITY AS t(id, score, rank)
 ),
--- Each vector side walks its half-precision graph (`::halfvec`, the index's expression) for `walk` rows,
--- re-scores them at full precision, and keeps the best `candidates`.
-vector_hits AS (
-    SELECT c.id, c.embedding::vector({dims}) <=> %(query_embedding)s::vector({dims}) AS distance
-    FROM rag_chunk AS c
-    WHERE c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s AND c.embedding_dims = {dims}
-      AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
-    ORDER BY c.embedding::halfvec({dims}) <=> %(query_embedding)s::halfvec({dims})
-    LIMIT %(vector_walk)s
-),
+vector_hits AS ("""
+    + _hits_sql(
+        column="c.embedding::vector({dims})",
+        graph="c.embedding::halfvec({dims})",
+        query="%(query_embedding)s",
+        dims="{dims}",
+        where="""c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s
+      AND c.embedding_dims = {dims}""",
+        limit="%(vector_walk)s",
+    )
+    + """),
 vector_ranked AS (
     SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank
     FROM (SELECT id, distance FROM vector_hits ORDER BY distance, id LIMIT %(vector_candidates)s) AS v
 ),
 -- the multilingual side: its own column and HNSW index, only vectors of the workspace's multilingual model
-multi_hits AS (
-    SELECT c.id, c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims}) AS distance
-    FROM rag_chunk AS c
-    WHERE c.workspace_id = %(workspace_id)s AND c.embedding_multi_model = %(multi_model_id)s
-      AND c.embedding_multi IS NOT NULL
-      AND c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined
-    ORDER BY c.embedding_multi::halfvec({multi_dims}) <=> %(multi_embedding)s::halfvec({multi_dims})
-    -- none yet (the backfill has not reached the workspace): no walk of the shared graph for nothing
-    LIMIT CASE WHEN EXISTS (SELECT 1 FROM rag_chunk AS e WHERE e.workspace_id = %(workspace_id)s
+multi_hits AS ("""
+    + _hits_sql(
+        column="c.embedding_multi",
+        graph="c.embedding_multi::halfvec({multi_dims})",
+        query="%(multi_embedding)s",
+        dims="{multi_dims}",
+        where="""c.workspace_id = %(workspace_id)s AND c.embedding_multi_model = %(multi_model_id)s
+      AND c.embedding_multi IS NOT NULL""",
+        # none yet (the backfill has not reached the workspace): no walk of the shared graph for nothing
+        limit="""CASE WHEN EXISTS (SELECT 1 FROM rag_chunk AS e WHERE e.workspace_id = %(workspace_id)s
                             AND e.embedding_multi_model = %(multi_model_id)s)
-               THEN %(multi_walk)s ELSE 0 END
-),
+               THEN %(multi_walk)s ELSE 0 END""",
+    )
+    + """),
 multi_ranked AS (
     SELECT id, 1 - distance AS score, row_number() OVER (ORDER BY distance, id) AS rank
     FROM (SELECT id, distance FROM multi_hits ORDER BY distance, id LIMIT %(multi_candidates)s) AS m
