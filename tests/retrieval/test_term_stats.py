@@ -17,7 +17,7 @@ from rag.ingestion import document_ingest
 from rag.models import Document
 from rag.services import document_create, document_delete, document_file_replace
 from tests.support.knowledge import document_ingested
-from tests.support.processes import wait_for
+from tests.support.processes import celery_workers_idle, wait_for
 
 _KEPT = """
 SELECT 'term', workspace_id::text, config, term, chunks::bigint FROM rag_termstat WHERE workspace_id = ANY(%(ws)s)
@@ -146,3 +146,6 @@ def test_two_documents_of_one_workspace_ingested_at_once_lose_no_update() -> Non
     )
     kept, recounted = _stats([workspace])
     assert kept == recounted and kept
+    # What the four documents queued (the last one to settle asks for a calibration) ends here, not
+    # in the next test's database flush, which it would deadlock.
+    wait_for(celery_workers_idle, timeout=120, interval=0.5, what="the session worker to be idle")

@@ -124,3 +124,16 @@ def celery_worker_start(
         process_group_stop(process)
         raise
     return process
+
+
+def celery_workers_idle() -> bool:
+    """No Celery worker is running or about to run a task (a test that queued work must not leave it
+    running into the next test's database flush). True with no worker. Tasks held for a later time
+    (countdowns) are not waited for."""
+    from config.celery import app
+
+    inspect = app.control.inspect(timeout=0.5)
+    for listing in (inspect.active(), inspect.reserved()):
+        if any((listing or {}).values()):
+            return False
+    return True
