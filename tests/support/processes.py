@@ -133,7 +133,5 @@ def celery_workers_idle() -> bool:
     from config.celery import app
 
     inspect = app.control.inspect(timeout=0.5)
-    for listing in (inspect.active(), inspect.reserved()):
-        if any((listing or {}).values()):
-            return False
-    return True
+    listings = (inspect.active(), inspect.reserved())
+    return not any(any((listing or {}).values()) for listing in listings)
