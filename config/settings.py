@@ -414,6 +414,9 @@ PARLEY_EMBEDDING_MULTILINGUAL = env_choice(
     "PARLEY_EMBEDDING_MULTILINGUAL", "local/use-multilingual-v3", ("local/use-multilingual-v3", "")
 )
 PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
+# The local model's matrix products in bfloat16 (rag.embeddings.precision): "auto" where the CPU does
+# bfloat16 in hardware, "on", or "off" (float32 everywhere).
+PARLEY_EMBEDDING_BF16 = env_choice("PARLEY_EMBEDDING_BF16", "auto", ("auto", "on", "off"))
 # CPU threads of the local model per process (0: torch's default, one per core); see bench/ingest.
 PARLEY_EMBEDDING_THREADS = env_int("PARLEY_EMBEDDING_THREADS", 0, minimum=0, maximum=256)
 # A document whose worker has not reported progress for this long is reclaimed.

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--endpoint rag_search|chat]
         [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS] [--client wire|httpx]
         [--llm stub|offline] [--cpu-turns 20] [--sequential 20] [--levels 8,32,128|""]
-        [--ingest-timeout 900] [--profile DIR]
+        [--ingest-timeout 900] [--idle-timeout 600] [--profile DIR]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
 (config.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
@@ -105,6 +105,12 @@ def main() -> int:
         type=float,
         default=900,
         help="seconds the bench documents may take to be ingested (a loaded machine is slow)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=600,
+        help="seconds to wait, before the CPU windows, for the workers' background tasks to finish",
     )
     parser.add_argument(
         "--profile",
@@ -297,6 +303,11 @@ def _cpu_per_turn(stack, args, questions: list[str]) -> None:  # type: ignore[no
     from bench.api.profile import profiled
 
     count = args.cpu_turns
+    idle, waited = stack.workers_idle(timeout=args.idle_timeout)
+    print(
+        f"background tasks before the CPU windows: {'none' if idle else 'STILL RUNNING'} "
+        f"after {waited:.0f} s" + ("" if idle else " (their CPU is counted in the worker's column)")
+    )
     for mode in ("json", "streamed"):
         requests = _requests(stack, args.endpoint, questions[20:], count)[:count]
         errors = 0

@@ -91,6 +91,7 @@ class Stack:
             name="uvicorn",
         )
         hostnames = [argv[argv.index("-n") + 1].replace("%h", "localhost") for argv in self.workers]
+        self.hostnames = hostnames
         try:
             wait_for(self._answering, timeout=90, interval=0.3, what="uvicorn")
             from config.celery import app
@@ -118,6 +119,22 @@ class Stack:
                 process.wait()
         self.llm.stop()
         self.workspace.delete()
+
+    def workers_idle(self, *, timeout: float) -> tuple[bool, float]:
+        """Wait until no Celery worker of the stack runs or holds a task (the workers' start queues
+        background work, a backfill or a calibration, for every workspace of the database: in a CPU window
+        it would be counted as the turns'). (idle, seconds waited)."""
+        from config.celery import app
+
+        started = time.monotonic()
+        while True:
+            inspect = app.control.inspect(destination=self.hostnames, timeout=0.5)
+            listings = (inspect.active(), inspect.reserved())
+            if not any(any((listing or {}).values()) for listing in listings):
+                return True, time.monotonic() - started
+            if time.monotonic() - started > timeout:
+                return False, time.monotonic() - started
+            time.sleep(1)
 
     def _spawn(self, argv: list[str], env: dict[str, str], *, name: str) -> None:
         from bench.api.profile import sampled_argv

@@ -18,6 +18,7 @@ from typing import Protocol
 from django.conf import settings
 
 from core.errors import ErrorKind, ParleyError
+from rag.embeddings.precision import embedding_bf16
 from rag.embeddings.threads import embedding_threads
 
 LOCAL_MODEL_ID = "local/all-MiniLM-L6-v2"
@@ -93,6 +94,7 @@ def _provider_build(model_id: str) -> EmbeddingProvider:
             model_id=model_id,
             batch_size=settings.PARLEY_EMBEDDING_BATCH_SIZE,
             threads=embedding_threads(),
+            bf16=embedding_bf16(),
         )
     if kind == "openai" and name:
         from core.llm.types import EmbeddingEndpoint

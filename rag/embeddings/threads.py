@@ -32,3 +32,9 @@ def _mark_batch_process(**_: object) -> None:
     """A prefork pool process of a Celery worker (the ingestion worker; the streams worker uses threads)."""
     global _batch_process
     _batch_process = True
+
+
+def openmp_thread_limit() -> int:
+    """OMP_THREAD_LIMIT as OpenMP reads it (0: none, or not a number)."""
+    value = os.environ.get("OMP_THREAD_LIMIT", "")
+    return int(value) if value.isdigit() else 0

@@ -217,3 +217,84 @@ def test_the_local_query_vector_is_the_batch_vector_bit_for_bit() -> None:
     ]
     for text in texts:
         assert provider.embed_query(text) == provider.embed_texts([text])[0]
+
+
+def test_bfloat16_vectors_are_float32_ones_to_five_decimals_and_the_setting_decides() -> None:
+    """rag.embeddings.precision: on a CPU without native bfloat16 the product stays in float32; "on"
+    still works there (emulated, only slower), so the comparison below runs on every machine."""
+    import numpy as np
+
+    from rag.embeddings import LOCAL_MODEL_ID, embedding_provider_get
+    from rag.embeddings.precision import bf16_native, embedding_bf16
+
+    for choice, expected in (("on", True), ("off", False), ("auto", bf16_native())):
+        with override_settings(PARLEY_EMBEDDING_BF16=choice):
+            assert embedding_bf16() is expected
+    provider = embedding_provider_get(model_id=LOCAL_MODEL_ID)
+    texts = ["How long does the virus survive on surfaces?", "Ça va ? 你好 🙂", "word " * 600, ""]
+    chosen = provider.bf16
+    try:
+        vectors = {}
+        for bf16 in (False, True):
+            provider.bf16 = bf16
+            vectors[bf16] = np.asarray(provider.embed_texts(texts))
+            # The question's path and a batch's give one vector, in both precisions.
+            for text in texts:
+                assert provider.embed_query(text) == provider.embed_texts([text])[0]
+    finally:
+        provider.bf16 = chosen
+    assert vectors[True].shape == (4, 384)
+    assert not np.array_equal(vectors[True], vectors[False])  # bfloat16 did run
+    cosines = (vectors[True] * vectors[False]).sum(axis=1)
+    assert cosines.min() > 0.9999, cosines
+    assert np.allclose(np.linalg.norm(vectors[True], axis=1), 1.0, atol=1e-5)
+
+
+_THREAD_LIMIT_CHILD = """
+import json, os
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+import django
+django.setup()
+import numpy as np
+import rag.embeddings.local as local
+from rag.embeddings import LOCAL_MODEL_ID
+from rag.embeddings.precision import BF16_PROBE_TEXTS
+
+def provider():
+    return local.LocalProvider(model_id=LOCAL_MODEL_ID, batch_size=32, threads=2, bf16=True)
+
+capped = provider()
+fast = np.asarray(capped.embed_texts(list(BF16_PROBE_TEXTS)))
+capped.bf16 = False
+exact = np.asarray(capped.embed_texts(list(BF16_PROBE_TEXTS)))
+local.openmp_thread_limit = lambda: 0  # the cap taken away: the load's own check must see it
+uncapped = provider()
+print(json.dumps({"cosine": float((fast * exact).sum(axis=1).min()), "uncapped_bf16": uncapped.bf16}))
+"""
+
+
+def test_bfloat16_under_an_openmp_thread_limit_gives_float32_vectors_or_is_turned_off() -> None:
+    """OCR sets OMP_THREAD_LIMIT=1 for Tesseract, so the ingestion worker's OpenMP runs one thread while
+    torch was told two: oneDNN's bfloat16 kernels then left part of their work undone (cosine 0.27 to
+    float32). Torch's threads are capped at the limit, and a model whose bfloat16 vectors still differ
+    turns bfloat16 off on load."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1", "PARLEY_EMBEDDING_BF16": "on"}
+    result = subprocess.run(
+        [sys.executable, "-c", _THREAD_LIMIT_CHILD],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    assert figures["cosine"] > 0.9999, figures
+    from rag.embeddings.precision import bf16_native
+
+    if bf16_native():  # the fault was seen with the hardware's kernels; emulation may not have it
+        assert figures["uncapped_bf16"] is False, result.stderr[-2000:]
+        assert "bfloat16 vectors differ from float32 ones" in result.stderr
