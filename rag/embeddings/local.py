@@ -25,11 +25,11 @@ class LocalProvider:
         import torch
         from sentence_transformers import SentenceTransformer
 
-        if threads:
-            # Several worker processes on few cores: one thread each avoids OpenMP threads waiting on each other.
-            # Never more than OpenMP will run (OMP_THREAD_LIMIT, which OCR sets for Tesseract): oneDNN's
-            # bfloat16 kernels split their work for torch's count and leave part of it undone otherwise.
-            torch.set_num_threads(min(threads, openmp_thread_limit() or threads))
+        # Several worker processes on few cores: one thread each avoids OpenMP threads waiting on each other
+        # (0: torch's default). Never more than OpenMP will run (OMP_THREAD_LIMIT, which OCR sets for
+        # Tesseract): oneDNN's bfloat16 kernels split their work for torch's count and leave part undone.
+        wanted = threads or torch.get_num_threads()
+        torch.set_num_threads(min(wanted, openmp_thread_limit() or wanted))
 
         self.model_id = model_id
         self.batch_size = batch_size
