@@ -19,7 +19,12 @@ import psutil
 from django.conf import settings
 
 from bench.api.llm_process import LLMProcess
-from tests.support.processes import child_database_url, free_port, wait_for
+from tests.support.processes import (
+    celery_workers_idle,
+    child_database_url,
+    free_port,
+    wait_for,
+)
 
 
 class Stack:
@@ -124,13 +129,9 @@ class Stack:
         """Wait until no Celery worker of the stack runs or holds a task (the workers' start queues
         background work, a backfill or a calibration, for every workspace of the database: in a CPU window
         it would be counted as the turns'). (idle, seconds waited)."""
-        from config.celery import app
-
         started = time.monotonic()
         while True:
-            inspect = app.control.inspect(destination=self.hostnames, timeout=0.5)
-            listings = (inspect.active(), inspect.reserved())
-            if not any(any((listing or {}).values()) for listing in listings):
+            if celery_workers_idle(destination=self.hostnames):
                 return True, time.monotonic() - started
             if time.monotonic() - started > timeout:
                 return False, time.monotonic() - started

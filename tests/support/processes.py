@@ -126,12 +126,12 @@ def celery_worker_start(
     return process
 
 
-def celery_workers_idle() -> bool:
-    """No Celery worker is running or about to run a task (a test that queued work must not leave it
-    running into the next test's database flush). True with no worker. Tasks held for a later time
-    (countdowns) are not waited for."""
+def celery_workers_idle(destination: list[str] | None = None) -> bool:
+    """No Celery worker (of `destination`, else any) is running or about to run a task (a test that
+    queued work must not leave it running into the next test's database flush). True with no worker.
+    Tasks held for a later time (countdowns) are not waited for."""
     from config.celery import app
 
-    inspect = app.control.inspect(timeout=0.5)
+    inspect = app.control.inspect(destination=destination, timeout=0.5)
     listings = (inspect.active(), inspect.reserved())
     return not any(any((listing or {}).values()) for listing in listings)
