@@ -23,7 +23,6 @@ class LocalProvider:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import torch
-        from sentence_transformers import SentenceTransformer
 
         # Several worker processes on few cores: one thread each avoids OpenMP threads waiting on each other
         # (0: torch's default). Never more than OpenMP will run (OMP_THREAD_LIMIT, which OCR sets for
@@ -33,19 +32,46 @@ class LocalProvider:
 
         self.model_id = model_id
         self.batch_size = batch_size
-        self.bf16 = bf16
         self._torch = torch
-        self._model = SentenceTransformer(str(MODEL_DIR), device="cpu", local_files_only=True)
-        self._model.eval()  # what encode() sets on each call; embed_query relies on it (no dropout)
+        self._model = self._load()
+        self._bf16 = False
         if bf16:
-            self.bf16 = self._bf16_agrees()
+            self._bf16_enable()
 
-    def _bf16_agrees(self) -> bool:
-        """Whether bfloat16 gives this process float32's vectors (it did not, once, when the thread
+    def _load(self) -> Any:
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(str(MODEL_DIR), device="cpu", local_files_only=True)
+        model.eval()  # what encode() sets on each call; embed_query relies on it (no dropout)
+        return model
+
+    @property
+    def bf16(self) -> bool:
+        """Whether the linear layers run in bfloat16. Setting it casts their weights (or loads the
+        float32 model again): benchmarks and tests compare the two precisions in one process."""
+        return self._bf16
+
+    @bf16.setter
+    def bf16(self, value: bool) -> None:
+        if value and not self._bf16:
+            self._linear_weights_cast()
+        elif not value and self._bf16:
+            self._model = self._load()
+        self._bf16 = value
+
+    def _linear_weights_cast(self) -> None:
+        """The linear layers' weights and biases in bfloat16, once: autocast would cast them again on
+        every call (~1.2 ms of a question's ~5.7 ms), to the very same values (tested)."""
+        torch = self._torch
+        for module in self._model.modules():
+            if isinstance(module, torch.nn.Linear):
+                module.to(torch.bfloat16)
+
+    def _bf16_enable(self) -> None:
+        """bfloat16, if it gives this process float32's vectors (it did not, once, when the thread
         settings disagreed): checked once on load, else the model stays in float32."""
         import numpy as np
 
-        self.bf16 = False
         exact = np.asarray(self.embed_texts(list(BF16_PROBE_TEXTS)))
         self.bf16 = True
         fast = np.asarray(self.embed_texts(list(BF16_PROBE_TEXTS)))
@@ -56,8 +82,7 @@ class LocalProvider:
                 "model runs in float32",
                 cosine,
             )
-            return False
-        return True
+            self.bf16 = False
 
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -85,4 +110,5 @@ class LocalProvider:
 
     def _precision(self) -> AbstractContextManager[Any]:
         """The linear layers in bfloat16 (float32 accumulation) when enabled; a no-op otherwise."""
-        return self._torch.autocast("cpu", dtype=self._torch.bfloat16, enabled=self.bf16)
+        # The weights are bfloat16 already (_linear_weights_cast); autocast casts each layer's input.
+        return self._torch.autocast("cpu", dtype=self._torch.bfloat16, enabled=self._bf16)

@@ -245,9 +245,22 @@ def test_bfloat16_vectors_are_float32_ones_to_five_decimals_and_the_setting_deci
         provider.bf16 = chosen
     assert vectors[True].shape == (4, 384)
     assert not np.array_equal(vectors[True], vectors[False])  # bfloat16 did run
+    # The weights cast once on load give what autocast alone gives, casting them on every call.
+    assert np.array_equal(vectors[True], _autocast_only_vectors(texts))
     cosines = (vectors[True] * vectors[False]).sum(axis=1)
     assert cosines.min() > 0.9999, cosines
     assert np.allclose(np.linalg.norm(vectors[True], axis=1), 1.0, atol=1e-5)
+
+
+def _autocast_only_vectors(texts: list[str]) -> object:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    from rag.tokens import MODEL_DIR
+
+    model = SentenceTransformer(str(MODEL_DIR), device="cpu", local_files_only=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        return model.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
 
 
 _THREAD_LIMIT_CHILD = """
