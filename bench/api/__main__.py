@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.api /work/shared/corpora/covid-faq-en [--endpoint rag_search|chat]
         [--token-delay 0.02] [--rounds 3] [--stream-threads N] [--partial-interval-ms MS] [--client wire|httpx]
         [--llm stub|offline] [--cpu-turns 20] [--sequential 20] [--levels 8,32,128|""]
-        [--ingest-timeout 900] [--idle-timeout 600] [--profile DIR]
+        [--ingest-timeout 900] [--idle-timeout 600] [--idle-window 30] [--profile DIR]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
 (config.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
@@ -21,7 +21,10 @@ Clients: the load levels read their streams with ``bench.api.wire``, a lean HTTP
 load generator's own parsing neither inflates the latencies nor takes the cores Parley needs
 (``--client httpx`` uses httpx-sse instead). The sequential first event is printed for both. Then the CPU
 each process spends per turn, for sequential JSON (``stream: false``) and streamed calls, with the scripted
-LLM or (``--llm offline``) the offline default answering. ``--levels ""`` skips the load levels and
+LLM or (``--llm offline``) the offline default answering, and beside it the share of that CPU that is
+each process's idle upkeep (its CPU rate with no request, measured first over ``--idle-window``
+seconds: uvicorn's event-loop ticks, Celery's broker polls), which sequential turns carry in full and a
+loaded server spreads over many turns. ``--levels ""`` skips the load levels and
 ``--sequential 0`` the sequential first-event runs, for a run that only measures CPU per turn.
 ``--profile DIR`` runs uvicorn and the streams worker under a CPU profiler (bench/api/cpu_profiler.py) and
 writes, for the JSON and the streamed CPU-per-turn calls, each process's stacks weighted by CPU time and
@@ -36,6 +39,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +109,12 @@ def main() -> int:
         type=float,
         default=900,
         help="seconds the bench documents may take to be ingested (a loaded machine is slow)",
+    )
+    parser.add_argument(
+        "--idle-window",
+        type=float,
+        default=30.0,
+        help="seconds with no request, before the CPU windows, to measure each process's idle CPU (0: none)",
     )
     parser.add_argument(
         "--idle-timeout",
@@ -308,11 +318,15 @@ def _cpu_per_turn(stack, args, questions: list[str]) -> None:  # type: ignore[no
         f"background tasks before the CPU windows: {'none' if idle else 'STILL RUNNING'} "
         f"after {waited:.0f} s" + ("" if idle else " (their CPU is counted in the worker's column)")
     )
+    upkeep = _idle_rates(stack, seconds=args.idle_window) if args.idle_window > 0 else {}
+    if upkeep:
+        rates = ", ".join(f"{name} {rate * 1000:.2f}" for name, rate in upkeep.items())
+        print(f"CPU ms per second with no request ({args.idle_window:.0f} s window): {rates}")
     for mode in ("json", "streamed"):
         requests = _requests(stack, args.endpoint, questions[20:], count)[:count]
         errors = 0
         with profiled(folder=args.profile, label=mode):
-            before = stack.cpu_seconds()
+            before, started = stack.cpu_seconds(), time.monotonic()
             if mode == "json":
                 seconds = asyncio.run(json_requests(requests=requests, headers=stack.headers))
             else:
@@ -322,13 +336,33 @@ def _cpu_per_turn(stack, args, questions: list[str]) -> None:  # type: ignore[no
                 seconds = [turn.total for turn in result.ok if turn.total is not None]
                 errors = len(result.errors)
             used = {name: spent - before[name] for name, spent in stack.cpu_seconds().items()}
-        parley = sum(v for name, v in used.items() if name not in ("bench client", "LLM server"))
+            elapsed = time.monotonic() - started
+        parley = sum(v for name, v in used.items() if name not in _NOT_PARLEY)
         detail = ", ".join(f"{name} {v / count * 1000:.1f}" for name, v in used.items())
         print(
             f"CPU per {mode} turn ({args.llm} LLM, {count} sequential): Parley's processes "
             f"{parley / count * 1000:.1f} ms ({detail}); turn p50 {percentile(seconds, 50) * 1000:.0f} ms; "
             f"errors {errors}"
         )
+        if upkeep:
+            idle_share = sum(r for n, r in upkeep.items() if n not in _NOT_PARLEY) * elapsed / count
+            print(
+                f"  of which the processes' idle upkeep {idle_share * 1000:.1f} ms (their rate with no "
+                f"request x {elapsed / count:.2f} s per turn); the turn's own "
+                f"{(parley / count - idle_share) * 1000:.1f} ms"
+            )
+
+
+_NOT_PARLEY = ("bench client", "LLM server")
+
+
+def _idle_rates(stack, *, seconds: float) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """CPU seconds per second each process spends with no request: its event loop's ticks, Celery's
+    broker polls. Sequential turns of about a second each carry it; a loaded server spreads it thinly."""
+    before, started = stack.cpu_seconds(), time.monotonic()
+    time.sleep(seconds)
+    elapsed = time.monotonic() - started
+    return {name: (spent - before[name]) / elapsed for name, spent in stack.cpu_seconds().items()}
 
 
 _CLIENTS = {"wire": "lean client", "httpx": "httpx-sse"}
