@@ -26,6 +26,7 @@ from core.llm import errors
 from core.llm.backoff import retry_delay
 from core.llm.connections import db_connections_released
 from core.llm.errors import LLMError
+from core.llm.lines import body_lines
 from core.llm.types import (
     JSON_MODE_NONE,
     JSON_MODE_PROMPT,
@@ -221,7 +222,7 @@ def _stream_chunks(response: openai.APIResponse[object]) -> Iterator[dict[str, A
     request = response.http_request
     data: list[str] = []
     try:
-        for line in response.iter_lines():
+        for line in body_lines(response.iter_bytes()):
             if line.startswith("data:"):
                 data.append(line[5:].removeprefix(" "))
                 continue
