@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db import connection
+from django.db.models import Q, QuerySet
 from pgvector.django import CosineDistance
 from pgvector.utils import HalfVector
 
@@ -54,42 +56,36 @@ class SearchSetup:
 
 def workspace_search_setup(*, workspace_id: uuid.UUID | str) -> SearchSetup:
     """The workspace's models and calibrated fusion in one query. The calibration counts only if it
-    measured these very models."""
-    fusion = WorkspaceFusion.objects.filter(workspace_id=OuterRef("pk"))
-    chosen = WorkspaceEmbedding.objects.filter(workspace_id=OuterRef("pk"))
-    row = (
-        Workspace.objects.filter(pk=workspace_id)
-        .annotate(
-            model=Subquery(chosen.values("embedding_model")[:1]),
-            multi_model=Subquery(chosen.values("multilingual_model")[:1]),
-            fusion_model=Subquery(fusion.values("embedding_model")[:1]),
-            fusion_multi_model=Subquery(fusion.values("multilingual_model")[:1]),
-            fusion_method=Subquery(fusion.values("method")[:1]),
-            fusion_parameters=Subquery(fusion.values("parameters")[:1]),
-        )
-        .values(
-            "model",
-            "multi_model",
-            "fusion_model",
-            "fusion_multi_model",
-            "fusion_method",
-            "fusion_parameters",
-        )
-        .first()
+    measured these very models. A fixed statement, not the ORM's: every search runs it, and compiling
+    the annotated queryset cost ~0.9 ms of CPU per call against ~0.05 ms."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SEARCH_SETUP_SQL, {"workspace_id": str(workspace_id)})
+        row = cursor.fetchone()
+    model, multi, fusion_model, fusion_multi_model, fusion_method, fusion_parameters = (
+        row or (None,) * 6
     )
-    model_id = (row and row["model"]) or embedding_model_default()
-    multi = row["multi_model"] if row and row["multi_model"] is not None else None
+    model_id = model or embedding_model_default()
     multi_model_id = multi if multi is not None else multilingual_model_default()
     if (
-        row is None
-        or not row["fusion_method"]
-        or row["fusion_model"] != model_id
-        or (row["fusion_multi_model"] or "") != multi_model_id
+        not fusion_method
+        or fusion_model != model_id
+        or (fusion_multi_model or "") != multi_model_id
     ):
         return SearchSetup(model_id, multi_model_id, None, {})
-    return SearchSetup(
-        model_id, multi_model_id, row["fusion_method"], dict(row["fusion_parameters"] or {})
-    )
+    if isinstance(fusion_parameters, str):  # Django's PostgreSQL backend reads jsonb as text
+        fusion_parameters = json.loads(fusion_parameters)
+    return SearchSetup(model_id, multi_model_id, fusion_method, dict(fusion_parameters or {}))
+
+
+# Both tables are keyed by the workspace (one row at most each); no row for the workspace: no row here.
+_SEARCH_SETUP_SQL = f"""
+SELECT e.embedding_model, e.multilingual_model, f.embedding_model, f.multilingual_model, f.method,
+       f.parameters
+FROM {Workspace._meta.db_table} AS w
+LEFT JOIN {WorkspaceEmbedding._meta.db_table} AS e ON e.workspace_id = w.id
+LEFT JOIN {WorkspaceFusion._meta.db_table} AS f ON f.workspace_id = w.id
+WHERE w.id = %(workspace_id)s
+"""  # noqa: S608 (table names from the models only)
 
 
 def workspace_media_models(*, workspace_id: uuid.UUID | str) -> tuple[str, str]:
