@@ -16,16 +16,26 @@ from collections.abc import Iterable, Iterator
 def body_lines(pieces: Iterable[bytes]) -> Iterator[str]:
     """Each line of the body whose reads are `pieces`, without its line ending; a last line without
     one is still yielded. Bytes that are not UTF-8 are replaced, as httpx's text decoding does."""
-    pending = b""
+    unfinished: list[bytes] = []  # the reads of a line not ended yet, joined once it ends
     for piece in pieces:
         if not piece:
             continue
-        pending += piece
-        lines = pending.splitlines(keepends=True)
+        if not _ends_a_line(piece) and not (unfinished and unfinished[-1].endswith(b"\r")):
+            unfinished.append(piece)
+            continue
+        lines = b"".join((*unfinished, piece)).splitlines(keepends=True)
         # An unfinished last line waits for its end; so does one ending in CR, which may be the first
         # half of a CRLF whose LF comes with the next read.
-        pending = b"" if lines[-1].endswith(b"\n") else lines.pop()
+        unfinished = [] if lines[-1].endswith(b"\n") else [lines.pop()]
         for line in lines:
-            yield line.rstrip(b"\r\n").decode("utf-8", errors="replace")
-    if pending:
-        yield pending.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            yield _text(line)
+    if unfinished:
+        yield _text(b"".join(unfinished))
+
+
+def _ends_a_line(piece: bytes) -> bool:
+    return b"\n" in piece or b"\r" in piece
+
+
+def _text(line: bytes) -> str:
+    return line.rstrip(b"\r\n").decode("utf-8", errors="replace")

@@ -39,3 +39,9 @@ def test_a_body_ending_in_a_lone_cr_or_nothing() -> None:
     assert list(body_lines([b"data: x\r"])) == ["data: x"]
     assert list(body_lines([])) == []
     assert list(body_lines([b"\xff\xfe data\n"])) == ["\ufffd\ufffd data"]
+
+
+def test_a_long_line_read_in_many_pieces_is_joined_once() -> None:
+    line = b"data: " + b"x" * 200_000
+    reads = [line[i : i + 7] for i in range(0, len(line), 7)] + [b"\n\n"]
+    assert list(body_lines(reads)) == [line.decode(), ""]
