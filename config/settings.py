@@ -472,6 +472,11 @@ LLM_RETRY_BACKOFF = env_float("LLM_RETRY_BACKOFF", 0.5, minimum=0.0)
 LLM_RETRY_MAX_WAIT = env_float("LLM_RETRY_MAX_WAIT", 20.0, minimum=0.0)
 LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
 LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 1024, minimum=16)
+# A streamed answer's body is read at most once per this many ms after its first text (its first token
+# is never held): the tokens sent meanwhile come in one read, not one wake-up and parse each
+# (core.llm.lines.paced_reads; docs/decisions/answer-path-cpu.md). The visitor's updates go out at
+# most every API_SSE_PARTIAL_INTERVAL_MS (100) anyway. 0: read each token as it comes.
+LLM_STREAM_READ_INTERVAL_MS = env_int("LLM_STREAM_READ_INTERVAL_MS", 100, minimum=0, maximum=1000)
 # Pause between the partial updates of a streamed offline answer, so a person sees it arrive (0: none).
 PARLEY_OFFLINE_STREAM_PAUSE_MS = env_int(
     "PARLEY_OFFLINE_STREAM_PAUSE_MS", 40, minimum=0, maximum=1000

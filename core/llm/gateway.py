@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -26,7 +26,7 @@ from core.llm import errors
 from core.llm.backoff import retry_delay
 from core.llm.connections import db_connections_released
 from core.llm.errors import LLMError
-from core.llm.lines import body_lines
+from core.llm.lines import body_lines, paced_reads
 from core.llm.types import (
     JSON_MODE_NONE,
     JSON_MODE_PROMPT,
@@ -69,7 +69,8 @@ def llm_stream(
 
 
 class LLMStream:
-    """An iterator of text deltas. Retries happen only before the first delta is yielded."""
+    """An iterator of text deltas, one per network read of the answer (the tokens it brought). Retries
+    happen only before the first delta is yielded."""
 
     def __init__(
         self,
@@ -174,16 +175,23 @@ class LLMStream:
         with client.chat.completions.with_streaming_response.create(
             stream=True, **kwargs
         ) as response:  # type: ignore[call-overload]
-            for chunk in _stream_chunks(response):
-                state.model = chunk.get("model") or state.model
-                state.record_usage(chunk.get("usage"))
-                for choice in chunk.get("choices") or ():
-                    state.finish_reason = choice.get("finish_reason") or state.finish_reason
-                    content = (choice.get("delta") or {}).get("content")
-                    if content:
-                        state.add(content, started)
-                        state.yielded = True
-                        yield content
+            reads = paced_reads(
+                response.iter_bytes(),
+                interval=endpoint.stream_read_interval,
+                armed=lambda: state.yielded,
+            )
+            for chunks in _stream_chunks(reads, request=response.http_request):
+                text = ""  # what one read brought: one delta, however many tokens it holds
+                for chunk in chunks:
+                    state.model = chunk.get("model") or state.model
+                    state.record_usage(chunk.get("usage"))
+                    for choice in chunk.get("choices") or ():
+                        state.finish_reason = choice.get("finish_reason") or state.finish_reason
+                        text += (choice.get("delta") or {}).get("content") or ""
+                if text:
+                    state.add(text, started)
+                    state.yielded = True
+                    yield text
         if state.finish_reason is None:
             # A close-delimited stream cut short ends like a complete one; only the missing finish tells.
             raise httpx.RemoteProtocolError("the stream ended without a finish_reason")
@@ -213,45 +221,67 @@ class _AttemptState:
             self.completion_tokens = getattr(usage, "completion_tokens", None)
 
 
-def _stream_chunks(response: openai.APIResponse[object]) -> Iterator[dict[str, Any]]:
-    """The JSON chunks of a chat completion's server-sent events, up to `[DONE]`.
+def _stream_chunks(
+    reads: Iterable[bytes], *, request: httpx2.Request
+) -> Iterator[list[dict[str, Any]]]:
+    """The JSON chunks of a chat completion's server-sent events (its body's `reads`), up to `[DONE]`:
+    one list per read, the chunks that read completed.
 
     An `error` chunk and a broken transport raise the SDK's own exceptions, so the retry policy
-    classifies them as it does for every other call.
+    classifies them as it does for every other call; the chunks read before it are handed over first.
     """
-    request = response.http_request
     data: list[str] = []
     try:
-        for line in body_lines(response.iter_bytes()):
-            if line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
-                continue
-            if line or not data:  # another field, a comment, or a blank line ending no event
-                continue
-            payload, data = "\n".join(data), []
-            if payload.startswith("[DONE]"):
-                return
+        for lines in body_lines(reads):
+            batch: list[dict[str, Any]] = []
+            done = False
             try:
-                chunk = json.loads(payload)
-            except ValueError:
-                raise openai.APIError(
-                    "the stream sent a chunk that is not JSON", request, body=payload
-                ) from None
-            if not isinstance(chunk, dict):
-                raise openai.APIError(
-                    "the stream sent a chunk that is not a JSON object", request, body=payload
-                )
-            if chunk.get("error"):
-                error = chunk["error"]
-                message = error.get("message") if isinstance(error, dict) else None
-                raise openai.APIError(
-                    str(message or "An error occurred during streaming"), request, body=error
-                )
-            yield chunk
+                for line in lines:
+                    if line.startswith("data:"):
+                        data.append(line[5:].removeprefix(" "))
+                        continue
+                    if (
+                        line or not data
+                    ):  # another field, a comment, or a blank line ending no event
+                        continue
+                    payload, data = "\n".join(data), []
+                    if payload.startswith("[DONE]"):
+                        done = True
+                        break
+                    batch.append(_chunk(payload, request))
+            except openai.APIError:
+                if batch:
+                    yield batch
+                raise
+            if batch:
+                yield batch
+            if done:
+                return
     except httpx2.TimeoutException as exc:
         raise openai.APITimeoutError(request=request) from exc
     except httpx2.TransportError as exc:
         raise openai.APIConnectionError(request=request) from exc
+
+
+def _chunk(payload: str, request: httpx2.Request) -> dict[str, Any]:
+    """One event's data as a chunk; an `error` chunk or data that is not a JSON object raise."""
+    try:
+        chunk = json.loads(payload)
+    except ValueError:
+        raise openai.APIError(
+            "the stream sent a chunk that is not JSON", request, body=payload
+        ) from None
+    if not isinstance(chunk, dict):
+        raise openai.APIError(
+            "the stream sent a chunk that is not a JSON object", request, body=payload
+        )
+    if chunk.get("error"):
+        error = chunk["error"]
+        message = error.get("message") if isinstance(error, dict) else None
+        raise openai.APIError(
+            str(message or "An error occurred during streaming"), request, body=error
+        )
+    return chunk
 
 
 def embeddings_create(*, endpoint: EmbeddingEndpoint, texts: Sequence[str]) -> EmbeddingsResult:

@@ -45,6 +45,8 @@ class LLMEndpoint(Endpoint):
     json_response_format: bool = True
     temperature: float = 0.0
     max_tokens: int = 1024
+    # Seconds between two reads of a streamed answer once its first text came (core.llm.lines.paced_reads).
+    stream_read_interval: float = 0.0
 
     @classmethod
     def from_settings(cls, **overrides: Any) -> LLMEndpoint:
@@ -55,6 +57,7 @@ class LLMEndpoint(Endpoint):
             "json_response_format": settings.LLM_JSON_RESPONSE_FORMAT,
             "temperature": settings.LLM_TEMPERATURE,
             "max_tokens": settings.LLM_MAX_TOKENS,
+            "stream_read_interval": settings.LLM_STREAM_READ_INTERVAL_MS / 1000,
             **_call_limits(),
         }
         return cls(**{**values, **overrides})

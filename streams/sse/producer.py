@@ -3,10 +3,11 @@
 ``stream_producing`` yields a ``StreamEmitter`` backed by a ``StreamWriter``, which
 
 - coalesces ``tool_partial_update`` events: a delta goes out at once when the previous one is at
-  least ``API_SSE_PARTIAL_INTERVAL_MS`` old, otherwise it waits and later deltas (of the same
-  ``output_key``) are appended to it. The waiting text leaves before any other event, at the
-  close, or when its interval is over (a per-process flusher thread sends it even if no token
-  follows), so no text is lost or reordered: the joined contents equal the streamed answer;
+  least ``API_SSE_PARTIAL_INTERVAL_MS`` old (less a twentieth, ``PARTIAL_SLACK``), otherwise it
+  waits and later deltas (of the same ``output_key``) are appended to it. The waiting text leaves
+  before any other event, at the close, or when its interval is over (a per-process flusher thread
+  sends it even if no token follows), so no text is lost or reordered: the joined contents equal
+  the streamed answer;
 - holds the events that another always follows at once (a phase's ``completed``, followed by the
   next phase's start; ``tool_end``, followed by the close) until that next event, or until one
   partial interval is over (the flusher again), so both leave in one write;
@@ -78,6 +79,13 @@ return entry
 """
 
 
+# A delta that comes less than this share of the interval early leaves at once. The LLM's answer is
+# read once per LLM_STREAM_READ_INTERVAL_MS (the same 100 ms by default), so each read's delta comes
+# about one interval after the last write, as often a fraction of a millisecond before it as after:
+# without the slack, every other one would wait for the flusher thread, a wake-up and a write of its own.
+PARTIAL_SLACK = 0.05
+
+
 class StreamWriter:
     """One producer's writes to one stream (thread-safe: the flusher thread may send what waits)."""
 
@@ -117,7 +125,7 @@ class StreamWriter:
             last[1]["content"] += data["content"]
         else:
             self._queue.append((EventType.TOOL_PARTIAL_UPDATE, dict(data)))
-        allowed = self._last_partial + self.partial_interval
+        allowed = self._last_partial + self.partial_interval * (1 - PARTIAL_SLACK)
         if time.monotonic() >= allowed:
             self._write(self._take_queue())
         else:  # the flusher sends it when its interval is over

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from dataclasses import replace
@@ -13,11 +14,16 @@ from core.llm import errors
 from core.llm.errors import LLMError
 from core.llm.gateway import llm_complete, llm_stream
 from core.llm.types import JSON_MODE_PROMPT, JSON_MODE_RESPONSE_FORMAT, LLMEndpoint
-from tests.support.llm_server import Reply, ScriptedLLMServer
+from tests.support.llm_server import REPLY_TOKENS, Reply, ScriptedLLMServer
 from tests.support.processes import free_port
 
 MESSAGES = [{"role": "system", "content": "Reply in JSON."}, {"role": "user", "content": "Hi"}]
 CONTENT = '{"status": "small_talk", "answer": "Hello there, how can I help you today?"}'
+
+
+def _first_tokens(count: int) -> str:
+    """What the scripted server streams of CONTENT in its first `count` chunks."""
+    return "".join(REPLY_TOKENS.findall(CONTENT)[:count])
 
 
 def test_complete_returns_text_usage_and_asks_for_json(
@@ -67,6 +73,30 @@ def test_stream_yields_deltas_as_they_arrive(llm: ScriptedLLMServer, endpoint: L
     [request] = llm.chat_requests()
     assert request.body["stream"] is True
     assert request.body["stream_options"] == {"include_usage": True}
+
+
+def test_a_paced_stream_reads_the_tokens_in_fewer_reads_and_never_holds_the_first(
+    llm: ScriptedLLMServer, endpoint: LLMEndpoint
+) -> None:
+    """LLM_STREAM_READ_INTERVAL_MS: after the first text, what the server sent between two reads comes
+    in one read and one delta, so the deltas are at least one interval apart; none is lost."""
+    llm.enqueue(Reply(content=CONTENT, token_delay=0.04))
+    arrivals: list[float] = []
+    started = time.monotonic()
+
+    stream = llm_stream(endpoint=replace(endpoint, stream_read_interval=0.15), messages=MESSAGES)
+    text = ""
+    for delta in stream:
+        arrivals.append(time.monotonic())
+        text += delta
+
+    assert text == CONTENT == stream.result.text
+    assert arrivals[0] - started < 0.15  # the first token as it comes
+    tokens = stream.result.usage.completion_tokens
+    assert tokens == len(REPLY_TOKENS.findall(CONTENT)) >= 10
+    assert 2 <= len(arrivals) <= tokens // 2, (len(arrivals), tokens)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
+    assert all(gap >= 0.14 for gap in gaps), gaps
 
 
 def test_prompt_only_json_when_the_endpoint_lacks_response_format(
@@ -276,7 +306,7 @@ def test_a_stream_broken_after_its_first_tokens_is_not_replayed(
             received.append(delta)
 
     assert raised.value.code == errors.LLM_STREAM_INTERRUPTED
-    assert len(received) == 3
+    assert "".join(received) == _first_tokens(3)
     assert len(llm.chat_requests()) == 1  # deltas were out: a retry would have duplicated them
 
 
@@ -315,7 +345,8 @@ def test_an_error_event_or_a_garbled_chunk_mid_stream_interrupts_it(
         for delta in llm_stream(endpoint=endpoint, messages=MESSAGES):
             received.append(delta)
 
-    assert raised.value.code == errors.LLM_STREAM_INTERRUPTED and len(received) == 2
+    assert raised.value.code == errors.LLM_STREAM_INTERRUPTED
+    assert "".join(received) == _first_tokens(2)  # handed over before the bad chunk's error
     assert len(llm.chat_requests()) == 1
 
 
@@ -335,7 +366,7 @@ def test_a_stream_stalled_past_the_read_timeout_is_interrupted(
         raised.value.code == errors.LLM_STREAM_INTERRUPTED
         and "timed out" in raised.value.message.lower()
     )
-    assert len(received) == 2 and time.monotonic() - started < 5
+    assert "".join(received) == _first_tokens(2) and time.monotonic() - started < 5
 
 
 def test_the_endpoint_reads_the_llm_settings(settings) -> None:  # type: ignore[no-untyped-def]
