@@ -129,6 +129,13 @@ def demo_evaluation_summary() -> str:
     return str(call_command("demo_evaluation", "--summary", stdout=io.StringIO()) or "")
 
 
+# No worker-to-worker traffic: Parley runs no event monitor and no remote-control fan-out between
+# workers. Gossip and mingle are chatter at start and on the event bus; a heartbeat is a worker event
+# published every 2 s, which no Parley process reads (the idle worker's largest periodic cost,
+# docs/decisions/answer-path-cpu.md). `celery inspect` and `control ping` still answer.
+WORKER_FLAGS = ("--without-gossip", "--without-mingle", "--without-heartbeat")
+
+
 def worker_commands(
     *, python: str, loglevel: str = "INFO", beat_schedule: str | None = None, node: str = "%h"
 ) -> list[tuple[str, list[str]]]:
@@ -143,7 +150,7 @@ def worker_commands(
     """
     from django.conf import settings
 
-    common = ["--without-gossip", "--without-mingle", f"--loglevel={loglevel}"]
+    common = [*WORKER_FLAGS, f"--loglevel={loglevel}"]
     default_queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)
     stream_queue = str(settings.CELERY_STREAM_QUEUE)
     worker = [

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import psycopg
 
+from config.launcher import WORKER_FLAGS
+
 
 class Nodes:
     """The deployment's Parley processes, each in its own process group (a machine's worth)."""
@@ -74,7 +76,7 @@ def deployment_env(
 def process_commands(folder: Path, web_ports: list[int]) -> dict[str, list[str]]:
     """Steps 3 and 4 of "Scaling out" (docs/operations.md), one entry per process."""
     python = sys.executable
-    common = ["--without-gossip", "--without-mingle", "--loglevel=WARNING"]
+    common = [*WORKER_FLAGS, "--loglevel=WARNING"]
     commands = {
         f"web-{n + 1}": [
             python, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",

@@ -26,6 +26,7 @@ from pathlib import Path
 from bench.ingest.baseline import embed_in_processes
 from bench.ingest.cpu import postgres_server_pid, tree_cpu_seconds
 from bench.ingest.ocr import ocr_print, ocr_run, scanned_pdfs_write
+from config.launcher import WORKER_FLAGS
 
 
 def main() -> None:
@@ -204,8 +205,7 @@ def _worker_start(queue: str, *, concurrency: int, threads: int) -> subprocess.P
         queue,
         "-n",
         hostname,
-        "--without-gossip",
-        "--without-mingle",
+        *WORKER_FLAGS,
         "--loglevel=WARNING",
     ]
     env = {

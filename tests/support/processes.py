@@ -16,6 +16,8 @@ from urllib.parse import quote
 
 from django.db import connection
 
+from config.launcher import WORKER_FLAGS
+
 
 def child_database_url() -> str:
     """The URL of the database pytest-django created, for child processes."""
@@ -99,8 +101,7 @@ def celery_worker_start(
         queue,
         "-n",
         hostname,
-        "--without-gossip",
-        "--without-mingle",
+        *WORKER_FLAGS,
         f"--loglevel={loglevel}",
     ]
     output = log.open("ab") if log is not None else None
