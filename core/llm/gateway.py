@@ -240,9 +240,8 @@ def _stream_chunks(
                     if line.startswith("data:"):
                         data.append(line[5:].removeprefix(" "))
                         continue
-                    if (
-                        line or not data
-                    ):  # another field, a comment, or a blank line ending no event
+                    # Another field, a comment, or a blank line ending no event.
+                    if line or not data:
                         continue
                     payload, data = "\n".join(data), []
                     if payload.startswith("[DONE]"):
