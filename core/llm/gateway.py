@@ -230,23 +230,16 @@ def _stream_chunks(
     An `error` chunk and a broken transport raise the SDK's own exceptions, so the retry policy
     classifies them as it does for every other call; the chunks read before it are handed over first.
     """
-    data: list[str] = []
+    data: list[str] = []  # the data lines of an event not ended yet (it may span reads)
     try:
         for lines in body_lines(reads):
             batch: list[dict[str, Any]] = []
-            done = False
             try:
-                for line in lines:
-                    if line.startswith("data:"):
-                        data.append(line[5:].removeprefix(" "))
-                        continue
-                    # Another field, a comment, or a blank line ending no event.
-                    if line or not data:
-                        continue
-                    payload, data = "\n".join(data), []
+                for payload in _event_payloads(lines, data):
                     if payload.startswith("[DONE]"):
-                        done = True
-                        break
+                        if batch:
+                            yield batch
+                        return
                     batch.append(_chunk(payload, request))
             except openai.APIError:
                 if batch:
@@ -254,12 +247,21 @@ def _stream_chunks(
                 raise
             if batch:
                 yield batch
-            if done:
-                return
     except httpx2.TimeoutException as exc:
         raise openai.APITimeoutError(request=request) from exc
     except httpx2.TransportError as exc:
         raise openai.APIConnectionError(request=request) from exc
+
+
+def _event_payloads(lines: list[str], data: list[str]) -> Iterator[str]:
+    """The data of each event that `lines` end, its `data:` lines joined; `data` holds those of an
+    event still open, from one read to the next. Other fields and comments are skipped."""
+    for line in lines:
+        if line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+        elif not line and data:  # a blank line ends the event
+            yield "\n".join(data)
+            data.clear()
 
 
 def _chunk(payload: str, request: httpx2.Request) -> dict[str, Any]:

@@ -58,10 +58,13 @@ def paced_reads(
     every API_SSE_PARTIAL_INTERVAL_MS anyway; the answer's end is seen at most `interval` later.
     The read timeout still applies to each read, from when it starts.
     """
+    if interval <= 0:
+        yield from pieces
+        return
     for piece in pieces:
         read_at = time.monotonic()
         yield piece
-        if interval > 0 and armed():
+        if armed():
             wait = read_at + interval - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
