@@ -230,7 +230,9 @@ def main() -> None:
     parser.add_argument(
         "--threshold", type=int, default=5000, help="rows that earn a workspace its own index"
     )
-    parser.add_argument("--ingest", type=int, default=1000)
+    parser.add_argument(
+        "--ingest", type=int, default=1000, help="rows per ingest cell (0: no ingest figures)"
+    )
     parser.add_argument("--layouts", default="part,partial", help="besides plain: part, partial")
     parser.add_argument(
         "--var-dir", type=Path, default=Path(os.environ.get("PARLEY_VAR_DIR", "var"))
@@ -290,7 +292,8 @@ def main() -> None:
             _halfvec(
                 conn, corpus, truth, queries=args.queries, vector_build=builds["part"]["hnsw_big"]
             )
-        ingest_report(conn, corpus, chunks=args.chunks, count=args.ingest, layouts_run=chosen)
+        if args.ingest > 0:  # --ingest 0: the search figures only
+            ingest_report(conn, corpus, chunks=args.chunks, count=args.ingest, layouts_run=chosen)
         conn.close()
         with psycopg.connect(services.database_url, autocommit=True) as admin:
             admin.execute(
