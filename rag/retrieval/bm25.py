@@ -30,13 +30,15 @@ EXACT_DEPTH = 20
 
 # A candidate's exact score on every query lexeme: its query lexemes are cut out of its tsvector with
 # setweight/ts_filter (binary searches on the sorted vector) rather than by unnesting its every lexeme.
+# Stored vectors weigh a chunk's heading A and its text B, never C (rag.ingestion.store, the migrations),
+# so marking the query's lexemes C singles them out in one copy of the vector (were another lexeme
+# weighted C, its weight in the array would be NULL, which sum() skips). Each lexeme's qtf · idf is read
+# from the array beside the lexemes: joining the query terms per candidate cost ~10 % more.
 _SCORE = """(
-        SELECT sum(w.qtf * w.idf * f.tf * (%(k1)s + 1)
+        SELECT sum(e.weights[array_position(e.all_lexemes, f.lexeme)] * f.tf * (%(k1)s + 1)
                    / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.search_length / e.avg_length)))
         FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
-              FROM unnest(ts_filter(setweight(setweight(c.search_vector, 'D'), 'A', e.all_lexemes), '{a}')) AS u
-             ) AS f
-        JOIN query_terms AS w ON w.cfg = e.cfg AND w.term = f.lexeme
+              FROM unnest(ts_filter(setweight(c.search_vector, 'C', e.all_lexemes), '{c}')) AS u) AS f
     )"""
 _IN_SCOPE = """c.search_config = e.cfg
           AND c.workspace_id = %(workspace_id)s AND c.document_id IN (SELECT id FROM scope)
@@ -80,7 +82,8 @@ ranked_terms AS MATERIALIZED (
           FROM query_terms) AS ranked
 ),
 essential AS MATERIALIZED (
-    SELECT cfg, array_agg(term) AS all_lexemes, min(avg_length) AS avg_length,
+    SELECT cfg, array_agg(term ORDER BY term) AS all_lexemes,
+           array_agg(qtf * idf ORDER BY term) AS weights, min(avg_length) AS avg_length,
            string_agg(quoted, ' | ') FILTER (WHERE essential)::tsquery AS terms
     FROM ranked_terms GROUP BY cfg
 ),

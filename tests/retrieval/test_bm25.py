@@ -9,7 +9,9 @@ from django.db import connection
 
 from bots.models import Bot
 from core.models import Workspace
+from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve
+from rag.retrieval.calibration.withheld import text_scores
 from tests.support.knowledge import document_ingested
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +74,40 @@ def test_bm25_scores_match_the_hand_computed_example() -> None:
         d3: pytest.approx(0.863130 + 0.689339, abs=1e-6),
         d2: pytest.approx(0.544215, abs=1e-6),
     }
+
+
+def test_a_heading_lexeme_counts_with_the_texts_and_no_other_heading_lexeme_counts() -> None:
+    """The statement marks the query's lexemes in each candidate's vector (weight C) and reads their
+    weights from an array: a lexeme in both the heading and the text counts every position, a heading
+    lexeme the query lacks counts nothing. Checked against the calibration's scorer, which unnests the
+    whole vector and joins it to the query instead."""
+    workspace, bot = _workspace("ws-headings")
+    document_ingested(
+        workspace=workspace,
+        text="# Battery care\n\nThe battery lasts two years. Charge the battery weekly.",
+        filename="battery.md",
+        bots=[bot],
+    )
+    document_ingested(
+        workspace=workspace, text="Screens crack when dropped.", filename="s.md", bots=[bot]
+    )
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    chunks = dict(Chunk.objects.filter(workspace=workspace).values_list("document_id", "id"))
+    texts = dict(Chunk.objects.filter(workspace=workspace).values_list("id", "text"))
+    for question in ("battery charge", "care for screens", "weekly"):
+        found = _text_scores(scope, question)
+        expected = text_scores(
+            workspace_id=str(workspace.pk),
+            query=question,
+            texts={str(chunk_id): text for chunk_id, text in texts.items()},
+        )
+        by_document = {
+            str(document_id): expected[str(chunk_id)] for document_id, chunk_id in chunks.items()
+        }
+        assert found == {document: pytest.approx(by_document[document]) for document in found}, (
+            question
+        )
+        assert set(found) == {d for d, score in by_document.items() if score > 0}, question
 
 
 def test_k1_and_b_are_settings(settings) -> None:
