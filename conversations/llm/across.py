@@ -4,10 +4,15 @@ are in ("La documentation (en anglais) indique : « … »")."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
-# How an answer quoting documents in another language says so, in the question's language; {language}
-# is the documents' language named in the question's (LANGUAGE_NAMES), {text} the quoted passages.
+import babel
+
+# How an answer quoting documents in another language says so, in the question's language: one frame for
+# each language the multilingual model reads (USE v3's sixteen, Chinese in one script). {language} is the
+# documents' language named in the question's, {text} the quoted passages. Languages whose grammar would
+# inflect the name after a preposition (Polish, Russian) name it after a colon, in the form CLDR gives.
 CROSS_LANGUAGE_FRAMES = {
     "en": "The documentation (in {language}) says: \u201c{text}\u201d",
     "fr": "La documentation (en {language}) indique : \u00ab\u00a0{text}\u00a0\u00bb",
@@ -15,57 +20,27 @@ CROSS_LANGUAGE_FRAMES = {
     "es": "La documentación (en {language}) indica: \u00ab{text}\u00bb",
     "it": "La documentazione (in {language}) indica: \u00ab{text}\u00bb",
     "pt": "A documentação (em {language}) indica: \u00ab{text}\u00bb",
+    "nl": "De documentatie (in het {language}) zegt: \u201c{text}\u201d",
+    "pl": "Dokumentacja (język: {language}) podaje: \u201e{text}\u201d",
+    "ru": "Документация (язык: {language}) гласит: \u00ab{text}\u00bb",
+    "tr": "Belgelerde ({language}) şöyle yazıyor: \u201c{text}\u201d",
+    "ar": "تقول الوثائق (باللغة {language}): \u00ab{text}\u00bb",
+    "zh": "文档（{language}）指出：\u201c{text}\u201d",
+    "ja": "ドキュメント（{language}）には次のようにあります：\u300c{text}\u300d",
+    "ko": "문서({language})에 따르면: \u201c{text}\u201d",
+    "th": "เอกสาร (ภาษา{language}) ระบุว่า: \u201c{text}\u201d",
 }
-LANGUAGE_NAMES = {
-    "en": {
-        "en": "English",
-        "fr": "French",
-        "de": "German",
-        "es": "Spanish",
-        "it": "Italian",
-        "pt": "Portuguese",
-    },
-    "fr": {
-        "en": "anglais",
-        "fr": "français",
-        "de": "allemand",
-        "es": "espagnol",
-        "it": "italien",
-        "pt": "portugais",
-    },
-    "de": {
-        "en": "Englisch",
-        "fr": "Französisch",
-        "de": "Deutsch",
-        "es": "Spanisch",
-        "it": "Italienisch",
-        "pt": "Portugiesisch",
-    },
-    "es": {
-        "en": "inglés",
-        "fr": "francés",
-        "de": "alemán",
-        "es": "español",
-        "it": "italiano",
-        "pt": "portugués",
-    },
-    "it": {
-        "en": "inglese",
-        "fr": "francese",
-        "de": "tedesco",
-        "es": "spagnolo",
-        "it": "italiano",
-        "pt": "portoghese",
-    },
-    "pt": {
-        "en": "inglês",
-        "fr": "francês",
-        "de": "alemão",
-        "es": "espanhol",
-        "it": "italiano",
-        "pt": "português",
-    },
-}
+
+
+@functools.cache
+def language_name(language: str, *, in_language: str) -> str:
+    """`language` (ISO 639-1) named in `in_language`, as CLDR names it (Babel's data, shipped in its wheel:
+    "anglais" in French, "Englisch" in German, "英语" in Chinese); "" when CLDR has no such name."""
+    try:
+        names = babel.Locale.parse(in_language).languages
+    except (ValueError, babel.UnknownLocaleError):
+        return ""
+    return names.get(language, "")
 
 
 def embed_across(texts: Sequence[str]) -> Sequence[Sequence[float]]:
@@ -84,7 +59,7 @@ def cross_language_frame(*, text: str, question_language: str, passage_language:
     if not question_language or not passage_language or question_language == passage_language:
         return text
     frame = CROSS_LANGUAGE_FRAMES.get(question_language)
-    name = LANGUAGE_NAMES.get(question_language, {}).get(passage_language)
-    if frame is None or name is None:
+    name = language_name(passage_language, in_language=question_language) if frame else ""
+    if frame is None or not name:
         return text
     return frame.format(language=name, text=text)

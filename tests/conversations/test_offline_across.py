@@ -47,6 +47,25 @@ def _embed(texts):  # type: ignore[no-untyped-def]
             "La documentación (en inglés) indica: «",
             "Bikes in stock are delivered within three to five working days.",
         ),
+        # Every language the multilingual model reads has a frame; CLDR names the documents' language.
+        (
+            "Сколько длится гарантия на батарею?",
+            WARRANTY,
+            "Документация (язык: английский) гласит: «",
+            "The battery is covered by a warranty of two years from the day of delivery.",
+        ),
+        (
+            "电池的保修期是多久？",
+            WARRANTY,
+            "文档（英语）指出：“",
+            "The battery is covered by a warranty of two years from the day of delivery.",
+        ),
+        (
+            "自転車の配達にはどのくらいかかりますか？",
+            DELIVERY,
+            "ドキュメント（英語）には次のようにあります：「",
+            "Bikes in stock are delivered within three to five working days.",
+        ),
     ],
 )
 def test_a_question_in_another_language_gets_the_english_passage_framed_in_its_language(
@@ -84,5 +103,7 @@ def test_a_question_in_the_documents_language_is_not_framed() -> None:
         guard=None,
     )
     assert str(answer["answer"]).startswith("Bikes in stock are delivered")
-    assert cross_language_frame(text="x", question_language="ja", passage_language="en") == "x"
+    # Finnish is not among the multilingual model's languages: no frame; nor for a code CLDR lacks.
+    assert cross_language_frame(text="x", question_language="fi", passage_language="en") == "x"
+    assert cross_language_frame(text="x", question_language="ru", passage_language="qq") == "x"
     assert cross_language_frame(text="x", question_language="", passage_language="en") == "x"
