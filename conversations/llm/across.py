@@ -12,7 +12,8 @@ import babel
 # How an answer quoting documents in another language says so, in the question's language: one frame for
 # each language the multilingual model reads (USE v3's sixteen, Chinese in one script). {language} is the
 # documents' language named in the question's, {text} the quoted passages. Languages whose grammar would
-# inflect the name after a preposition (Polish, Russian) name it after a colon, in the form CLDR gives.
+# inflect the name after a preposition (Polish, Russian) name it after a colon, in the form CLDR gives;
+# German's "auf" takes CLDR's one-word names as they are (a multi-word one would want a case ending).
 CROSS_LANGUAGE_FRAMES = {
     "en": "The documentation (in {language}) says: \u201c{text}\u201d",
     "fr": "La documentation (en {language}) indique : \u00ab\u00a0{text}\u00a0\u00bb",
@@ -26,14 +27,14 @@ CROSS_LANGUAGE_FRAMES = {
     "tr": "Belgelerde ({language}) şöyle yazıyor: \u201c{text}\u201d",
     "ar": "تقول الوثائق (باللغة {language}): \u00ab{text}\u00bb",
     "zh": "文档（{language}）指出：\u201c{text}\u201d",
-    "ja": "ドキュメント（{language}）には次のようにあります：\u300c{text}\u300d",
+    "ja": "ドキュメント（{language}）には次のように書かれています：\u300c{text}\u300d",
     "ko": "문서({language})에 따르면: \u201c{text}\u201d",
     "th": "เอกสาร (ภาษา{language}) ระบุว่า: \u201c{text}\u201d",
 }
 
 
-@functools.cache
-def language_name(language: str, *, in_language: str) -> str:
+@functools.lru_cache(maxsize=512)
+def language_name(*, language: str, in_language: str) -> str:
     """`language` (ISO 639-1) named in `in_language`, as CLDR names it (Babel's data, shipped in its wheel:
     "anglais" in French, "Englisch" in German, "英语" in Chinese); "" when CLDR has no such name."""
     try:
@@ -59,7 +60,7 @@ def cross_language_frame(*, text: str, question_language: str, passage_language:
     if not question_language or not passage_language or question_language == passage_language:
         return text
     frame = CROSS_LANGUAGE_FRAMES.get(question_language)
-    name = language_name(passage_language, in_language=question_language) if frame else ""
+    name = language_name(language=passage_language, in_language=question_language) if frame else ""
     if frame is None or not name:
         return text
     return frame.format(language=name, text=text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversations.llm.across import cross_language_frame
+from conversations.llm.across import CROSS_LANGUAGE_FRAMES, cross_language_frame, language_name
 from conversations.llm.offline import offline_answer
 from conversations.types import BotRules
 from rag.embeddings import LOCAL_MODEL_ID, embed_texts
@@ -63,7 +63,7 @@ def _embed(texts):  # type: ignore[no-untyped-def]
         (
             "自転車の配達にはどのくらいかかりますか？",
             DELIVERY,
-            "ドキュメント（英語）には次のようにあります：「",
+            "ドキュメント（英語）には次のように書かれています：「",
             "Bikes in stock are delivered within three to five working days.",
         ),
     ],
@@ -107,3 +107,19 @@ def test_a_question_in_the_documents_language_is_not_framed() -> None:
     assert cross_language_frame(text="x", question_language="fi", passage_language="en") == "x"
     assert cross_language_frame(text="x", question_language="ru", passage_language="qq") == "x"
     assert cross_language_frame(text="x", question_language="", passage_language="en") == "x"
+
+
+def test_every_language_the_multilingual_model_reads_has_a_frame_naming_the_documents_language() -> (
+    None
+):
+    # USE v3's sixteen languages, Chinese in one script.
+    assert set(CROSS_LANGUAGE_FRAMES) == {
+        "ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh",
+    }  # fmt: skip
+    for language in CROSS_LANGUAGE_FRAMES:
+        documents = "fr" if language == "en" else "en"
+        name = language_name(language=documents, in_language=language)
+        framed = cross_language_frame(
+            text="QUOTED", question_language=language, passage_language=documents
+        )
+        assert name and name in framed and "QUOTED" in framed and framed != "QUOTED", language

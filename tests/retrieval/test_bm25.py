@@ -78,9 +78,9 @@ def test_bm25_scores_match_the_hand_computed_example() -> None:
 
 def test_a_heading_lexeme_counts_with_the_texts_and_no_other_heading_lexeme_counts() -> None:
     """The statement marks the query's lexemes in each candidate's vector (weight C) and reads their
-    weights from an array: a lexeme in both the heading and the text counts every position, a heading
-    lexeme the query lacks counts nothing. Checked against the calibration's scorer, which unnests the
-    whole vector and joins it to the query instead."""
+    qtf · idf from an array: a lexeme in both the heading and the text counts every position, and each
+    lexeme gets its own weight. Checked against the calibration's scorer, which unnests the whole vector
+    and joins it to the query instead."""
     workspace, bot = _workspace("ws-headings")
     document_ingested(
         workspace=workspace,
@@ -91,10 +91,19 @@ def test_a_heading_lexeme_counts_with_the_texts_and_no_other_heading_lexeme_coun
     document_ingested(
         workspace=workspace, text="Screens crack when dropped.", filename="s.md", bots=[bot]
     )
+    # "battery" in two chunks of three, the other words in one: the lexemes weigh differently.
+    document_ingested(
+        workspace=workspace, text="Battery recycling is free.", filename="r.md", bots=[bot]
+    )
     scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
     chunks = dict(Chunk.objects.filter(workspace=workspace).values_list("document_id", "id"))
     texts = dict(Chunk.objects.filter(workspace=workspace).values_list("id", "text"))
-    for question in ("battery charge", "care for screens", "weekly"):
+    for question in (
+        "battery charge",
+        "care for screens",
+        "weekly",
+        "battery battery, screens weekly",
+    ):
         found = _text_scores(scope, question)
         expected = text_scores(
             workspace_id=str(workspace.pk),
