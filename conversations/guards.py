@@ -2,8 +2,9 @@
 human, small talk.
 
 The detector scores injections in six languages and the bot's threshold decides; the human-request
-and small-talk patterns cover English and French and are deliberately narrow: a miss costs an LLM
-call, a false alarm would refuse a legitimate question.
+and small-talk patterns cover the same six (English, French, German, Spanish, Italian, Portuguese) and
+are deliberately narrow: a miss costs an LLM call (offline, a search), a false alarm would refuse a
+legitimate question.
 """
 
 from __future__ import annotations
@@ -69,6 +70,42 @@ _HUMAN: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
+    (
+        "de",
+        re.compile(
+            r"\bmit\s+(jemandem|(einem|einer)\s+(echten\s+|richtigen\s+)?(menschen|mitarbeiter(in)?|"
+            r"berater(in)?|person|ansprechpartner(in)?|(kundendienst|kunden)?berater(in)?))\s+(\S+\s+){0,2}"
+            r"(sprechen|reden|chatten|verbunden werden)\b|\b(echten|richtigen|echter|richtiger)\s+"
+            r"(menschen|mensch|mitarbeiter(in)?)\b|\bverbinden sie mich\b",
+            _I,
+        ),
+    ),
+    (
+        "es",
+        re.compile(
+            r"\b(hablar|conversar|chatear)\s+con\s+((un|una|alg[uú]n|alguna)\s+)?(humano|persona|agente|"
+            r"asesora?|operadora?|representante|alguien)\b|\b(humano|persona|agente)\s+(real|de verdad)\b|"
+            r"\bp[áa]same con\b",
+            _I,
+        ),
+    ),
+    (
+        "it",
+        re.compile(
+            r"\bparlare\s+con\s+((un|una|un vero|una vera)\s+)?(operatore|operatrice|persona|umano|"
+            r"consulente|agente|qualcuno)\b|\b(operatore|persona)\s+(umano|umana|reale|vera)\b|"
+            r"\bmi passi un operatore\b",
+            _I,
+        ),
+    ),
+    (
+        "pt",
+        re.compile(
+            r"\bfalar\s+com\s+((um|uma|o|a)\s+)?(humano|pessoa|atendente|agente|operadora?|consultora?|"
+            r"algu[ée]m)\b|\b(atendente|pessoa)\s+(humano|humana|real|de verdade)\b",
+            _I,
+        ),
+    ),
 )
 
 # Whole messages made only of these phrases are small talk; longest phrases are tried first.
@@ -121,6 +158,66 @@ _SMALL_TALK: dict[str, dict[str, tuple[str, ...]]] = {
             "comment allez vous",
         ),
         "filler": ("à vous", "madame", "monsieur"),
+    },
+    "de": {
+        "greeting": (
+            "hallo",
+            "guten tag",
+            "guten morgen",
+            "guten abend",
+            "servus",
+            "moin",
+            "grüß gott",
+        ),
+        "thanks": (
+            "danke",
+            "danke schön",
+            "dankeschön",
+            "vielen dank",
+            "danke sehr",
+            "alles klar",
+            "super",
+            "perfekt",
+        ),
+        "farewell": ("tschüss", "auf wiedersehen", "bis bald", "schönen tag noch", "schönen tag"),
+        "how_are_you": ("wie geht's", "wie gehts", "wie geht es ihnen", "wie geht es dir"),
+        "filler": ("ihnen", "dir", "sehr"),
+    },
+    "es": {
+        "greeting": (
+            "hola",
+            "buenos días",
+            "buenos dias",
+            "buenas tardes",
+            "buenas noches",
+            "buenas",
+        ),
+        "thanks": (
+            "gracias",
+            "muchas gracias",
+            "mil gracias",
+            "vale",
+            "de acuerdo",
+            "perfecto",
+            "genial",
+        ),
+        "farewell": ("adiós", "adios", "hasta luego", "hasta pronto", "que tenga un buen día"),
+        "how_are_you": ("qué tal", "que tal", "cómo estás", "como estas", "cómo está", "como esta"),
+        "filler": ("señor", "señora", "a usted"),
+    },
+    "it": {
+        "greeting": ("ciao", "buongiorno", "buonasera", "salve"),
+        "thanks": ("grazie", "grazie mille", "va bene", "perfetto", "ottimo"),
+        "farewell": ("arrivederci", "a presto", "buona giornata", "buona serata"),
+        "how_are_you": ("come stai", "come sta", "come va"),
+        "filler": ("signore", "signora", "a lei"),
+    },
+    "pt": {
+        "greeting": ("olá", "ola", "oi", "bom dia", "boa tarde", "boa noite"),
+        "thanks": ("obrigado", "obrigada", "muito obrigado", "muito obrigada", "perfeito", "ótimo"),
+        "farewell": ("tchau", "até logo", "ate logo", "até mais", "adeus"),
+        "how_are_you": ("tudo bem", "como vai", "como está", "como vai você"),
+        "filler": ("senhor", "senhora"),
     },
 }
 _PUNCTUATION = re.compile(r"[^\w\s'’-]+")

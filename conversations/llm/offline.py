@@ -56,6 +56,22 @@ _SMALL_TALK_REPLIES = {
     ("fr", "thanks"): "Avec plaisir ! Puis-je vous aider pour autre chose ?",
     ("fr", "farewell"): "Au revoir et bonne journée !",
     ("fr", "how_are_you"): "Très bien, merci. Comment puis-je vous aider ?",
+    ("de", "greeting"): "Hallo! Wie kann ich Ihnen heute helfen?",
+    ("de", "thanks"): "Gern geschehen! Kann ich Ihnen noch bei etwas anderem helfen?",
+    ("de", "farewell"): "Auf Wiedersehen und einen schönen Tag!",
+    ("de", "how_are_you"): "Danke, gut. Wie kann ich Ihnen helfen?",
+    ("es", "greeting"): "¡Hola! ¿En qué puedo ayudarle hoy?",
+    ("es", "thanks"): "¡De nada! ¿Puedo ayudarle en algo más?",
+    ("es", "farewell"): "¡Adiós y que tenga un buen día!",
+    ("es", "how_are_you"): "Muy bien, gracias. ¿En qué puedo ayudarle?",
+    ("it", "greeting"): "Buongiorno! Come posso aiutarla oggi?",
+    ("it", "thanks"): "Prego! Posso aiutarla in qualcos'altro?",
+    ("it", "farewell"): "Arrivederci e buona giornata!",
+    ("it", "how_are_you"): "Bene, grazie. Come posso aiutarla?",
+    ("pt", "greeting"): "Olá! Como posso ajudar hoje?",
+    ("pt", "thanks"): "De nada! Posso ajudar em mais alguma coisa?",
+    ("pt", "farewell"): "Até logo e tenha um bom dia!",
+    ("pt", "how_are_you"): "Estou bem, obrigado. Como posso ajudar?",
 }
 
 

@@ -1,4 +1,4 @@
-"""The cheap guards (FR and EN) and the parser's edge cases, including the streaming answer preview."""
+"""The cheap guards (EN, FR, DE, ES, IT, PT) and the parser's edge cases, including the streaming answer preview."""
 
 from __future__ import annotations
 
@@ -22,6 +22,15 @@ from conversations.guards import GuardKind, message_screen
         ("Je veux parler à quelqu'un", GuardKind.HUMAN_REQUEST),
         ("Good morning!", GuardKind.SMALL_TALK),
         ("Salut", GuardKind.SMALL_TALK),
+        ("Kann ich bitte mit einem echten Menschen reden?", GuardKind.HUMAN_REQUEST),
+        ("Verbinden Sie mich bitte mit dem Kundendienst", GuardKind.HUMAN_REQUEST),
+        ("¿Puedo hablar con un agente?", GuardKind.HUMAN_REQUEST),
+        ("Vorrei parlare con un operatore", GuardKind.HUMAN_REQUEST),
+        ("Preciso de um atendente humano", GuardKind.HUMAN_REQUEST),
+        ("Guten Morgen!", GuardKind.SMALL_TALK),
+        ("¿Qué tal?", GuardKind.SMALL_TALK),
+        ("Grazie mille", GuardKind.SMALL_TALK),
+        ("Olá, bom dia!", GuardKind.SMALL_TALK),
     ],
 )
 def test_guards_catch(text: str, kind: GuardKind) -> None:
@@ -39,6 +48,11 @@ def test_guards_catch(text: str, kind: GuardKind) -> None:
         "Hello, what are your opening hours?",
         "How do I contact the repair person about my order?",
         "Quelles sont les règles de location ?",
+        "Wie spreche ich mit meinem Händler über die Garantie?",
+        "Hallo, wie lange dauert die Lieferung?",
+        "¿Con qué persona hablo de la factura?",
+        "Come posso parlare al telefono con il supporto?",
+        "A pessoa que recebe a encomenda precisa de documento?",
         "",
     ],
 )

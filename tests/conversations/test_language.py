@@ -108,6 +108,28 @@ def test_a_french_injection_and_small_talk_are_answered_in_french() -> None:
     assert _ask(bot, "Bonjour !")["answer"].startswith("Bonjour")
 
 
+def test_german_spanish_italian_and_portuguese_greetings_and_requests_for_a_human_are_theirs() -> (
+    None
+):
+    bot = _bot(answer_locales="en fr de es it pt")
+    german = {**FRENCH, "escalation_text": "Ich verbinde Sie mit unserem Team."}
+    BotLocaleText.objects.create(bot=bot, locale="de", **german)
+
+    assert _ask(bot, "Hallo!")["answer"] == "Hallo! Wie kann ich Ihnen heute helfen?"
+    assert _ask(bot, "¡Muchas gracias!")["answer"] == "¡De nada! ¿Puedo ayudarle en algo más?"
+    assert _ask(bot, "Ciao!")["answer"] == "Buongiorno! Come posso aiutarla oggi?"
+    assert _ask(bot, "Tchau")["answer"] == "Até logo e tenha um bom dia!"
+    handoff = _ask(bot, "Ich möchte mit einem Mitarbeiter sprechen.")
+    assert handoff["status"] == "human_escalation"
+    assert handoff["answer"] == german["escalation_text"]
+    # No Spanish texts on this bot: the handoff happens, in the default locale's words.
+    spanish = _ask(bot, "Quiero hablar con una persona, por favor.")
+    assert (spanish["status"], spanish["answer"]) == (
+        "human_escalation",
+        "I am passing you to a member of our team.",
+    )
+
+
 def test_a_bot_that_answers_only_in_english_keeps_english_texts() -> None:
     bot = _bot(answer_locales="en")
 
