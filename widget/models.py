@@ -19,6 +19,10 @@ class WidgetAppearance(models.Model):
         PAGE = "page", "Follow the page's lang"
         EN = "en", "English"
         FR = "fr", "Français"
+        DE = "de", "Deutsch"
+        ES = "es", "Español"
+        IT = "it", "Italiano"
+        PT = "pt", "Português"
 
     bot = models.OneToOneField(
         Bot, on_delete=models.CASCADE, primary_key=True, related_name="widget_appearance"

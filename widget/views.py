@@ -17,6 +17,7 @@ from api.models import Scope
 from api.principal import request_principal
 from bots.models import Bot
 from prompts.services.demo import DEMO_BOT, DEMO_WORKSPACE_SLUG
+from widget.models import WidgetAppearance
 from widget.selectors import demo_widget_key_get, widget_config_get
 
 
@@ -47,7 +48,8 @@ def demo_page(request: HttpRequest) -> HttpResponse:
     if key is None:
         raise Http404("Run `manage.py demo_load` and `manage.py demo_widget` first.")
     widget_src = request.build_absolute_uri(static("widget/widget.js"))
-    lang = "fr" if request.GET.get("lang") == "fr" else "en"
+    asked = request.GET.get("lang", "")
+    lang = asked if asked in WidgetAppearance.Locale.values and asked != "page" else "en"
     return render(
         request, "widget/demo.html", {"bot_key": key.key, "widget_src": widget_src, "lang": lang}
     )
