@@ -32,6 +32,7 @@ from bench.retrieval.load import Row, workspace_load
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.indexes import chunk_indexes_rebuild
 from rag.retrieval import FUSION, RetrievalScope, chunks_retrieve
+from rag.workspace_indexes import workspace_indexes_sync
 
 CORPORA_ROOT = Path("/work/shared/corpora")
 EF_SEARCH_VALUES = (40, 64, 100, 200, 400)
@@ -135,6 +136,11 @@ def latency_report(
         scopes[size] = RetrievalScope(
             workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)], external_user_id=""
         )
+    # A large workspace searches its own graphs and GIN, which the product's beat task keeps in step with
+    # the release (a database loaded by an older release holds older graphs, or none).
+    synced = workspace_indexes_sync()
+    if synced.created or synced.dropped:
+        print(f"workspace indexes: built {len(synced.created)}, dropped {len(synced.dropped)}")
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM rag_chunk WHERE embedding_dims = 384")
         indexed = cursor.fetchone()[0]
