@@ -37,7 +37,10 @@ class WidgetAppearance(models.Model):
     strings = models.JSONField(
         default=dict,
         blank=True,
-        help_text='Overrides of UI strings per locale, e.g. {"fr": {"send": "Envoyer"}}.',
+        help_text=(
+            "Overrides of UI strings per locale, the greeting too, e.g. "
+            '{"fr": {"send": "Envoyer", "greeting": "Bonjour !"}}.'
+        ),
     )
 
     class Meta:

@@ -58,7 +58,17 @@ def demo_widget_ensure(*, bot: Bot, origins: tuple[str, ...] | None = None) -> W
                 "title": "Lumi · Lumen Bikes",
                 "greeting": "Hi! I am Lumi. Ask me about our e-bikes, batteries, delivery or warranty.",
                 "primary_color": "#0f766e",
-                "strings": {"fr": {"placeholder": "Votre question sur nos vélos…"}},
+                "strings": {
+                    "fr": {
+                        "placeholder": "Votre question sur nos vélos…",
+                        "greeting": "Bonjour ! Je suis Lumi. Posez-moi vos questions sur nos vélos "
+                        "électriques, les batteries, la livraison ou la garantie.",
+                    },
+                    "de": {
+                        "greeting": "Hallo! Ich bin Lumi. Fragen Sie mich zu unseren E-Bikes, Akkus, "
+                        "zur Lieferung oder zur Garantie.",
+                    },
+                },
             },
         )
         HandoffPolicy.objects.get_or_create(bot=bot)

@@ -1,6 +1,7 @@
 """The widget's own texts follow the host page's language in headless Chromium: each of the six languages
 the guards and the injection detector read (English, French, German, Spanish, Italian, Portuguese), and
-English for any other. Screenshot: test-artifacts/widget-locale-de.png."""
+English for any other; so does the greeting where the appearance gives one for the language.
+Screenshot: test-artifacts/widget-locale-de.png."""
 
 from __future__ import annotations
 
@@ -41,5 +42,10 @@ def test_the_widget_speaks_the_pages_language(browser: Browser, demo: str) -> No
         expect(widget.locator("textarea")).to_have_attribute("placeholder", placeholder)
         expect(widget.locator("button.send")).to_have_accessible_name(send)
         expect(widget.get_by_text(human)).to_be_visible()
+        # The demo's appearance greets in German and French, and in its default (English) elsewhere.
+        greeting = {"de": "Hallo! Ich bin Lumi.", "fr": "Bonjour ! Je suis Lumi."}.get(
+            lang, "Hi! I am Lumi."
+        )
+        expect(widget.locator(".msg.bot").first).to_contain_text(greeting)
         if lang == "de":
             page.screenshot(path=artifact_path("widget-locale-de.png"))

@@ -318,7 +318,8 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     input.placeholder = t.placeholder; form.querySelector("label").textContent = t.placeholder;
     sendBtn.replaceChildren(icon("send")); sendBtn.setAttribute("aria-label", t.send); humanBtn.textContent = t.human;
     humanBtn.hidden = !cfg.handoff_enabled;
-    if (cfg.greeting && !log.children.length) bubble("bot", cfg.greeting);
+    const greeting = t.greeting || cfg.greeting;  // a locale's own greeting, from the appearance's strings
+    if (greeting && !log.children.length) bubble("bot", greeting);
   }
 
   function bubble(role, text, extra) {
