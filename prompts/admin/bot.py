@@ -78,6 +78,10 @@ class BotLocaleTextInline(admin.StackedInline):
     max_num = 20
     verbose_name_plural = "User-facing texts in other locales"
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[BotLocaleText]:
+        # Each stacked row's heading names its bot (BotLocaleText.__str__): one join, not a query per row.
+        return super().get_queryset(request).select_related("bot")
+
 
 @admin.register(Bot)
 class BotAdmin(WorkspaceScopedAdmin):

@@ -51,7 +51,7 @@ BOT_FIELDS = {
     "domain": "Lumen Bikes e-bikes: orders, delivery, warranty, repairs, batteries, returns and refunds",
     "target_audience": "Lumen Bikes customers and people thinking of buying a Lumen e-bike",
     "locale": "en",
-    "answer_locales": "en fr",
+    "answer_locales": "en fr de es it pt",
     "answer_max_sentences": 3,
     "response_expectations": (
         "Give short, practical answers that a rider without technical knowledge can follow. "
@@ -107,6 +107,28 @@ FRENCH_TEXTS = {
     "escalation_unavailable_text": "Notre équipe ne peut pas rejoindre cette conversation pour le moment, mais je "
     "reste à votre disposition.",
 }
+GERMAN_TEXTS = {
+    "refusal_text": "Entschuldigung, ich kann Ihnen nur bei Bestellungen, Garantie, Akkus und Rücksendungen "
+    "von Lumen Bikes helfen.",
+    "no_answer_text": "Entschuldigung, diese Information habe ich in der Dokumentation von Lumen Bikes nicht "
+    "gefunden.",
+    "injection_refusal_text": "Entschuldigung, diese Anfrage kann ich nicht bearbeiten.",
+    "escalation_text": "Gern, ich verbinde Sie mit einem Mitglied des Lumen-Bikes-Supportteams.",
+    "escalation_unavailable_text": "Unser Team kann dieses Gespräch gerade nicht übernehmen, aber ich helfe "
+    "Ihnen gern weiter.",
+}
+SPANISH_TEXTS = {
+    "refusal_text": "Lo siento, solo puedo ayudarle con pedidos, garantía, baterías y devoluciones de Lumen "
+    "Bikes.",
+    "no_answer_text": "Lo siento, no he encontrado esa información en la documentación de Lumen Bikes.",
+    "injection_refusal_text": "Lo siento, no puedo procesar esta solicitud.",
+    "escalation_text": "Por supuesto, le pongo en contacto con un miembro del equipo de asistencia de Lumen Bikes.",
+    "escalation_unavailable_text": "Nuestro equipo no puede unirse a esta conversación en este momento, pero "
+    "sigo a su disposición.",
+}
+# The demo bot's texts in each language besides its default (English). It also answers in Italian and
+# Portuguese (small talk, an LLM's answer), with its English texts there.
+LOCALE_TEXTS = {"fr": FRENCH_TEXTS, "de": GERMAN_TEXTS, "es": SPANISH_TEXTS}
 
 
 def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
@@ -119,9 +141,12 @@ def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
             workspace=workspace, name=DEMO_BOT, defaults=BOT_FIELDS
         )
         if not created:
-            _french_texts_complete(bot)
+            _locale_texts_complete(bot)
         else:
-            BotLocaleText.objects.create(bot=bot, locale="fr", **FRENCH_TEXTS)
+            BotLocaleText.objects.bulk_create(
+                BotLocaleText(bot=bot, locale=locale, **texts)
+                for locale, texts in LOCALE_TEXTS.items()
+            )
             Topic.objects.bulk_create(
                 [Topic(bot=bot, name=name, kind=Topic.Kind.COVERED) for name in COVERED]
                 + [Topic(bot=bot, name=name, kind=Topic.Kind.EXCLUDED) for name in EXCLUDED]
@@ -133,7 +158,16 @@ def demo_bot_ensure(*, workspace_slug: str = DEMO_WORKSPACE_SLUG) -> Bot:
     return bot
 
 
-def _french_texts_complete(bot: Bot) -> None:
-    """Fill the French texts a demo made before they existed (empty ones only: an admin's words stay)."""
-    for name, text in FRENCH_TEXTS.items():
-        BotLocaleText.objects.filter(bot=bot, locale="fr", **{name: ""}).update(**{name: text})
+def _locale_texts_complete(bot: Bot) -> None:
+    """Fill the texts of each locale a demo made before they existed (a missing locale, and empty texts
+    only: an admin's words stay)."""
+    # A demo made when it answered in English and French only, its list untouched since, gets the others.
+    Bot.objects.filter(pk=bot.pk, answer_locales="en fr").update(
+        answer_locales=BOT_FIELDS["answer_locales"]
+    )
+    for locale, texts in LOCALE_TEXTS.items():
+        BotLocaleText.objects.get_or_create(bot=bot, locale=locale, defaults=texts)
+        for name, text in texts.items():
+            BotLocaleText.objects.filter(bot=bot, locale=locale, **{name: ""}).update(
+                **{name: text}
+            )

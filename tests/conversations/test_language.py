@@ -14,7 +14,7 @@ from conversations.pipeline.language import message_language, turn_locale
 from core.llm.types import LLMEndpoint
 from core.models import Workspace
 from prompts.selectors import bot_settings_get
-from prompts.services.demo import FRENCH_TEXTS, demo_bot_ensure
+from prompts.services.demo import FRENCH_TEXTS, LOCALE_TEXTS, demo_bot_ensure
 from streams.sse import StreamEmitter
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -167,19 +167,23 @@ def test_the_remote_prompt_gets_the_detected_locale(
     assert FRENCH["no_answer_text"] in prompt
 
 
-def test_the_demo_bot_has_french_texts_for_every_configured_text() -> None:
+def test_the_demo_bot_has_french_german_and_spanish_texts_for_every_configured_text() -> None:
     bot = bot_settings_get(bot_id=demo_bot_ensure().pk)
 
-    french, english = bot.texts("fr"), bot.texts("en")
-    for name in (
-        "refusal",
-        "no_answer",
-        "injection_refusal",
-        "escalation",
-        "escalation_unavailable",
-    ):
-        assert getattr(french, name) != getattr(english, name), name
-    assert french.escalation == FRENCH_TEXTS["escalation_text"]
+    english = bot.texts("en")
+    for locale, texts in LOCALE_TEXTS.items():
+        translated = bot.texts(locale)
+        for name in (
+            "refusal",
+            "no_answer",
+            "injection_refusal",
+            "escalation",
+            "escalation_unavailable",
+        ):
+            assert getattr(translated, name) not in ("", getattr(english, name)), (locale, name)
+        assert translated.escalation == texts["escalation_text"]
+    assert bot.texts("fr").escalation == FRENCH_TEXTS["escalation_text"]
+    assert set(bot.answer_locales_allowed()) >= {"en", "fr", "de", "es"}
 
 
 def test_the_offline_answer_streams_in_several_partials() -> None:
