@@ -1,4 +1,4 @@
-"""A visitor asks the demo bot (offline provider, English documents) in French and in German, in real
+"""A visitor asks the demo bot (offline provider, English documents) in French, German and Chinese, in real
 headless Chromium: the multilingual vector side finds the English passage, and the answer quotes it in
 English, framed in the question's language. Screenshot: test-artifacts/across-languages.png."""
 
@@ -34,9 +34,11 @@ def demo(live_api: str, celery_worker: str) -> Iterator[Bot]:
             "deliver",
         ),
         ("Wie lange dauert die Lieferung?", "Die Dokumentation (auf Englisch) sagt", "deliver"),
+        # Nine characters: detected as Chinese from its bytes, framed by CLDR's name for English.
+        ("送货需要多长时间？", "文档（英语）指出", "deliver"),
     ],
 )
-def test_a_french_and_a_german_question_get_the_english_passage_framed_in_their_language(
+def test_french_german_and_chinese_questions_get_the_english_passage_framed_in_their_language(
     browser: Browser, live_api: str, demo: Bot, question: str, frame: str, english: str
 ) -> None:
     page = browser_context(browser).new_page()
