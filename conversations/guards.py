@@ -220,6 +220,15 @@ _SMALL_TALK: dict[str, dict[str, tuple[str, ...]]] = {
         "filler": ("senhor", "senhora"),
     },
 }
+# Each language's (phrase, category) pairs, longest phrase first: sorted once, not per message.
+_SMALL_TALK_PHRASES = {
+    language: sorted(
+        ((phrase, category) for category, phrases in categories.items() for phrase in phrases),
+        key=lambda pair: len(pair[0]),
+        reverse=True,
+    )
+    for language, categories in _SMALL_TALK.items()
+}
 _PUNCTUATION = re.compile(r"[^\w\s'’-]+")
 
 
@@ -267,12 +276,7 @@ def _small_talk(text: str) -> tuple[str, str] | None:
     normalized = " ".join(_PUNCTUATION.sub(" ", unicodedata.normalize("NFC", text).lower()).split())
     if not normalized or len(normalized) > 80:
         return None
-    for language, categories in _SMALL_TALK.items():
-        phrases = sorted(
-            ((p, c) for c, ps in categories.items() for p in ps),
-            key=lambda pc: len(pc[0]),
-            reverse=True,
-        )
+    for language, phrases in _SMALL_TALK_PHRASES.items():
         rest, category = normalized, None
         while rest:
             found = next(

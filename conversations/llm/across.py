@@ -60,7 +60,7 @@ def cross_language_frame(*, text: str, question_language: str, passage_language:
     if not question_language or not passage_language or question_language == passage_language:
         return text
     frame = CROSS_LANGUAGE_FRAMES.get(question_language)
-    name = language_name(language=passage_language, in_language=question_language) if frame else ""
-    if frame is None or not name:
+    if frame is None:
         return text
-    return frame.format(language=name, text=text)
+    name = language_name(language=passage_language, in_language=question_language)
+    return frame.format(language=name, text=text) if name else text

@@ -6,7 +6,6 @@ the console. Screenshots: test-artifacts/widget-limit-*.png."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Route, expect
@@ -23,15 +22,11 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 LONG = ("Ma batterie ne tient plus la charge après deux ans d'usage quotidien. " * 80)[:5000]
 
 
-@pytest.fixture
-def demo(live_api: str) -> Iterator[str]:
-    demo_widget_ensure(bot=demo_bot_ensure(), origins=(live_api,))
-    yield live_api
-
-
-def test_a_5000_character_message_is_counted_blocked_and_kept(browser: Browser, demo: str) -> None:
+def test_a_5000_character_message_is_counted_blocked_and_kept(
+    browser: Browser, demo_site: str
+) -> None:
     page = browser_context(browser).new_page()
-    widget = widget_open(page, demo)
+    widget = widget_open(page, demo_site)
     box, send, count = (
         widget.locator("textarea"),
         widget.locator("button.send"),
@@ -61,7 +56,7 @@ def test_a_5000_character_message_is_counted_blocked_and_kept(browser: Browser, 
 
 
 def test_a_message_the_server_refuses_stays_with_its_reason_in_the_visitors_language(
-    browser: Browser, demo: str
+    browser: Browser, demo_site: str
 ) -> None:
     """A widget that does not know the limit (an older copy cached by the host page, here its
     config answered without the limit): the server refuses, in French on a French page."""
@@ -74,7 +69,7 @@ def test_a_message_the_server_refuses_stays_with_its_reason_in_the_visitors_lang
         route.fulfill(response=response, body=json.dumps(body))
 
     page.route("**/api/v1/widget/config", without_limit)
-    page.goto(f"{demo}/demo/?lang=fr")
+    page.goto(f"{demo_site}/demo/?lang=fr")
     widget = widget_of(page)
     widget.locator("button.launcher").click()
     box = widget.locator("textarea")

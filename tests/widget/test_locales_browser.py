@@ -5,26 +5,16 @@ Screenshot: test-artifacts/widget-locale-de.png."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Browser, expect
 
-from prompts.services.demo import demo_bot_ensure
 from tests.handoff.pages import browser_context, widget_of
 from tests.support.browser import artifact_path
-from widget.services import demo_widget_ensure
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 
 
-@pytest.fixture
-def demo(live_api: str) -> Iterator[str]:
-    demo_widget_ensure(bot=demo_bot_ensure(), origins=(live_api,))
-    yield live_api
-
-
-def test_the_widget_speaks_the_pages_language(browser: Browser, demo: str) -> None:
+def test_the_widget_speaks_the_pages_language(browser: Browser, demo_site: str) -> None:
     page = browser_context(browser).new_page()
     expected = {
         "de": ("Ihre Frage…", "Senden", "Mit einem Menschen sprechen"),
@@ -36,7 +26,7 @@ def test_the_widget_speaks_the_pages_language(browser: Browser, demo: str) -> No
         "nl": ("Type your question…", "Send", "Talk to a human"),  # no Dutch texts: English
     }
     for lang, (placeholder, send, human) in expected.items():
-        page.goto(f"{demo}/demo/?lang={lang}")
+        page.goto(f"{demo_site}/demo/?lang={lang}")
         widget = widget_of(page)
         widget.locator("button.launcher").click()
         expect(widget.locator("textarea")).to_have_attribute("placeholder", placeholder)
