@@ -89,13 +89,13 @@ def _truth(
 
 
 def _statements(
-    table: str, *, column: str, cast: str, walk: int, product_text: bool
+    table: str, *, column: str, cast: str, walk: Callable[[int], int], product_text: bool
 ) -> dict[str, Callable[[int], str]]:
     """Each kind's statement for one workspace: the vector side, the full text (the product's BM25
     statement, or the plain baseline's ts_rank), and both fused."""
 
     def vector(workspace: int) -> str:
-        return layouts.vector_sql(table, column=column, cast=cast, walk=walk).format(
+        return layouts.vector_sql(table, column=column, cast=cast, walk=walk(workspace)).format(
             workspace=workspace
         )
 
@@ -121,13 +121,19 @@ def _search(
     column="embedding",
     cast="vector(384)",
     walk=40,
+    deepen: Callable[[int], int] | None = None,
     vector_only=False,
 ) -> dict:  # type: ignore[no-untyped-def]
+    """`deepen`: the walk's depth by workspace (the product's rule, ef_search and rows re-scored);
+    otherwise ef_search EF_SEARCH and `walk` rows."""
     cursor = conn.cursor()
-    cursor.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
     cursor.execute("SET hnsw.iterative_scan = relaxed_order")
+
+    def depth(workspace: int) -> int:
+        return deepen(workspace) if deepen else walk
+
     # The isolated layouts run the product's full-text statement; the plain baseline ts_rank.
-    kinds = _statements(table, column=column, cast=cast, walk=walk, product_text=table != "plain")
+    kinds = _statements(table, column=column, cast=cast, walk=depth, product_text=table != "plain")
     if vector_only:
         kinds = {"vector": kinds["vector"]}
     figures = {}
@@ -137,6 +143,8 @@ def _search(
             for repeat in range(2):  # the first pass warms the cache; the second is measured
                 for index in range(queries):
                     workspace = workspaces[index % len(workspaces)]
+                    ef_search = deepen(workspace) if deepen else EF_SEARCH
+                    cursor.execute(f"SET hnsw.ef_search = {int(ef_search)}")
                     params = {
                         "q": corpus.query_vectors[index],
                         "text": corpus.queries[index],
@@ -193,10 +201,11 @@ def _halfvec(conn, corpus, truth, *, queries: int, vector_build: float) -> None:
     )
 
 
-def _partial_halfvec(conn, corpus, classes, truth, *, queries: int) -> None:  # type: ignore[no-untyped-def]
+def _partial_halfvec(conn, corpus, classes, truth, *, sizes, queries: int) -> None:  # type: ignore[no-untyped-def]
     """The partial layout's half-precision graphs, as the product searches them: the walk reads
-    ef_search rows, re-scored at full precision (`partial+half`); and the same walk cut at 40 rows
-    (`half@40`, vector side only), which tells the re-scoring depth from the precision. Then the
+    ef_search rows, as deep as the product's rule sets it for the workspace's size, re-scored at full
+    precision (`partial+half`); the walk at the fixed ef_search of 100 (`half@100`) and cut at 40 rows
+    (`half@40`), vector side only, which tell the depth and the re-scoring apart. Then the
     full-precision graphs go, so ingest is measured with the product's indexes."""
     cursor = conn.cursor()
     full = layouts.index_bytes(cursor, "partial", like="vector_cosine_ops")
@@ -205,7 +214,24 @@ def _partial_halfvec(conn, corpus, classes, truth, *, queries: int) -> None:  # 
         f"partial graphs: full precision {full / 2**20:.0f} MB, halfvec {half / 2**20:.0f} MB",
         flush=True,
     )
-    for label, walk, vector_only in (("partial+half", EF_SEARCH, False), ("half@40", 40, True)):
+    from rag.retrieval.sql import walk_depth  # the package loads models: after django.setup()
+
+    def product_depth(workspace: int) -> int:
+        return walk_depth(scope_chunks=sizes[workspace], ef_search=EF_SEARCH)
+
+    print(
+        "partial+half walks as the product does (rag.retrieval.sql.walk_depth): ef_search "
+        + ", ".join(
+            f"{name} {product_depth(workspaces[0])}" for name, workspaces in classes.items()
+        ),
+        flush=True,
+    )
+    runs = (
+        ("partial+half", EF_SEARCH, product_depth, False),
+        ("half@100", EF_SEARCH, None, True),
+        ("half@40", 40, None, True),
+    )
+    for label, walk, deepen, vector_only in runs:
         figures = _search(
             conn,
             corpus,
@@ -215,6 +241,7 @@ def _partial_halfvec(conn, corpus, classes, truth, *, queries: int) -> None:  # 
             queries,
             cast="halfvec(384)",
             walk=walk,
+            deepen=deepen,
             vector_only=vector_only,
         )
         _print_search(label, figures)
@@ -226,7 +253,9 @@ def main() -> None:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=40)
-    parser.add_argument("--base-limit", type=int, default=2000)
+    parser.add_argument(
+        "--base-limit", type=int, default=0, help="base texts used (0: every piece of the corpus)"
+    )
     parser.add_argument(
         "--threshold", type=int, default=5000, help="rows that earn a workspace its own index"
     )
@@ -287,7 +316,7 @@ def main() -> None:
         for name in chosen:
             _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
         if "partial" in chosen:
-            _partial_halfvec(conn, corpus, classes, truth, queries=args.queries)
+            _partial_halfvec(conn, corpus, classes, truth, sizes=sizes, queries=args.queries)
         if "part" in chosen:
             _halfvec(
                 conn, corpus, truth, queries=args.queries, vector_build=builds["part"]["hnsw_big"]

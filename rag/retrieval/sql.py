@@ -24,6 +24,7 @@ checked against the scope once more, so a full-text hit outside it can never com
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,11 +64,28 @@ scope AS (
 _SETTINGS_RESET = (
     "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan"
 )
+
+# The HNSW walk's depth grows with the scope: ef_search is at least WALK_SHARE of the chunks in scope, up to
+# pgvector's maximum. A graph's recall at a fixed ef_search falls as it grows, the more so where passages
+# cluster (bench/scale at 1M rows, a 500k-chunk workspace, recall@10 against exact: 0.81 at ef_search 100,
+# 0.86 at 200, 0.91 at 400, 0.94 at 800, 0.97 at 1000; a 50k-chunk one: 0.96 at 100). The walk's rows are
+# all re-scored, so the side reads max(candidates, depth) rows: 1.2 ms at 100, 11 ms at 1000 for the 500k
+# workspace. docs/decisions/tenant-isolation.md has the runs.
+WALK_SHARE = 0.002
+WALK_MAX = 1000  # hnsw.ef_search's maximum
+
+
+def walk_depth(*, scope_chunks: int, ef_search: int) -> int:
+    """The ef_search a walk over `scope_chunks` chunks runs at (`_PLAN_SQL` computes the same in SQL)."""
+    return max(int(ef_search), min(WALK_MAX, math.ceil(scope_chunks * WALK_SHARE)))
+
+
 _PLAN_SQL = (
     "WITH"  # noqa: S608 (module constants only)
     + _SCOPE_CTE
     + """
-SELECT set_config('hnsw.ef_search', %(ef_search)s, true),
+SELECT set_config('hnsw.ef_search',
+                  greatest(%(ef_search)s::int, least(%(walk_max)s, ceil(n * %(walk_share)s)::int))::text, true),
        set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('enable_sort', CASE WHEN n > %(exact_max)s THEN 'off' ELSE 'on' END, true),
        set_config('enable_indexscan', CASE WHEN n > %(exact_max)s THEN 'on' ELSE 'off' END, true), n
@@ -89,10 +107,12 @@ def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, lim
       (sorting by the halfvec expression cost ~1 ms per 500 rows)."""
     distance = f"{column} <=> {query}::vector({dims})"
     scope = "c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined"
+    # the walk reads its whole candidate list: ef_search rows, as deep as `_PLAN_SQL` set it for the scope
+    walk = f"CASE WHEN {limit} > 0 THEN greatest({limit}, current_setting('hnsw.ef_search')::int) ELSE 0 END"
     return f"""
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
      WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'on'
-     ORDER BY {graph} <=> {query}::halfvec({dims}) LIMIT {limit})
+     ORDER BY {graph} <=> {query}::halfvec({dims}) LIMIT {walk})
     UNION ALL
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
      WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'off'
@@ -344,6 +364,39 @@ def hybrid_plan(
     return "\n".join(row[0] for row in rows)
 
 
+_SCOPE_CHUNKS_SQL = "WITH" + _SCOPE_CTE + "SELECT coalesce(sum(chunk_count), 0) FROM scope"  # noqa: S608
+
+
+def plan_settings(*, params: HybridParams, ef_search: int, exact_max: int) -> dict[str, Any]:
+    """The planner settings `_PLAN_SQL` chooses for this scope (and the chunks it counted), for tests and
+    diagnosis; they are reset before this returns."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SCOPE_CHUNKS_SQL, _values(params))
+        (chunks,) = cursor.fetchone()
+        cursor.execute(
+            _PLAN_SQL + _SETTINGS_RESET,
+            {**_values(params), **_settings_values(ef_search=ef_search, exact_max=exact_max)},
+        )
+        ef, iterative, sort, indexscan, counted = cursor.fetchone()
+    return {
+        "hnsw.ef_search": int(ef),
+        "hnsw.iterative_scan": iterative,
+        "enable_sort": sort,
+        "enable_indexscan": indexscan,
+        "scope_chunks": int(counted),
+        "counted_apart": int(chunks),
+    }
+
+
+def _settings_values(*, ef_search: int, exact_max: int) -> dict[str, Any]:
+    return {
+        "ef_search": int(ef_search),
+        "exact_max": int(exact_max),
+        "walk_share": WALK_SHARE,
+        "walk_max": WALK_MAX,
+    }
+
+
 def _run(
     cursor: Any,
     *,
@@ -371,7 +424,7 @@ def _run(
     ):  # inside a caller's transaction the settings would outlive this search
         statements += ";\n" + _SETTINGS_RESET
     cursor.execute(
-        statements, {**values, "ef_search": str(int(ef_search)), "exact_max": int(exact_max)}
+        statements, {**values, **_settings_values(ef_search=ef_search, exact_max=exact_max)}
     )
     cursor.nextset()  # past the settings' row
     return cursor.fetchall()

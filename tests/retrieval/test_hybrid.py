@@ -10,8 +10,8 @@ from conversations.models import Conversation
 from core.models import Workspace
 from rag.embeddings import query_cache_clear
 from rag.models import Chunk
-from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
-from rag.retrieval.sql import hybrid_plan, text_rows
+from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand, sql
+from rag.retrieval.sql import hybrid_plan, plan_settings, text_rows, walk_depth
 from tests.support.knowledge import document_ingested, hybrid_params
 
 pytestmark = pytest.mark.django_db
@@ -148,6 +148,29 @@ def test_one_retriever_alone_through_the_same_statement() -> None:
         hit.vector_rank is None and hit.text_rank == hit.rank for hit in text.hits
     )
     assert "25 euros" in vector.hits[0].text and "25 euros" in text.hits[0].text
+
+
+def test_the_walk_deepens_with_the_scope_as_walk_depth_says(monkeypatch) -> None:
+    workspace, bot = _workspace("ws-depth")
+    document_ingested(workspace=workspace, text=BIKES, bots=[bot])
+    document_ingested(workspace=workspace, text=SECRET, filename="note.md", bots=[bot])
+    params = hybrid_params(workspace=workspace, bot=bot, question="How much is a bike?")
+    chosen = plan_settings(params=params, ef_search=1, exact_max=0)
+    chunks = chosen["scope_chunks"]
+    assert chunks == chosen["counted_apart"] and chunks >= 2
+    assert chosen["enable_indexscan"] == "on" and chosen["hnsw.iterative_scan"] == "relaxed_order"
+    # At the product's share a scope this small keeps the floor; a share of one walks a row per chunk,
+    # and the ceiling holds whatever the share.
+    assert chosen["hnsw.ef_search"] == walk_depth(scope_chunks=chunks, ef_search=1) == 1
+    monkeypatch.setattr(sql, "WALK_SHARE", 1.0)
+    assert plan_settings(params=params, ef_search=1, exact_max=0)["hnsw.ef_search"] == chunks
+    assert walk_depth(scope_chunks=chunks, ef_search=1) == chunks
+    monkeypatch.setattr(sql, "WALK_MAX", chunks - 1)
+    assert plan_settings(params=params, ef_search=1, exact_max=0)["hnsw.ef_search"] == chunks - 1
+    assert plan_settings(params=params, ef_search=50, exact_max=0)["hnsw.ef_search"] == 50
+    with connection.cursor() as cursor:  # nothing outlives the look
+        cursor.execute("SHOW hnsw.ef_search")
+        assert cursor.fetchone()[0] == "40"
 
 
 def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_ranking(
