@@ -107,7 +107,9 @@ def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, lim
       (sorting by the halfvec expression cost ~1 ms per 500 rows)."""
     distance = f"{column} <=> {query}::vector({dims})"
     scope = "c.document_id IN (SELECT id FROM scope) AND NOT c.quarantined"
-    # the walk reads its whole candidate list: ef_search rows, as deep as `_PLAN_SQL` set it for the scope
+    # The walk reads its whole candidate list, ef_search rows as deep as `_PLAN_SQL` set it for the scope
+    # (at least `limit`), re-scored at full precision; the caller keeps the best `limit`. A side that is off
+    # (`limit` 0) reads none.
     walk = f"CASE WHEN {limit} > 0 THEN greatest({limit}, current_setting('hnsw.ef_search')::int) ELSE 0 END"
     return f"""
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
@@ -136,7 +138,7 @@ vector_hits AS ("""
         dims="{dims}",
         where="""c.workspace_id = %(workspace_id)s AND c.embedding_model = %(model_id)s
       AND c.embedding_dims = {dims}""",
-        limit="%(vector_walk)s",
+        limit="%(vector_candidates)s",
     )
     + """),
 vector_ranked AS (
@@ -164,7 +166,7 @@ multi_hits AS ("""
         dims="{multi_dims}",
         where="""c.workspace_id = %(workspace_id)s AND c.embedding_multi_model = %(multi_model_id)s
       AND c.embedding_multi IS NOT NULL""",
-        limit="CASE WHEN (SELECT present FROM multi_present) THEN %(multi_walk)s ELSE 0 END",
+        limit="CASE WHEN (SELECT present FROM multi_present) THEN %(multi_candidates)s ELSE 0 END",
     )
     + """),
 multi_ranked AS (
@@ -364,15 +366,10 @@ def hybrid_plan(
     return "\n".join(row[0] for row in rows)
 
 
-_SCOPE_CHUNKS_SQL = "WITH" + _SCOPE_CTE + "SELECT coalesce(sum(chunk_count), 0) FROM scope"  # noqa: S608
-
-
 def plan_settings(*, params: HybridParams, ef_search: int, exact_max: int) -> dict[str, Any]:
     """The planner settings `_PLAN_SQL` chooses for this scope (and the chunks it counted), for tests and
     diagnosis; they are reset before this returns."""
     with connection.cursor() as cursor:
-        cursor.execute(_SCOPE_CHUNKS_SQL, _values(params))
-        (chunks,) = cursor.fetchone()
         cursor.execute(
             _PLAN_SQL + _SETTINGS_RESET,
             {**_values(params), **_settings_values(ef_search=ef_search, exact_max=exact_max)},
@@ -384,7 +381,6 @@ def plan_settings(*, params: HybridParams, ef_search: int, exact_max: int) -> di
         "enable_sort": sort,
         "enable_indexscan": indexscan,
         "scope_chunks": int(counted),
-        "counted_apart": int(chunks),
     }
 
 
@@ -411,11 +407,6 @@ def _run(
         "text_ids": [hit.chunk_id for hit in text],
         "text_scores": [hit.score for hit in text],
     }
-    # The walks read the HNSW candidate list whole (ef_search rows): re-scored at full precision, the
-    # best `candidates` of them are kept.
-    for side in ("vector", "multi"):
-        candidates = values[f"{side}_candidates"]
-        values[f"{side}_walk"] = max(candidates, int(ef_search)) if candidates else 0
     dims = len(params.query_embedding) or len(params.multi_embedding) or 1
     multi_dims = len(params.multi_embedding) or MULTI_MODEL_DIMS
     statements = _PLAN_SQL + prefix + _HYBRID_SQL.format(dims=dims, multi_dims=multi_dims)
