@@ -104,8 +104,12 @@ def language_identifier_load() -> None:
     language_identifier()
 
 
+@functools.lru_cache(maxsize=256)
 def language_detect(text: str) -> str:
-    """An ISO 639-1 code, or '' when the text is too short or the guess too unsure."""
+    """An ISO 639-1 code, or '' when the text is too short or the guess too unsure.
+
+    Kept for the last texts asked: a turn asks it of its question three times (the answer's locale, the
+    documents' languages, the search plan) and of the same top chunks turn after turn."""
     sample = text[:20000]
     if _size(sample.strip()) < MIN_SIZE:
         return ""

@@ -463,7 +463,7 @@ def _literal(vector: Sequence[float]) -> str | None:
     """pgvector's text form, or NULL for a side without a query vector (its LIMIT is then 0)."""
     if not vector:
         return None
-    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
+    return "[" + ",".join(map(repr, map(float, vector))) + "]"
 
 
 def _stop_words_config(language: str) -> str | None:
