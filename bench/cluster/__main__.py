@@ -1,7 +1,7 @@
 """bench/cluster: a deployment of several machines, shown on one, and what a crash of two of them loses.
 
     .venv/bin/python -m bench.cluster /work/shared/corpora/scifact-en [--visitors 64] [--turns 4]
-        [--documents 500] [--kill-after 10]
+        [--documents 500] [--kill-at 0.5]
 
 It runs the steps of "Scaling out" in docs/operations.md, each as a process of its own:
 - PostgreSQL (pgvector) and Valkey as standalone servers on TCP ports, reached through DATABASE_URL and
@@ -11,12 +11,13 @@ It runs the steps of "Scaling out" in docs/operations.md, each as a process of i
 - a scripted OpenAI-compatible LLM server (the tests' one, streaming tokens at a model's pace).
 
 Then 64 visitors stream answers through nginx while 500 documents of the corpus are uploaded, and
-`--kill-after` seconds in it SIGKILLs one web process and one ingestion worker (process group and
-all), leaving them dead. The visitors retry as widget.js does (bench.cluster.clients). Afterwards it
-checks, in the database and in what the clients received (bench.cluster.report): each
-client_message_id answered exactly once, no document stuck, none created twice or missing, no chunk
-duplicated; and it prints the peak number of PostgreSQL connections against max_connections, which
-says whether a PgBouncer is needed at this size.
+once `--kill-at` (half) of the visitors' messages are answered, with streams still open on both web
+processes, it SIGKILLs one web process and one ingestion worker (process group and all), leaving them
+dead. (A fixed delay missed the load on a fast machine: the kills came as the last answers did.)
+The visitors retry as widget.js does (bench.cluster.clients). Afterwards it checks, in the database
+and in what the clients received (bench.cluster.report): each client_message_id answered exactly once,
+no document stuck, none created twice or missing, no chunk duplicated; and it prints the peak number
+of PostgreSQL connections against max_connections, which says whether a PgBouncer is needed at this size.
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ def main() -> int:
     )
     parser.add_argument("--documents", type=int, default=500)
     parser.add_argument(
-        "--kill-after", type=float, default=10.0, help="seconds into the load before the kills"
+        "--kill-at",
+        type=float,
+        default=0.5,
+        help="share of the visitors' messages answered before the kills (the load is then in full swing)",
     )
     parser.add_argument("--token-delay", type=float, default=0.02)
     parser.add_argument("--ingest-timeout", type=float, default=1200)
@@ -222,11 +226,32 @@ def _session(base_url: str, headers: dict[str, str], bot_id: str) -> str:
 
 
 async def _load(args, base_url, headers, bot_id, conversations, questions, documents, nodes, say):  # type: ignore[no-untyped-def]
-    from bench.cluster.clients import documents_upload, visitors_run
+    from bench.cluster.clients import VisitorMessage, documents_upload, visitors_run
     from rag.models import Document
 
+    messages: list[VisitorMessage] = []
+    total = len(conversations) * args.turns
+    started = time.perf_counter()
+    visitors = asyncio.ensure_future(
+        visitors_run(
+            base_url=base_url,
+            headers=headers,
+            conversations=conversations,
+            questions=questions,
+            turns=args.turns,
+            messages=messages,
+        )
+    )
+
     async def kills() -> None:
-        await asyncio.sleep(args.kill_after)
+        while sum(m.total is not None for m in messages) < args.kill_at * total:
+            if visitors.done():  # every visitor gave up or finished early: kill anyway, and say so
+                break
+            await asyncio.sleep(0.05)
+        open_streams = sum(m.total is None for m in messages)
+        say(
+            f"{len(messages) - open_streams} of {total} messages answered, {open_streams} streams open"
+        )
         processing = await asyncio.to_thread(
             lambda: Document.objects.filter(status="processing").count()
         )
@@ -236,15 +261,8 @@ async def _load(args, base_url, headers, bot_id, conversations, questions, docum
             f"{processing} documents were being ingested then, by either worker"
         )
 
-    started = time.perf_counter()
-    messages, uploads, _ = await asyncio.gather(
-        visitors_run(
-            base_url=base_url,
-            headers=headers,
-            conversations=conversations,
-            questions=questions,
-            turns=args.turns,
-        ),
+    _, uploads, _ = await asyncio.gather(
+        visitors,
         documents_upload(base_url=base_url, headers=headers, documents=documents, bot_id=bot_id),
         kills(),
     )

@@ -136,11 +136,14 @@ async def visitors_run(
     conversations: Sequence[str],
     questions: Sequence[str],
     turns: int,
+    messages: list[VisitorMessage] | None = None,
 ) -> list[VisitorMessage]:
-    """One visitor per conversation, all at once, each sending `turns` messages one after another."""
+    """One visitor per conversation, all at once, each sending `turns` messages one after another.
+    Each message joins `messages` (a new list unless given) when it is first sent, so a caller can
+    follow the load as it goes."""
     limits = httpx.Limits(max_connections=len(conversations) + 8)
     timeout = httpx.Timeout(120.0, connect=10.0)
-    messages: list[VisitorMessage] = []
+    messages = [] if messages is None else messages
     async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout) as client:
 
         async def visitor(index: int, conversation: str) -> None:
