@@ -312,7 +312,13 @@ class TermStat(models.Model):
     frequency. Kept by triggers on rag_chunk (migration 0003), in the transaction that writes the chunks."""
 
     pk = models.CompositePrimaryKey("workspace", "config", "term")
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the primary key, workspace first, serves every look-up by workspace. A second
+    # index on workspace_id alone cost each statistics upsert one more index write, and under stale
+    # statistics (a new workspace, before ANALYZE) the planner read a lexeme's row through it and then
+    # filtered the workspace's every term (migration 0018).
+    workspace = models.ForeignKey(
+        Workspace, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     config = models.CharField(max_length=40)
     term = models.TextField()
     chunks = models.PositiveIntegerField()
@@ -326,7 +332,9 @@ class CorpusStat(models.Model):
     kept by the same triggers as TermStat."""
 
     pk = models.CompositePrimaryKey("workspace", "config")
-    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    workspace = models.ForeignKey(  # the primary key serves look-ups by workspace, as for TermStat
+        Workspace, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     config = models.CharField(max_length=40)
     chunks = models.PositiveIntegerField()
     length = models.BigIntegerField()

@@ -73,7 +73,13 @@ query_terms AS MATERIALIZED (
               FROM ts_debug(%(query_config)s::regconfig, %(query_text)s) AS d WHERE d.lexemes <> '{}')
     END)) AS t
     JOIN rag_corpusstat AS cs ON cs.workspace_id = %(workspace_id)s AND cs.config = q.cfg AND cs.chunks > 0
-    JOIN rag_termstat AS st ON st.workspace_id = %(workspace_id)s AND st.config = q.cfg AND st.term = t.lexeme
+    -- One primary-key probe per lexeme, whatever the planner believes of the workspace's statistics: as a
+    -- plain join, a workspace created after the last ANALYZE (estimated at one row) had all its terms read
+    -- and filtered against each lexeme (LIMIT 1 keeps the subquery from being flattened back into a join).
+    CROSS JOIN LATERAL (
+        SELECT s.chunks FROM rag_termstat AS s
+        WHERE s.workspace_id = %(workspace_id)s AND s.config = q.cfg AND s.term = t.lexeme LIMIT 1
+    ) AS st
 ),
 ranked_terms AS MATERIALIZED (
     SELECT *, (rarer = 0 OR rarer + postings <= %(postings_budget)s

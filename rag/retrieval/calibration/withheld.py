@@ -51,7 +51,10 @@ SELECT g.id, coalesce((
     JOIN (SELECT lexeme, coalesce(array_length(positions, 1), 1) AS qtf
           FROM unnest(parley_tsvector(g.cfg, %(query)s))) AS q ON q.lexeme = t.lexeme
     JOIN rag_corpusstat AS cs ON cs.workspace_id = %(workspace_id)s AND cs.config = g.cfg AND cs.chunks > 0
-    JOIN rag_termstat AS st ON st.workspace_id = %(workspace_id)s AND st.config = g.cfg AND st.term = t.lexeme
+    CROSS JOIN LATERAL (  -- a primary-key probe per lexeme, as in rag.retrieval.bm25's query_terms
+        SELECT s.chunks FROM rag_termstat AS s
+        WHERE s.workspace_id = %(workspace_id)s AND s.config = g.cfg AND s.term = t.lexeme LIMIT 1
+    ) AS st
 ), 0) FROM given AS g
 """
 
