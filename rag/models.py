@@ -94,6 +94,10 @@ class Document(models.Model):
     error = models.TextField(blank=True)
     progress = models.PositiveSmallIntegerField(default=0)
     chunk_count = models.PositiveIntegerField(default=0)
+    # Its chunks are kept out of the shared HNSW graphs (their `shared_indexed` is false): set when the
+    # document is ingested into a workspace that has graphs of its own (rag.workspace_indexes), whose
+    # walks find them; cleared with its chunks' flag before those graphs are dropped.
+    chunks_apart = models.BooleanField(default=False, db_default=False)
     attempts = models.PositiveSmallIntegerField(
         default=0, help_text="Deliveries since the last (re)queue."
     )
@@ -182,6 +186,10 @@ class Chunk(models.Model):
     injection_excerpt = models.TextField(blank=True, default="", db_default="")
     quarantined = models.BooleanField(default=False, db_default=False)
     released_at = models.DateTimeField(null=True, blank=True)
+    # In the shared HNSW graphs (their predicates hold it): false for the chunks of a document kept apart
+    # (Document.chunks_apart), which its workspace's own graphs hold, so a large workspace's new chunks
+    # never pay an insert into the graphs of the whole table (docs/decisions/tenant-isolation.md).
+    shared_indexed = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         ordering = ["document", "ordinal"]
@@ -223,7 +231,7 @@ class Chunk(models.Model):
                 HnswIndex(
                     OpClass(embedding_half(dims), name="halfvec_cosine_ops"),
                     name=f"chunk_embedding_half_{dims}",
-                    condition=models.Q(embedding_dims=dims),
+                    condition=models.Q(embedding_dims=dims, shared_indexed=True),
                     m=16,
                     ef_construction=64,
                 )
@@ -237,7 +245,7 @@ class Chunk(models.Model):
                     name="halfvec_cosine_ops",
                 ),
                 name="chunk_embedding_multi_half",
-                condition=Q(embedding_multi__isnull=False),
+                condition=Q(embedding_multi__isnull=False, shared_indexed=True),
                 m=16,
                 ef_construction=64,
             ),

@@ -104,7 +104,9 @@ def chunks_by_vector_distance(
     """Chunks of one model ordered by cosine distance to the query, through that dimension's partial HNSW index.
 
     The cast (`embedding::halfvec(N)`, the graph's half-precision copy) and the `embedding_dims` filter must
-    match the index definition for PostgreSQL to use it; `distance` is the full-precision one.
+    match the index definition for PostgreSQL to use it; `distance` is the full-precision one. The shared
+    graph holds the chunks with `shared_indexed` (migration 0019): `chunks` filtered on it can walk that
+    graph, a workspace's own graph holds all of that workspace's chunks.
     """
     dims = len(query_vector)
     return (

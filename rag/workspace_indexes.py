@@ -15,6 +15,14 @@ Each expression and predicate repeats the retrieval statements' (rag.retrieval.s
 so the planner picks the index by itself. Graphs hold half-precision vectors, as the shared ones
 (migration 0015). Built and dropped CONCURRENTLY: writes to chunks never wait for it. A new index is
 built before an index it replaces is dropped, so a workspace is never left without one.
+
+Once a workspace's own graphs are built, the documents ingested into it keep their chunks out of the shared
+graphs (`Document.chunks_apart`, `Chunk.shared_indexed`: `own_graphs_ready` decides at ingestion): a new
+chunk then pays an insert into its workspace's graphs only, not into graphs of the whole table. Chunks
+written before stay in both. Before a workspace's own graphs are dropped, its documents return to the shared
+graphs (`_apart_return`), and each sync returns those of any workspace left without its own graphs (a
+document ingested while they were being dropped). Searches are right in every state: their walks over
+chunks kept apart and over shared chunks are separate branches (rag.retrieval.sql).
 """
 
 from __future__ import annotations
@@ -88,6 +96,44 @@ class _Wanted:
             f"({column}){options} WHERE workspace_id = '{self.workspace_id}'::uuid"
             + (f" AND {predicate}" if predicate else "")
         )
+
+
+def own_graphs_ready(*, workspace_id: uuid.UUID | str, dims: int, multilingual: bool) -> bool:
+    """Whether the workspace's own graph of `dims` (and its multilingual one, when its chunks get
+    multilingual vectors) are built and valid, so a document ingested now can keep its chunks apart."""
+    names = [workspace_index_name(workspace_id=workspace_id, kind="half", dims=dims)]
+    if multilingual:
+        names.append(
+            workspace_index_name(workspace_id=workspace_id, kind="mhalf", dims=MULTI_MODEL_DIMS)
+        )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT count(*) FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+            WHERE c.relname = ANY(%s) AND i.indisvalid""",
+            [names],
+        )
+        return int(cursor.fetchone()[0]) == len(names)
+
+
+# Documents kept apart return to the shared graphs: their chunks first written into them (each chunk's new
+# row version goes into the shared graphs), then the documents' flag, in one statement.
+_APART_RETURN = """
+WITH returned AS (
+    UPDATE rag_document SET chunks_apart = false
+    WHERE workspace_id = ANY(%(workspaces)s::uuid[]) AND chunks_apart RETURNING id
+)
+UPDATE rag_chunk SET shared_indexed = true
+WHERE document_id IN (SELECT id FROM returned) AND NOT shared_indexed
+"""
+
+
+def _apart_return(cursor: Any, workspaces: set[uuid.UUID]) -> None:
+    if workspaces:
+        cursor.execute(_APART_RETURN, {"workspaces": [str(w) for w in sorted(workspaces)]})
+
+
+def _workspace_of(name: str) -> uuid.UUID:
+    return uuid.UUID(name[len(_PREFIX) : len(_PREFIX) + 32])
 
 
 def _existing() -> dict[str, bool]:
@@ -166,9 +212,28 @@ def _sync(
             result.created.append(name)
     finally:
         cursor.execute("RESET maintenance_work_mem")
-    for name, valid in existing.items():
-        kept = name in counts and counts[name].chunks >= threshold // 2
-        if (
-            valid and not kept
-        ):  # below half the size, or an earlier kind (its successor built above)
-            _drop(cursor, name, result)
+    dropping = [
+        name
+        for name, valid in existing.items()
+        # below half the size, or an earlier kind (its successor built above)
+        if valid and not (name in counts and counts[name].chunks >= threshold // 2)
+    ]
+    # A workspace losing its own graph of its model: its documents kept apart go back to the shared graphs
+    # first, so no chunk is left in neither.
+    _apart_return(cursor, {_workspace_of(name) for name in dropping if "_half_" in name})
+    for name in dropping:
+        _drop(cursor, name, result)
+    cursor.execute("SELECT DISTINCT workspace_id FROM rag_document WHERE chunks_apart")
+    apart = {uuid.UUID(str(workspace_id)) for (workspace_id,) in cursor.fetchall()}
+    graphs = _existing()
+    _apart_return(
+        cursor,
+        {
+            workspace
+            for workspace in apart
+            if not any(
+                valid and name.startswith(f"{_PREFIX}{workspace.hex}_half_")
+                for name, valid in graphs.items()
+            )
+        },
+    )

@@ -34,17 +34,18 @@ from rag.language import iso639_3, search_config_for
 from rag.models import Chunk, Document, document_upload_to
 from rag.passages.make import passages_write
 from rag.preview import preview_cache_clear
+from rag.workspace_indexes import own_graphs_ready
 
 _INSERT = """
 INSERT INTO rag_chunk (id, document_id, workspace_id, ordinal, text, heading_path, page_number, bbox, start_time,
                        end_time, metadata, token_count, embedding, embedding_dims, embedding_model, search_config,
                        search_vector, search_length, injection_score, injection_label, injection_excerpt,
-                       quarantined, embedding_multi, embedding_multi_model)
+                       quarantined, embedding_multi, embedding_multi_model, shared_indexed)
 SELECT gen_random_uuid(), %(document)s, %(workspace)s, r.ordinal, r.text, r.headings::jsonb, r.page_number,
        r.bbox::jsonb, r.start_time, r.end_time, %(metadata)s::jsonb || r.extra::jsonb, r.token_count,
        r.embedding::vector, vector_dims(r.embedding::vector), %(model)s, %(config)s, s.v, parley_tsvector_length(s.v),
        r.injection_score, r.injection_label, r.injection_excerpt, r.quarantined,
-       r.multi::vector, CASE WHEN r.multi IS NULL THEN '' ELSE %(multi_model)s END
+       r.multi::vector, CASE WHEN r.multi IS NULL THEN '' ELSE %(multi_model)s END, NOT %(apart)s
 FROM unnest(%(ordinals)s::int[], %(texts)s::text[], %(headings)s::text[], %(pages)s::int[], %(bboxes)s::text[],
             %(starts)s::float8[], %(ends)s::float8[], %(tokens)s::int[], %(embeddings)s::text[], %(extras)s::text[],
             %(injection_scores)s::float8[], %(injection_labels)s::text[], %(injection_excerpts)s::text[],
@@ -97,6 +98,13 @@ def _chunks_swap(
     detections: Sequence[Detection] | None,
 ) -> bool:
     document = prepared.document
+    # A workspace with graphs of its own keeps the document's chunks out of the shared graphs
+    # (rag.workspace_indexes: its inserts then walk its own graphs only).
+    apart = bool(vectors) and own_graphs_ready(
+        workspace_id=document.workspace_id,
+        dims=len(vectors[0]),
+        multilingual=bool(prepared.multi_model_id),
+    )
     with transaction.atomic():
         # The conditional UPDATE is the guard: zero rows means another worker took the document over.
         owned = Document.objects.filter(
@@ -114,11 +122,12 @@ def _chunks_swap(
             attempts=0,
             finished_at=timezone.now(),
             metadata=prepared.metadata,
+            chunks_apart=apart,
         )
         if not finished:
             return False
         Chunk.objects.filter(document_id=document.pk).delete()
-        _chunks_insert(prepared=prepared, vectors=vectors, detections=detections)
+        _chunks_insert(prepared=prepared, vectors=vectors, detections=detections, apart=apart)
     return True
 
 
@@ -153,6 +162,7 @@ def _chunks_insert(
     prepared: PreparedDocument,
     vectors: Sequence[Sequence[float]],
     detections: Sequence[Detection] | None,
+    apart: bool = False,
 ) -> None:
     drafts = prepared.drafts
     verdicts = list(detections) if detections is not None else [NOTHING] * len(drafts)
@@ -171,6 +181,7 @@ def _chunks_insert(
         "workspace": document.workspace_id,
         "metadata": json.dumps(metadata, ensure_ascii=False),
         "model": prepared.model_id,
+        "apart": apart,
         "config": search_config_for(prepared.language),
         "ordinals": [draft.ordinal for draft in drafts],
         "texts": [draft.text for draft in drafts],

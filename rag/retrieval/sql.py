@@ -40,7 +40,7 @@ from rag.retrieval.bm25 import BM25_SQL
 # The documents in scope; shared by the plan statement and the query, so both read the same boundary.
 _SCOPE_CTE = """
 scope AS (
-    SELECT d.id, d.language, d.chunk_count FROM rag_document AS d
+    SELECT d.id, d.language, d.chunk_count, d.chunks_apart FROM rag_document AS d
     WHERE d.workspace_id = %(workspace_id)s AND d.status = 'ready'
       AND (%(external_user_id)s::text IS NULL OR d.external_user_id IN ('', %(external_user_id)s::text))
       AND (%(document_ids)s::uuid[] IS NULL OR d.id = ANY(%(document_ids)s::uuid[]))
@@ -62,7 +62,8 @@ scope AS (
 # It is sent with the hybrid statement in one round trip: PostgreSQL runs the statements of one message
 # as one transaction, so the settings (`set_config(..., true)`) last for exactly that message.
 _SETTINGS_RESET = (
-    "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan"
+    "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan; "
+    "RESET parley.walk_shared; RESET parley.walk_apart"
 )
 
 # The HNSW walk's depth grows with the scope: ef_search is at least WALK_SHARE of the chunks in scope, up to
@@ -88,8 +89,13 @@ SELECT set_config('hnsw.ef_search',
                   greatest(%(ef_search)s::int, least(%(walk_max)s, ceil(n * %(walk_share)s)::int))::text, true),
        set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('enable_sort', CASE WHEN n > %(exact_max)s THEN 'off' ELSE 'on' END, true),
-       set_config('enable_indexscan', CASE WHEN n > %(exact_max)s THEN 'on' ELSE 'off' END, true), n
-FROM (SELECT coalesce(sum(chunk_count), 0) AS n FROM scope) AS counted;
+       set_config('enable_indexscan', CASE WHEN n > %(exact_max)s THEN 'on' ELSE 'off' END, true),
+       set_config('parley.walk_shared', CASE WHEN shared > 0 THEN 'on' ELSE 'off' END, true),
+       set_config('parley.walk_apart', CASE WHEN apart > 0 THEN 'on' ELSE 'off' END, true), n
+FROM (SELECT coalesce(sum(chunk_count), 0) AS n,
+             coalesce(sum(chunk_count) FILTER (WHERE NOT chunks_apart), 0) AS shared,
+             coalesce(sum(chunk_count) FILTER (WHERE chunks_apart), 0) AS apart
+      FROM scope) AS counted;
 """
 )
 
@@ -99,10 +105,13 @@ _TEXT_SQL = "WITH" + _SCOPE_CTE + BM25_SQL
 
 def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, limit: str) -> str:
     """One vector side's `limit` nearest chunks in scope, with their full-precision cosine distance, by
-    whichever plan `_PLAN_SQL` chose (both branches are planned, one runs: the other's condition on the
-    setting is a one-time filter):
-    - the HNSW walk (index scans on): ordered by the graph's half-precision expression, as the index
-      holds it, then re-scored at full precision by the caller's ranking;
+    whichever plan `_PLAN_SQL` chose (every branch is planned, those whose one-time filter on the settings
+    holds run):
+    - the HNSW walks (index scans on): ordered by the graph's half-precision expression, as the index
+      holds it, then re-scored at full precision by the caller's ranking. One walks the chunks in the
+      shared graphs (a workspace's own graph, when it has one, or the shared graph of its dimension); the
+      other the chunks kept apart from them (`Document.chunks_apart`: its workspace's own graph). Each
+      runs only when the scope holds such chunks, so a workspace that has none apart walks as before;
     - the exact scan (index scans off, a scope of at most `exact_max` chunks): ordered at full precision
       (sorting by the halfvec expression cost ~1 ms per 500 rows)."""
     distance = f"{column} <=> {query}::vector({dims})"
@@ -111,10 +120,16 @@ def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, lim
     # (at least `limit`), re-scored at full precision; the caller keeps the best `limit`. A side that is off
     # (`limit` 0) reads none.
     walk = f"CASE WHEN {limit} > 0 THEN greatest({limit}, current_setting('hnsw.ef_search')::int) ELSE 0 END"
-    return f"""
+    walks = [
+        f"""
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
-     WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'on'
-     ORDER BY {graph} <=> {query}::halfvec({dims}) LIMIT {walk})
+     WHERE {where} AND {kept} AND {scope} AND current_setting('enable_indexscan') = 'on'
+       AND current_setting('parley.walk_{name}', true) = 'on'
+     ORDER BY {graph} <=> {query}::halfvec({dims}) LIMIT {walk})"""  # noqa: S608 (module constants only)
+        for name, kept in (("shared", "c.shared_indexed"), ("apart", "NOT c.shared_indexed"))
+    ]
+    return f"""{walks[0]}
+    UNION ALL{walks[1]}
     UNION ALL
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
      WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'off'
@@ -374,12 +389,14 @@ def plan_settings(*, params: HybridParams, ef_search: int, exact_max: int) -> di
             _PLAN_SQL + _SETTINGS_RESET,
             {**_values(params), **_settings_values(ef_search=ef_search, exact_max=exact_max)},
         )
-        ef, iterative, sort, indexscan, counted = cursor.fetchone()
+        ef, iterative, sort, indexscan, shared, apart, counted = cursor.fetchone()
     return {
         "hnsw.ef_search": int(ef),
         "hnsw.iterative_scan": iterative,
         "enable_sort": sort,
         "enable_indexscan": indexscan,
+        "parley.walk_shared": shared,
+        "parley.walk_apart": apart,
         "scope_chunks": int(counted),
     }
 

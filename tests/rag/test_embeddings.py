@@ -154,7 +154,7 @@ def test_vector_search_uses_the_partial_hnsw_index_of_its_dimension(
         document_ingest(document_id=str(document.pk), claim_id=f"c{n}")
     assert Document.objects.filter(workspace=workspace, status="ready").count() == 3
     query = chunks_by_vector_distance(
-        chunks=Chunk.objects.filter(workspace=workspace),
+        chunks=Chunk.objects.filter(workspace=workspace, shared_indexed=True),
         model_id="local/all-MiniLM-L6-v2",
         query_vector=embed_query("brakes"),
     )[:5]

@@ -56,9 +56,7 @@ def test_the_shared_graphs_go_to_halfvec_and_back_online_with_the_same_ranking()
         indexes = _indexes()
         assert all(indexes[name][0] and "vector_cosine_ops" in indexes[name][1] for name in FULL)
         assert not set(HALF) & set(indexes)
-        assert (
-            _ranking(workspace, bot) == before
-        )  # the old graphs: an exact scan of the halfvec order
+        # (No search at this state: today's statements read columns of later migrations, 0019's.)
 
         # A failed concurrent build of the forward way left one graph INVALID: it is built anew.
         with connection.cursor() as cursor:
