@@ -262,7 +262,9 @@ def main() -> None:
     parser.add_argument(
         "--ingest", type=int, default=1000, help="rows per ingest cell (0: no ingest figures)"
     )
-    parser.add_argument("--layouts", default="part,partial", help="besides plain: part, partial")
+    parser.add_argument(
+        "--layouts", default="part,partial", help="besides plain: part, partial, product"
+    )
     parser.add_argument(
         "--var-dir", type=Path, default=Path(os.environ.get("PARLEY_VAR_DIR", "var"))
     )
@@ -294,6 +296,8 @@ def main() -> None:
             builds["part"] = layouts.part_create(conn.cursor(), large=large)
         if "partial" in chosen:
             builds["partial"] = layouts.partial_create(conn.cursor(), large=large)
+        if "product" in chosen:
+            builds["product"] = layouts.product_create(conn.cursor(), large=large)
         conn.execute("DROP TABLE staging")
         conn.execute("VACUUM ANALYZE")
         started = time.perf_counter()
@@ -314,7 +318,10 @@ def main() -> None:
             flush=True,
         )
         for name in chosen:
-            _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
+            if (
+                name != "product"
+            ):  # measured for ingest (its search is partial's, own graphs and GIN)
+                _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
         if "partial" in chosen:
             _partial_halfvec(conn, corpus, classes, truth, sizes=sizes, queries=args.queries)
         if "part" in chosen:

@@ -19,21 +19,37 @@ from bench.scale.data import rows
 
 BATCH = 200
 TENANTS = {"mid": 2, "small": 11}
-_INSERT = """INSERT INTO {table} (id, workspace_id, embedding, body, search_vector, search_length)
-SELECT r.id, r.workspace_id, r.embedding::vector(384), r.body, v, parley_tsvector_length(v)
+_INSERT = """INSERT INTO {table} (id, workspace_id, embedding, body, search_vector, search_length{shared})
+SELECT r.id, r.workspace_id, r.embedding::vector(384), r.body, v, parley_tsvector_length(v){kept}
 FROM unnest(%s::bigint[], %s::int[], %s::text[], %s::text[]) AS r(id, workspace_id, embedding, body),
      LATERAL parley_tsvector('english', r.body) AS v"""
+# The product layout's rows say whether they are in the shared graph: a large workspace's new rows are not.
+PRODUCT = "product"
 
 
-def _rate(conn, corpus, table: str, *, workspace: int, count: int, first_id: int) -> float:  # type: ignore[no-untyped-def]
+def _rate(  # type: ignore[no-untyped-def]
+    conn,
+    corpus,
+    table: str,
+    *,
+    workspace: int,
+    count: int,
+    first_id: int,
+    apart: bool | None = None,
+) -> float:
     """Rows/s of `count` rows written into `workspace` of `table`, the statistics trigger on. The rows
-    are deleted again after (without the trigger: the statistics keep them, `count` rows of drift)."""
+    are deleted again after (without the trigger: the statistics keep them, `count` rows of drift).
+    `apart` (the product layout): whether they are kept out of the shared graph."""
     conn.execute(
         f"CREATE TRIGGER bench_stats_insert AFTER INSERT ON {table} REFERENCING NEW TABLE AS new_rows "
         "FOR EACH STATEMENT EXECUTE FUNCTION rag_chunk_stats()"
     )
     batch = list(rows(corpus, sizes={workspace: count}, start_id=first_id, seed=first_id))
-    sql = _INSERT.format(table=table)
+    sql = _INSERT.format(
+        table=table,
+        shared="" if apart is None else ", shared_indexed",
+        kept="" if apart is None else f", {'false' if apart else 'true'}",
+    )
     started = time.perf_counter()
     for offset in range(0, count, BATCH):
         part = batch[offset : offset + BATCH]
@@ -66,6 +82,9 @@ def ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[st
     if "partial" in layouts_run:
         layouts.partial_create(conn.cursor(), large=[], source="plain10k", table="partial10k")
         targets.append(("partial", "partial10k", "partial"))
+    if PRODUCT in layouts_run:  # at 10k existing rows no workspace has graphs of its own
+        layouts.product_create(conn.cursor(), large=[], source="plain10k", table="product10k")
+        targets.append((PRODUCT, "product10k", PRODUCT))
     conn.execute("DROP TABLE staging")
     conn.execute("VACUUM ANALYZE")
     first_id = chunks * 10
@@ -73,7 +92,13 @@ def ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[st
     statistics_fill(conn, "plain")
     at_full = {
         cell: _rate(
-            conn, corpus, cell[2], workspace=TENANTS[cell[1]], count=count, first_id=first_id
+            conn,
+            corpus,
+            cell[2],
+            workspace=TENANTS[cell[1]],
+            count=count,
+            first_id=first_id,
+            apart=(cell[1] == "mid") if cell[0] == PRODUCT else None,
         )
         for cell in cells
     }
@@ -96,6 +121,7 @@ def ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[st
             workspace=TENANTS[tenant],
             count=count,
             first_id=first_id,
+            apart=False if label == PRODUCT else None,
         )
         print(
             f"  {label:8} {tenant:6} {at_10k:13.0f} {at_full[cell]:17.0f} {at_full[cell] / at_10k:6.2f}",
