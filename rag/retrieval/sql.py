@@ -35,6 +35,7 @@ from django.db import connection
 from rag.embeddings import MULTI_MODEL_DIMS
 from rag.language import search_config_for, ts_config_map
 from rag.retrieval.bm25 import BM25_SQL
+from rag.workspace_indexes import workspace_index_name
 
 # `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
 # The documents in scope; shared by the plan statement and the query, so both read the same boundary.
@@ -61,9 +62,10 @@ scope AS (
 # index walk may stop short of a small scope in a large table, at hnsw.max_scan_tuples).
 # It is sent with the hybrid statement in one round trip: PostgreSQL runs the statements of one message
 # as one transaction, so the settings (`set_config(..., true)`) last for exactly that message.
+_WALKS = ("own", "shared", "apart")  # rag.retrieval.sql's walks of a vector side (`_hits_sql`)
 _SETTINGS_RESET = (
     "RESET hnsw.ef_search; RESET hnsw.iterative_scan; RESET enable_sort; RESET enable_indexscan; "
-    "RESET parley.walk_shared; RESET parley.walk_apart"
+    + "; ".join(f"RESET parley.{side}_{walk}" for side in ("walk", "multi") for walk in _WALKS)
 )
 
 # The HNSW walk's depth grows with the scope: ef_search is at least WALK_SHARE of the chunks in scope, up to
@@ -90,12 +92,22 @@ SELECT set_config('hnsw.ef_search',
        set_config('hnsw.iterative_scan', 'relaxed_order', true),
        set_config('enable_sort', CASE WHEN n > %(exact_max)s THEN 'off' ELSE 'on' END, true),
        set_config('enable_indexscan', CASE WHEN n > %(exact_max)s THEN 'on' ELSE 'off' END, true),
-       set_config('parley.walk_shared', CASE WHEN shared > 0 THEN 'on' ELSE 'off' END, true),
-       set_config('parley.walk_apart', CASE WHEN apart > 0 THEN 'on' ELSE 'off' END, true), n
+       set_config('parley.walk_own', CASE WHEN own THEN 'on' ELSE 'off' END, true),
+       set_config('parley.walk_shared', CASE WHEN NOT own AND shared > 0 THEN 'on' ELSE 'off' END, true),
+       set_config('parley.walk_apart', CASE WHEN NOT own AND apart > 0 THEN 'on' ELSE 'off' END, true),
+       set_config('parley.multi_own', CASE WHEN multi_own THEN 'on' ELSE 'off' END, true),
+       set_config('parley.multi_shared', CASE WHEN NOT multi_own AND shared > 0 THEN 'on' ELSE 'off' END, true),
+       set_config('parley.multi_apart', CASE WHEN NOT multi_own AND apart > 0 THEN 'on' ELSE 'off' END, true),
+       n
 FROM (SELECT coalesce(sum(chunk_count), 0) AS n,
              coalesce(sum(chunk_count) FILTER (WHERE NOT chunks_apart), 0) AS shared,
              coalesce(sum(chunk_count) FILTER (WHERE chunks_apart), 0) AS apart
-      FROM scope) AS counted;
+      FROM scope) AS counted,
+     -- whether the workspace's own graphs (rag.workspace_indexes) are built: they hold all its chunks
+     LATERAL (SELECT coalesce(bool_or(c.relname = %(own_graph)s), false) AS own,
+                     coalesce(bool_or(c.relname = %(own_multi_graph)s), false) AS multi_own
+              FROM pg_class AS c JOIN pg_index AS i ON i.indexrelid = c.oid
+              WHERE c.relname IN (%(own_graph)s, %(own_multi_graph)s) AND i.indisvalid) AS graphs;
 """
 )
 
@@ -103,15 +115,18 @@ FROM (SELECT coalesce(sum(chunk_count), 0) AS n,
 _TEXT_SQL = "WITH" + _SCOPE_CTE + BM25_SQL
 
 
-def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, limit: str) -> str:
+def _hits_sql(
+    *, side: str, column: str, graph: str, query: str, dims: str, where: str, limit: str
+) -> str:
     """One vector side's `limit` nearest chunks in scope, with their full-precision cosine distance, by
     whichever plan `_PLAN_SQL` chose (every branch is planned, those whose one-time filter on the settings
     holds run):
     - the HNSW walks (index scans on): ordered by the graph's half-precision expression, as the index
-      holds it, then re-scored at full precision by the caller's ranking. One walks the chunks in the
-      shared graphs (a workspace's own graph, when it has one, or the shared graph of its dimension); the
-      other the chunks kept apart from them (`Document.chunks_apart`: its workspace's own graph). Each
-      runs only when the scope holds such chunks, so a workspace that has none apart walks as before;
+      holds it, then re-scored at full precision by the caller's ranking. A workspace with its own graph
+      of the side walks it alone (`own`: it holds all its chunks). Any other walks the shared graph, which
+      holds the chunks not kept apart (`shared`), and, should the scope hold chunks kept apart
+      (`Document.chunks_apart`, left so while the workspace's own graphs were dropped), those too
+      (`apart`: no graph holds them, they are sorted);
     - the exact scan (index scans off, a scope of at most `exact_max` chunks): ordered at full precision
       (sorting by the halfvec expression cost ~1 ms per 500 rows)."""
     distance = f"{column} <=> {query}::vector({dims})"
@@ -124,12 +139,13 @@ def _hits_sql(*, column: str, graph: str, query: str, dims: str, where: str, lim
         f"""
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
      WHERE {where} AND {kept} AND {scope} AND current_setting('enable_indexscan') = 'on'
-       AND current_setting('parley.walk_{name}', true) = 'on'
+       AND current_setting('parley.{side}_{name}', true) = 'on'
      ORDER BY {graph} <=> {query}::halfvec({dims}) LIMIT {walk})"""  # noqa: S608 (module constants only)
-        for name, kept in (("shared", "c.shared_indexed"), ("apart", "NOT c.shared_indexed"))
+        for name, kept in zip(
+            _WALKS, ("true", "c.shared_indexed", "NOT c.shared_indexed"), strict=True
+        )
     ]
-    return f"""{walks[0]}
-    UNION ALL{walks[1]}
+    return f"""{" UNION ALL".join(walks)}
     UNION ALL
     (SELECT c.id, {distance} AS distance FROM rag_chunk AS c
      WHERE {where} AND {scope} AND current_setting('enable_indexscan') = 'off'
@@ -147,6 +163,7 @@ text_ranked AS (
 ),
 vector_hits AS ("""
     + _hits_sql(
+        side="walk",
         column="c.embedding::vector({dims})",
         graph="c.embedding::halfvec({dims})",
         query="%(query_embedding)s",
@@ -175,6 +192,7 @@ multi_present AS MATERIALIZED (
 -- the multilingual side: its own column and HNSW index, only vectors of the workspace's multilingual model
 multi_hits AS ("""
     + _hits_sql(
+        side="multi",
         column="c.embedding_multi",
         graph="c.embedding_multi::halfvec({multi_dims})",
         query="%(multi_embedding)s",
@@ -387,26 +405,34 @@ def plan_settings(*, params: HybridParams, ef_search: int, exact_max: int) -> di
     with connection.cursor() as cursor:
         cursor.execute(
             _PLAN_SQL + _SETTINGS_RESET,
-            {**_values(params), **_settings_values(ef_search=ef_search, exact_max=exact_max)},
+            {
+                **_values(params),
+                **_settings_values(params=params, ef_search=ef_search, exact_max=exact_max),
+            },
         )
-        ef, iterative, sort, indexscan, shared, apart, counted = cursor.fetchone()
+        ef, iterative, sort, indexscan, *walks, counted = cursor.fetchone()
+    names = [f"parley.{side}_{walk}" for side in ("walk", "multi") for walk in _WALKS]
     return {
         "hnsw.ef_search": int(ef),
         "hnsw.iterative_scan": iterative,
         "enable_sort": sort,
         "enable_indexscan": indexscan,
-        "parley.walk_shared": shared,
-        "parley.walk_apart": apart,
+        **dict(zip(names, walks, strict=True)),
         "scope_chunks": int(counted),
     }
 
 
-def _settings_values(*, ef_search: int, exact_max: int) -> dict[str, Any]:
+def _settings_values(*, params: HybridParams, ef_search: int, exact_max: int) -> dict[str, Any]:
+    dims = len(params.query_embedding) or len(params.multi_embedding) or 1
     return {
         "ef_search": int(ef_search),
         "exact_max": int(exact_max),
         "walk_share": WALK_SHARE,
         "walk_max": WALK_MAX,
+        "own_graph": workspace_index_name(workspace_id=params.workspace_id, kind="half", dims=dims),
+        "own_multi_graph": workspace_index_name(
+            workspace_id=params.workspace_id, kind="mhalf", dims=MULTI_MODEL_DIMS
+        ),
     }
 
 
@@ -432,7 +458,8 @@ def _run(
     ):  # inside a caller's transaction the settings would outlive this search
         statements += ";\n" + _SETTINGS_RESET
     cursor.execute(
-        statements, {**values, **_settings_values(ef_search=ef_search, exact_max=exact_max)}
+        statements,
+        {**values, **_settings_values(params=params, ef_search=ef_search, exact_max=exact_max)},
     )
     cursor.nextset()  # past the settings' row
     return cursor.fetchall()

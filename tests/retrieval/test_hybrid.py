@@ -194,15 +194,15 @@ def test_a_scope_above_the_exact_scan_limit_walks_the_hnsw_index_with_the_same_r
         ]
     assert "chunk_embedding_half_384" not in plans[2000] and "chunk_embedding_half_384" in plans[0]
     # Each plan runs one branch of the vector side: the exact scan sorts at full precision, the walk of
-    # the shared chunks by the graph's halfvec expression; the walk of chunks kept apart (none here) and
-    # the other branch are planned and never executed. (The multilingual side's three come next; without
-    # its vectors here, none runs.)
-    for exact_max, runs in ((2000, [False, False, True]), (0, [True, False, False])):
+    # the shared graph by its halfvec expression; the walks of the workspace's own graph (it has none) and
+    # of chunks kept apart (none here), and the other branch, are planned and never executed. (The
+    # multilingual side's four come next; without its vectors here, none runs.)
+    for exact_max, runs in ((2000, [False, False, False, True]), (0, [False, True, False, False])):
         lines = plans[exact_max].splitlines()
         gates = [n for n, line in enumerate(lines) if "One-Time Filter" in line]
-        assert len(gates) == 6
-        ran = ["never executed" not in lines[n + 1] for n in gates[:3]]
-        assert ran == runs, [lines[n : n + 2] for n in gates[:3]]
+        assert len(gates) == 8
+        ran = ["never executed" not in lines[n + 1] for n in gates[:4]]
+        assert ran == runs, [lines[n : n + 2] for n in gates[:4]]
     assert rankings[0] == rankings[2000] and len(rankings[0]) >= 2
     with (
         transaction.atomic(),
