@@ -48,7 +48,7 @@ def chunk_indexes_rebuild(
             hnsw_build_memory_set(cursor=cursor, memory_mb=memory_mb)
             cursor.execute("SHOW maintenance_work_mem")
             memory = cursor.fetchone()[0]
-            chunks = Chunk.objects.filter(embedding_dims=size).count()
+            chunks = Chunk.objects.filter(embedding_dims=size, shared_indexed=True).count()
             started = time.perf_counter()
             cursor.execute(f'REINDEX INDEX "{name}"')
             builds.append(IndexBuild(name, chunks, time.perf_counter() - started, memory))
