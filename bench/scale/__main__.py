@@ -263,7 +263,7 @@ def main() -> None:
         "--ingest", type=int, default=1000, help="rows per ingest cell (0: no ingest figures)"
     )
     parser.add_argument(
-        "--layouts", default="part,partial", help="besides plain: part, partial, product"
+        "--layouts", default="part,partial", help="besides plain: part, partial, product, prior"
     )
     parser.add_argument(
         "--var-dir", type=Path, default=Path(os.environ.get("PARLEY_VAR_DIR", "var"))
@@ -298,6 +298,8 @@ def main() -> None:
             builds["partial"] = layouts.partial_create(conn.cursor(), large=large)
         if "product" in chosen:
             builds["product"] = layouts.product_create(conn.cursor(), large=large)
+        if "prior" in chosen:
+            builds["prior"] = layouts.prior_create(conn.cursor(), large=large)
         conn.execute("DROP TABLE staging")
         conn.execute("VACUUM ANALYZE")
         started = time.perf_counter()
@@ -317,11 +319,9 @@ def main() -> None:
             f"search phase ({args.queries} questions per cell, ef_search {EF_SEARCH}, iterative scans):",
             flush=True,
         )
-        for name in chosen:
-            if (
-                name != "product"
-            ):  # measured for ingest (its search is partial's, own graphs and GIN)
-                _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
+        # `product` and `prior` are measured for ingest: their searches are partial's (own graphs and GIN)
+        for name in (name for name in chosen if name not in ("product", "prior")):
+            _print_search(name, _search(conn, corpus, name, classes, truth, args.queries))
         if "partial" in chosen:
             _partial_halfvec(conn, corpus, classes, truth, sizes=sizes, queries=args.queries)
         if "part" in chosen:

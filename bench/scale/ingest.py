@@ -11,6 +11,7 @@ and GIN once it passes the threshold) and a small one (no index of its own in th
 
 from __future__ import annotations
 
+import statistics
 import time
 
 from bench.scale import layouts
@@ -25,6 +26,7 @@ FROM unnest(%s::bigint[], %s::int[], %s::text[], %s::text[]) AS r(id, workspace_
      LATERAL parley_tsvector('english', r.body) AS v"""
 # The product layout's rows say whether they are in the shared graph: a large workspace's new rows are not.
 PRODUCT = "product"
+PRIOR = "prior"  # the product's layout before migration 0019: every row in the shared graph too
 
 
 def _rate(  # type: ignore[no-untyped-def]
@@ -78,9 +80,14 @@ def _rate(  # type: ignore[no-untyped-def]
     return count / elapsed
 
 
+ROUNDS = 3  # each cell measured this many times, the cells interleaved; the median is printed
+
+
 def ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[str]) -> None:  # type: ignore[no-untyped-def]
     """Rows/s into a mid and a small tenant at the full size, then at 10k existing rows (a 1-in-N/10k
-    sample of the plain table, in the same layouts, with its own statistics); the ratio of the two."""
+    sample of the plain table, in the same layouts, with its own statistics); the ratio of the two. Each
+    cell is the median of `ROUNDS` measurements, the cells of one size taken in turn each round, so a
+    change in the machine's speed or a merge of a GIN pending list weighs on every cell alike."""
     conn.execute(
         "CREATE TABLE staging AS SELECT id, workspace_id, embedding, body FROM plain WHERE id % "  # noqa: S608
         f"{max(1, chunks // 10_000)} = 0"
@@ -90,48 +97,53 @@ def ingest_report(conn, corpus, *, chunks: int, count: int, layouts_run: list[st
     if "partial" in layouts_run:
         layouts.partial_create(conn.cursor(), large=[], source="plain10k", table="partial10k")
         targets.append(("partial", "partial10k", "partial"))
-    if PRODUCT in layouts_run:  # at 10k existing rows no workspace has graphs of its own
-        layouts.product_create(conn.cursor(), large=[], source="plain10k", table="product10k")
-        targets.append((PRODUCT, "product10k", PRODUCT))
+    for label in (PRODUCT, PRIOR):  # at 10k existing rows no workspace has graphs of its own
+        if label in layouts_run:
+            create = layouts.product_create if label == PRODUCT else layouts.prior_create
+            create(conn.cursor(), large=[], source="plain10k", table=f"{label}10k")
+            targets.append((label, f"{label}10k", label))
     conn.execute("DROP TABLE staging")
     conn.execute("VACUUM ANALYZE")
     first_id = chunks * 10
-    cells = [(label, tenant, full) for label, _, full in targets for tenant in TENANTS]
+    cells = [(label, tenant) for label, _, _ in targets for tenant in TENANTS]
+    tables = {label: (small, full) for label, small, full in targets}
+
+    def medians(size: int) -> dict[tuple[str, str], float]:
+        nonlocal first_id
+        rates: dict[tuple[str, str], list[float]] = {cell: [] for cell in cells}
+        for _ in range(ROUNDS):
+            for label, tenant in cells:
+                rates[(label, tenant)].append(
+                    _rate(
+                        conn,
+                        corpus,
+                        tables[label][size],
+                        workspace=TENANTS[tenant],
+                        count=count,
+                        first_id=first_id,
+                        # the product's rows go apart in a workspace with its own graph (at full size)
+                        apart=(size == 1 and tenant == "mid") if label == PRODUCT else None,
+                    )
+                )
+                first_id += count
+        return {cell: statistics.median(values) for cell, values in rates.items()}
+
     statistics_fill(conn, "plain")
-    at_full = {
-        cell: _rate(
-            conn,
-            corpus,
-            cell[2],
-            workspace=TENANTS[cell[1]],
-            count=count,
-            first_id=first_id,
-            apart=(cell[1] == "mid") if cell[0] == PRODUCT else None,
-        )
-        for cell in cells
-    }
+    at_full = medians(1)
     statistics_fill(conn, "plain10k")
-    small_tables = {label: small for label, small, _ in targets}
+    at_10k = medians(0)
     print(
-        f"ingest (rows/s; {count} rows per cell in INSERTs of {BATCH}, the tsvector computed, every index "
-        "maintained, BM25's term-statistics trigger on):",
+        f"ingest (rows/s, median of {ROUNDS} interleaved rounds; {count} rows per cell in INSERTs of {BATCH}, "
+        "the tsvector computed, every index maintained, BM25's term-statistics trigger on):",
         flush=True,
     )
     print(
         f"  {'layout':8} {'tenant':6} {'10k existing':>13} {f'{chunks} existing':>17} {'ratio':>6}"
     )
     for cell in cells:
-        label, tenant, _ = cell
-        at_10k = _rate(
-            conn,
-            corpus,
-            small_tables[label],
-            workspace=TENANTS[tenant],
-            count=count,
-            first_id=first_id,
-            apart=False if label == PRODUCT else None,
-        )
+        label, tenant = cell
         print(
-            f"  {label:8} {tenant:6} {at_10k:13.0f} {at_full[cell]:17.0f} {at_full[cell] / at_10k:6.2f}",
+            f"  {label:8} {tenant:6} {at_10k[cell]:13.0f} {at_full[cell]:17.0f} "
+            f"{at_full[cell] / at_10k[cell]:6.2f}",
             flush=True,
         )

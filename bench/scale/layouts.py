@@ -14,6 +14,8 @@
   over every row; a large workspace has its own half-precision graph and GIN, and its rows are kept apart
   (as the documents ingested once its graphs exist are). Measured for ingest: a mid tenant's new rows pay
   the shared graph at 10k existing rows (no workspace is large then) and only its own graph at N.
+- `prior`: the product's layout before migration 0019, for ingest: the same, with every row in the
+  shared graph as well, so a large workspace's new rows pay both graphs.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ COLUMNS = (
     "document_id int NOT NULL DEFAULT 0, embedding_model text NOT NULL DEFAULT 'bench', "
     "quarantined boolean NOT NULL DEFAULT false"
 )
-LAYOUTS = ("plain", "part", "partial", "product")
+LAYOUTS = ("plain", "part", "partial", "product", "prior")
 # The isolated layouts store the tsvector as the product does (rag migration 0017): in the row, so the BM25
 # statement reads it without a TOAST look-up; the plain baseline keeps PostgreSQL's default.
 INLINE_TSVECTOR = "ALTER TABLE {table} ALTER COLUMN search_vector SET STORAGE MAIN"
@@ -118,6 +120,23 @@ def product_create(
     timed(
         cursor, f"CREATE INDEX ON {table} {HALF_HNSW} WHERE shared_indexed", builds, "hnsw_shared"
     )
+    timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector)", builds, "gin_shared")
+    for workspace in large:
+        where = f"WHERE workspace_id = {int(workspace)}"
+        timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW} {where}", builds, "hnsw_half")
+        timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector) {where}", builds, "gin")
+    return builds
+
+
+def prior_create(
+    cursor, *, large: Iterable[int], source: str = "plain", table: str = "prior"
+) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    builds: dict[str, float] = {}
+    cursor.execute(f"CREATE TABLE {table} ({COLUMNS}, PRIMARY KEY (id))")
+    cursor.execute(INLINE_TSVECTOR.format(table=table))
+    cursor.execute(f"INSERT INTO {table} SELECT * FROM {source}")  # noqa: S608
+    cursor.execute(f"CREATE INDEX ON {table} (workspace_id)")
+    timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW}", builds, "hnsw_shared")
     timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector)", builds, "gin_shared")
     for workspace in large:
         where = f"WHERE workspace_id = {int(workspace)}"
