@@ -29,7 +29,7 @@ class Migration(migrations.Migration):
     atomic = False  # CREATE / DROP INDEX CONCURRENTLY cannot run in a transaction
 
     dependencies = [
-        ("core", "0003_membership_roles"),
+        ("core", "0001_initial"),
         ("rag", "0017_chunk_search_vector_inline"),
     ]
 
