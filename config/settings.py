@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import os
 import secrets
+import sys
 from pathlib import Path
 
 import dj_database_url
@@ -73,11 +74,24 @@ if PARLEY_BEHIND_TLS:
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 
+# What the settings name when they are read for type checking only: never connected to.
+_TYPE_CHECK_URLS = ("postgres://type-check.invalid/parley", "redis://type-check.invalid/0")
+
+
+def _type_check_only() -> bool:
+    """Whether mypy's Django plugin is reading these settings (for the models, not a database). mypy
+    ends with os._exit, so the atexit stop below never runs: services started for it outlived it, and
+    the test session then attached to them and left them running too."""
+    return "mypy.build" in sys.modules
+
+
 def _service_urls() -> tuple[str, str]:
     database_url = env_str("DATABASE_URL")
     redis_url = env_str("REDIS_URL")
     if database_url and redis_url:
         return database_url, redis_url
+    if _type_check_only():
+        return _TYPE_CHECK_URLS
     from core.embedded import ensure_started
 
     # The embedded PostgreSQL is sized to the machine (core.pg_sizing); each of these overrides one value.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -69,3 +71,22 @@ def test_an_unwritable_var_dir_gets_a_clear_message(tmp_path: Path) -> None:
     with pytest.raises(EmbeddedServiceError, match="cannot write there") as excinfo:
         ensure_started(blocker / "var")
     assert "PARLEY_VAR_DIR" in str(excinfo.value)
+
+
+def test_type_checking_reads_the_settings_without_starting_services(tmp_path: Path) -> None:
+    """mypy's Django plugin imports the settings and ends with os._exit: services started for it
+    would outlive it, and `./parley test` runs mypy before pytest."""
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "REDIS_URL")
+    }
+    env["PARLEY_VAR_DIR"] = str(tmp_path)
+    code = "import mypy.build, config.settings as s; print(s.DATABASE_URL, s.REDIS_URL)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "postgres://type-check.invalid/parley",
+        "redis://type-check.invalid/0",
+    ]
+    assert not (tmp_path / "postgres").exists() and not (tmp_path / "valkey").exists()
