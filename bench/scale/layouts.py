@@ -82,6 +82,13 @@ def part_create(cursor, *, large: Iterable[int], source: str = "plain") -> dict[
     return builds
 
 
+def _own_indexes(cursor, table: str, workspace: int, builds: dict[str, float]) -> None:  # type: ignore[no-untyped-def]
+    """A large workspace's own half-precision graph and GIN, as rag.workspace_indexes builds them."""
+    where = f"WHERE workspace_id = {int(workspace)}"
+    timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW} {where}", builds, "hnsw_half")
+    timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector) {where}", builds, "gin")
+
+
 def partial_create(
     cursor, *, large: Iterable[int], source: str = "plain", table: str = "partial"
 ) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -91,23 +98,30 @@ def partial_create(
     cursor.execute(f"INSERT INTO {table} SELECT * FROM {source}")  # noqa: S608
     cursor.execute(f"CREATE INDEX ON {table} (workspace_id)")
     for workspace in large:
-        where = f"WHERE workspace_id = {int(workspace)}"
         timed(
             cursor,
-            f"CREATE INDEX {table}_full_{int(workspace)} ON {table} {HNSW} {where}",
+            f"CREATE INDEX {table}_full_{int(workspace)} ON {table} {HNSW} "
+            f"WHERE workspace_id = {int(workspace)}",
             builds,
             "hnsw",
         )
-        timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW} {where}", builds, "hnsw_half")
-        timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector) {where}", builds, "gin")
+        _own_indexes(cursor, table, workspace, builds)
     return builds
 
 
 def product_create(
-    cursor, *, large: Iterable[int], source: str = "plain", table: str = "product"
+    cursor,
+    *,
+    large: Iterable[int],
+    source: str = "plain",
+    table: str = "product",
+    keep_apart: bool = True,
 ) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """The product's layout; without `keep_apart`, the large workspaces' rows stay in the shared graph
+    too (the `prior` layout)."""
     builds: dict[str, float] = {}
-    apart = sorted(int(workspace) for workspace in large) or [0]
+    large = sorted(int(workspace) for workspace in large)
+    apart = (large if keep_apart else []) or [0]
     cursor.execute(
         f"CREATE TABLE {table} ({COLUMNS}, shared_indexed boolean NOT NULL DEFAULT true, PRIMARY KEY (id))"
     )
@@ -122,27 +136,15 @@ def product_create(
     )
     timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector)", builds, "gin_shared")
     for workspace in large:
-        where = f"WHERE workspace_id = {int(workspace)}"
-        timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW} {where}", builds, "hnsw_half")
-        timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector) {where}", builds, "gin")
+        _own_indexes(cursor, table, workspace, builds)
     return builds
 
 
 def prior_create(
     cursor, *, large: Iterable[int], source: str = "plain", table: str = "prior"
 ) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    builds: dict[str, float] = {}
-    cursor.execute(f"CREATE TABLE {table} ({COLUMNS}, PRIMARY KEY (id))")
-    cursor.execute(INLINE_TSVECTOR.format(table=table))
-    cursor.execute(f"INSERT INTO {table} SELECT * FROM {source}")  # noqa: S608
-    cursor.execute(f"CREATE INDEX ON {table} (workspace_id)")
-    timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW}", builds, "hnsw_shared")
-    timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector)", builds, "gin_shared")
-    for workspace in large:
-        where = f"WHERE workspace_id = {int(workspace)}"
-        timed(cursor, f"CREATE INDEX ON {table} {HALF_HNSW} {where}", builds, "hnsw_half")
-        timed(cursor, f"CREATE INDEX ON {table} USING gin (search_vector) {where}", builds, "gin")
-    return builds
+    """The product's layout before migration 0019: no row kept apart."""
+    return product_create(cursor, large=large, source=source, table=table, keep_apart=False)
 
 
 def index_bytes(cursor, table: str, *, like: str) -> int:  # type: ignore[no-untyped-def]
