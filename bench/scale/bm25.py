@@ -79,5 +79,6 @@ def params(question: str) -> dict[str, object]:
         "k1": float(settings.RETRIEVAL_BM25_K1),
         "b": float(settings.RETRIEVAL_BM25_B),
         "postings_budget": int(settings.RETRIEVAL_BM25_POSTINGS_BUDGET),
+        "safety_budget": int(settings.RETRIEVAL_BM25_SAFETY_BUDGET),
         "text_candidates": 40,
     }

@@ -17,7 +17,9 @@ chunks); in a one-language workspace they are the document frequency. The chunks
 ("essential") lexemes are the candidates, found through the GIN index, and each is scored exactly on every query lexeme.
 So a common word ("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read
 every chunk that holds it; only a chunk holding nothing but common words can be missed, and its score is bounded
-by their small idf.
+by their small idf. The safety test (below) searches the words whose bounds could still lift such a chunk into
+the exact top EXACT_DEPTH, within a budget of its own (`safety_budget` postings, rarest first): in a workspace of
+hundreds of thousands of chunks, mid-frequency words would otherwise have it score a hundred thousand rows.
 """
 
 from __future__ import annotations
@@ -109,19 +111,25 @@ first_pass AS MATERIALIZED (
 -- Max-score's safety test. A chunk holding no essential lexeme scores less than the sum of its lexemes'
 -- bounds idf * qtf * (k1 + 1) (a tf term never reaches k1 + 1). Taking the other lexemes commonest first,
 -- those whose running sum stays under the first pass's EXACT_DEPTH-th score cannot lift a chunk into that
--- top: only the rarer rest must be searched (none, usually: common lexemes weigh little).
+-- top: only the rarer rest must be searched (none, usually: common lexemes weigh little). That search has
+-- a budget of its own (`safety_budget` postings, rarest first): past it the ranking is no longer exact.
 threshold AS MATERIALIZED (
     SELECT coalesce((SELECT score FROM first_pass ORDER BY score DESC OFFSET """
     + str(EXACT_DEPTH - 1)
     + """ LIMIT 1), 0) AS theta
 ),
 unsafe AS MATERIALIZED (
-    SELECT b.cfg, string_agg(b.quoted, ' | ')::tsquery AS terms
-    FROM (SELECT cfg, quoted,
-                 sum(idf * qtf * (%(k1)s + 1)) OVER (PARTITION BY cfg ORDER BY postings DESC, term DESC) AS bound
-          FROM ranked_terms WHERE NOT essential) AS b, threshold AS t
-    WHERE b.bound >= t.theta
-    GROUP BY b.cfg
+    SELECT s.cfg, string_agg(s.quoted, ' | ')::tsquery AS terms
+    FROM (SELECT b.cfg, b.quoted,
+                 sum(b.postings) OVER (PARTITION BY b.cfg ORDER BY b.postings, b.term) AS searched
+          FROM (SELECT cfg, quoted, postings, term,
+                       sum(idf * qtf * (%(k1)s + 1)) OVER (PARTITION BY cfg ORDER BY postings DESC, term DESC)
+                         AS bound
+                FROM ranked_terms WHERE NOT essential) AS b, threshold AS t
+          WHERE b.bound >= t.theta) AS s
+    -- the search's own budget: the unsafe lexemes rarest first while their postings stay within it
+    WHERE s.searched <= %(safety_budget)s
+    GROUP BY s.cfg
 ),
 second_pass AS MATERIALIZED (
     SELECT h.id, h.score FROM unsafe AS x JOIN essential AS e ON e.cfg = x.cfg CROSS JOIN LATERAL (

@@ -500,6 +500,7 @@ def _values(params: HybridParams) -> dict[str, Any]:
         "k1": float(settings.RETRIEVAL_BM25_K1),
         "b": float(settings.RETRIEVAL_BM25_B),
         "postings_budget": int(settings.RETRIEVAL_BM25_POSTINGS_BUDGET),
+        "safety_budget": int(settings.RETRIEVAL_BM25_SAFETY_BUDGET),
     }
 
 

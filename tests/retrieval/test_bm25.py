@@ -150,6 +150,30 @@ def test_pruned_common_lexemes_still_score_the_candidates_exactly(settings) -> N
     assert pruned == {key: pytest.approx(exact[key]) for key in pruned}
 
 
+def test_the_safety_test_searches_only_within_its_own_budget(settings) -> None:
+    workspace, bot = _workspace("ws-safety-budget")
+    screens = [f"warranty policy number {n} covers screens" for n in range(6)]
+    for n, text in enumerate(screens):
+        document_ingested(workspace=workspace, text=text, filename=f"s{n}.txt", bots=[bot])
+    battery_text = "warranty policy for batteries and chargers"
+    battery = str(
+        document_ingested(workspace=workspace, text=battery_text, filename="b.txt", bots=[bot]).pk
+    )
+    scope = RetrievalScope(workspace_id=str(workspace.pk), bot_ids=[str(bot.pk)])
+    question = "warranty policy batteries"
+    settings.RETRIEVAL_BM25_POSTINGS_BUDGET = 1  # "batteri" alone is essential: one candidate
+    exact = _text_scores(scope, question)
+    assert len(exact) == 7
+    # "polici" and "warranti" (7 chunks each) are the unsafe lexemes the safety test must search. A
+    # budget of 7 postings searches the rarer one only, which every chunk holds here; a budget of 6
+    # searches neither: the screens' chunks, which hold no essential lexeme, are not found, and the
+    # battery chunk keeps its exact score.
+    settings.RETRIEVAL_BM25_SAFETY_BUDGET = 7
+    assert _text_scores(scope, question) == {key: pytest.approx(exact[key]) for key in exact}
+    settings.RETRIEVAL_BM25_SAFETY_BUDGET = 6
+    assert _text_scores(scope, question) == {battery: pytest.approx(exact[battery])}
+
+
 def test_pruning_counts_a_lexemes_postings_in_every_language_of_the_workspace(settings) -> None:
     workspace, bot = _workspace("ws-prune-languages")
     english = "Clean every kitchen surface with soap, then disinfect the handles of the fridge."
