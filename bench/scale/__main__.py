@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import psycopg
+from django.conf import settings
 from pgvector.psycopg import register_vector
 
 from bench.scale import bm25, layouts
@@ -61,6 +62,10 @@ def _load(conn: psycopg.Connection, corpus, sizes: dict[int, int]) -> float:  # 
     return time.perf_counter() - started
 
 
+def _never_exact(workspace: int) -> bool:
+    return False
+
+
 def _timed_ids(cursor, sql: str, params: dict) -> tuple[float, list[int]]:  # type: ignore[no-untyped-def]
     started = time.perf_counter()
     cursor.execute(sql, params)
@@ -89,13 +94,21 @@ def _truth(
 
 
 def _statements(
-    table: str, *, column: str, cast: str, walk: Callable[[int], int], product_text: bool
+    table: str,
+    *,
+    column: str,
+    cast: str,
+    walk: Callable[[int], int],
+    product_text: bool,
+    exact: Callable[[int], bool],
 ) -> dict[str, Callable[[int], str]]:
-    """Each kind's statement for one workspace: the vector side, the full text (the product's BM25
-    statement, or the plain baseline's ts_rank), and both fused."""
+    """Each kind's statement for one workspace: the vector side (ordered at full precision where
+    `exact` says the product scans the workspace exactly), the full text (the product's BM25 statement,
+    or the plain baseline's ts_rank), and both fused."""
 
     def vector(workspace: int) -> str:
-        return layouts.vector_sql(table, column=column, cast=cast, walk=walk(workspace)).format(
+        order = "vector(384)" if exact(workspace) else cast
+        return layouts.vector_sql(table, column=column, cast=order, walk=walk(workspace)).format(
             workspace=workspace
         )
 
@@ -122,10 +135,12 @@ def _search(
     cast="vector(384)",
     walk=40,
     deepen: Callable[[int], int] | None = None,
+    exact: Callable[[int], bool] = _never_exact,
     vector_only=False,
 ) -> dict:  # type: ignore[no-untyped-def]
     """`deepen`: the walk's depth by workspace (the product's rule, ef_search and rows re-scored);
-    otherwise ef_search EF_SEARCH and `walk` rows."""
+    otherwise ef_search EF_SEARCH and `walk` rows. `exact`: the workspaces the product scans exactly,
+    at full precision, whatever `cast`."""
     cursor = conn.cursor()
     cursor.execute("SET hnsw.iterative_scan = relaxed_order")
 
@@ -133,7 +148,9 @@ def _search(
         return deepen(workspace) if deepen else walk
 
     # The isolated layouts run the product's full-text statement; the plain baseline ts_rank.
-    kinds = _statements(table, column=column, cast=cast, walk=depth, product_text=table != "plain")
+    kinds = _statements(
+        table, column=column, cast=cast, walk=depth, product_text=table != "plain", exact=exact
+    )
     if vector_only:
         kinds = {"vector": kinds["vector"]}
     figures = {}
@@ -204,9 +221,11 @@ def _halfvec(conn, corpus, truth, *, queries: int, vector_build: float) -> None:
 def _partial_halfvec(conn, corpus, classes, truth, *, sizes, queries: int) -> None:  # type: ignore[no-untyped-def]
     """The partial layout's half-precision graphs, as the product searches them: the walk reads
     ef_search rows, as deep as the product's rule sets it for the workspace's size, re-scored at full
-    precision (`partial+half`); the walk at the fixed ef_search of 100 (`half@100`) and cut at 40 rows
-    (`half@40`), vector side only, which tell the depth and the re-scoring apart. Then the
-    full-precision graphs go, so ingest is measured with the product's indexes."""
+    precision (`partial+half`; a workspace of at most RETRIEVAL_EXACT_SCAN_MAX_CHUNKS rows is scanned
+    exactly at full precision, as the product's plan statement does); the walk at the fixed ef_search of
+    100 (`half@100`) and cut at 40 rows (`half@40`), vector side only, which tell the depth and the
+    re-scoring apart. Then the full-precision graphs go, so ingest is measured with the product's
+    indexes."""
     cursor = conn.cursor()
     full = layouts.index_bytes(cursor, "partial", like="vector_cosine_ops")
     half = layouts.index_bytes(cursor, "partial", like="halfvec_cosine_ops")
@@ -219,6 +238,9 @@ def _partial_halfvec(conn, corpus, classes, truth, *, sizes, queries: int) -> No
     def product_depth(workspace: int) -> int:
         return walk_depth(scope_chunks=sizes[workspace], ef_search=EF_SEARCH)
 
+    def product_exact(workspace: int) -> bool:
+        return bool(sizes[workspace] <= settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS)
+
     print(
         "partial+half walks as the product does (rag.retrieval.sql.walk_depth): ef_search "
         + ", ".join(
@@ -227,11 +249,11 @@ def _partial_halfvec(conn, corpus, classes, truth, *, sizes, queries: int) -> No
         flush=True,
     )
     runs = (
-        ("partial+half", EF_SEARCH, product_depth, False),
-        ("half@100", EF_SEARCH, None, True),
-        ("half@40", 40, None, True),
+        ("partial+half", EF_SEARCH, product_depth, product_exact, False),
+        ("half@100", EF_SEARCH, None, _never_exact, True),
+        ("half@40", 40, None, _never_exact, True),
     )
-    for label, walk, deepen, vector_only in runs:
+    for label, walk, deepen, exact, vector_only in runs:
         figures = _search(
             conn,
             corpus,
@@ -242,6 +264,7 @@ def _partial_halfvec(conn, corpus, classes, truth, *, sizes, queries: int) -> No
             cast="halfvec(384)",
             walk=walk,
             deepen=deepen,
+            exact=exact,
             vector_only=vector_only,
         )
         _print_search(label, figures)
