@@ -24,8 +24,9 @@ hundreds of thousands of chunks, mid-frequency words would otherwise have it sco
 
 from __future__ import annotations
 
-# The exact BM25 top EXACT_DEPTH of a query is guaranteed (max-score's safety test, below); deeper ranks of
-# the candidate list may still miss a chunk holding only common lexemes. The fusion and the answer read the
+# The exact BM25 top EXACT_DEPTH of a query is guaranteed (max-score's safety test, below) while the words
+# that test must search hold at most `safety_budget` chunks; deeper ranks of the candidate list may still
+# miss a chunk holding only common lexemes. The fusion and the answer read the
 # first ranks; guaranteeing all `candidates` (40) would search every common lexeme's postings whenever a
 # question's rare words find fewer than 40 chunks, the slow case the budget exists for.
 EXACT_DEPTH = 20
