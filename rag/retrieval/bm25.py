@@ -9,17 +9,23 @@ rag_corpusstat and df from rag_termstat for the workspace (migration 0003's trig
 lexeme's position count in the chunk's tsvector and length its `search_length`.
 
 Pruning (max-score style): the query's lexemes are taken rarest first while the sum of their postings stays
-within `postings_budget` (the rarest always; all of them in a workspace of at most that many chunks, which is
-then ranked exactly). A lexeme's postings are the workspace's chunks holding it in any configuration: the GIN
-index finds those too, and their heap fetch is the statement's main cost (an English question's "surfac" in a
-mostly French workspace fetched every French chunk saying "surface" only to drop it: 798 of 1,309 rows at 100k
-chunks); in a one-language workspace they are the document frequency. The chunks holding any of those
-("essential") lexemes are the candidates, found through the GIN index, and each is scored exactly on every query lexeme.
+within `postings_budget` (the rarest always). A lexeme's postings are the workspace's chunks holding it in any
+configuration: the GIN index finds those too, and their heap fetch is the statement's main cost (an English
+question's "surfac" in a mostly French workspace fetched every French chunk saying "surface" only to drop it: 798
+of 1,309 rows at 100k chunks); in a one-language workspace they are the document frequency. The chunks holding
+any of those ("essential") lexemes are the candidates, found through the GIN index, and each is scored exactly
+on every query lexeme.
 So a common word ("covid" in a COVID FAQ) still adds to a candidate's score but never makes the statement read
 every chunk that holds it; only a chunk holding nothing but common words can be missed, and its score is bounded
 by their small idf. The safety test (below) searches the words whose bounds could still lift such a chunk into
 the exact top EXACT_DEPTH, within a budget of its own (`safety_budget` postings, rarest first): in a workspace of
 hundreds of thousands of chunks, mid-frequency words would otherwise have it score a hundred thousand rows.
+
+A small workspace (at most `postings_budget` chunks) is ranked exactly, the whole candidate list, and still
+pruned: its essential lexemes are the rarest up to half its chunks (past that the first pass reads nearly every
+chunk, as a scan would), and the safety test guards the whole list (depth `text_candidates`) with no budget of
+its own. A question's common words then cost nothing unless their bounds could lift a chunk into the list: a
+~555-chunk workspace's statement went from 3.6 to 1.8 ms p50 (docs/decisions/bm25-pruning.md).
 """
 
 from __future__ import annotations
@@ -28,7 +34,8 @@ from __future__ import annotations
 # that test must search hold at most `safety_budget` chunks; deeper ranks of the candidate list may still
 # miss a chunk holding only common lexemes. The fusion and the answer read the
 # first ranks; guaranteeing all `candidates` (40) would search every common lexeme's postings whenever a
-# question's rare words find fewer than 40 chunks, the slow case the budget exists for.
+# question's rare words find fewer than 40 chunks, the slow case the budget exists for. A small workspace
+# (at most `postings_budget` chunks) bounds that case by its size: there the whole list is guaranteed.
 EXACT_DEPTH = 20
 
 # A candidate's exact score on every query lexeme: its query lexemes are cut out of its tsvector with
@@ -58,6 +65,17 @@ BM25_SQL = (
 workspace_configs AS MATERIALIZED (
     SELECT config, chunks FROM rag_corpusstat WHERE workspace_id = %(workspace_id)s AND chunks > 0
 ),
+-- A small workspace's pruning (module docstring): the essential lexemes' postings budget and the depth the
+-- safety test guarantees.
+pruning AS MATERIALIZED (
+    SELECT CASE WHEN w.small THEN w.chunks / 2 ELSE %(postings_budget)s END AS essential_budget,
+           CASE WHEN w.small THEN greatest(%(text_candidates)s, 1) ELSE """
+    + str(EXACT_DEPTH)
+    + """ END AS exact_depth,
+           w.small
+    FROM (SELECT coalesce(sum(chunks), 0) AS chunks, coalesce(sum(chunks), 0) <= %(postings_budget)s AS small
+          FROM workspace_configs) AS w
+),
 query_terms AS MATERIALIZED (
     SELECT q.cfg, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1) AS qtf, st.chunks AS df, cs.chunks AS n,
            cs.length::float8 / cs.chunks AS avg_length,
@@ -85,8 +103,7 @@ query_terms AS MATERIALIZED (
     ) AS st
 ),
 ranked_terms AS MATERIALIZED (
-    SELECT *, (rarer = 0 OR rarer + postings <= %(postings_budget)s
-               OR (SELECT sum(chunks) FROM workspace_configs) <= %(postings_budget)s) AS essential
+    SELECT *, (rarer = 0 OR rarer + postings <= (SELECT essential_budget FROM pruning)) AS essential
     FROM (SELECT *, sum(postings) OVER (PARTITION BY cfg ORDER BY postings, term) - postings AS rarer
           FROM query_terms) AS ranked
 ),
@@ -115,9 +132,8 @@ first_pass AS MATERIALIZED (
 -- top: only the rarer rest must be searched (none, usually: common lexemes weigh little). That search has
 -- a budget of its own (`safety_budget` postings, rarest first): past it the ranking is no longer exact.
 threshold AS MATERIALIZED (
-    SELECT coalesce((SELECT score FROM first_pass ORDER BY score DESC OFFSET """
-    + str(EXACT_DEPTH - 1)
-    + """ LIMIT 1), 0) AS theta
+    SELECT coalesce((SELECT score FROM first_pass ORDER BY score DESC
+                     OFFSET (SELECT exact_depth - 1 FROM pruning) LIMIT 1), 0) AS theta
 ),
 unsafe AS MATERIALIZED (
     SELECT s.cfg, string_agg(s.quoted, ' | ')::tsquery AS terms
@@ -128,8 +144,9 @@ unsafe AS MATERIALIZED (
                          AS bound
                 FROM ranked_terms WHERE NOT essential) AS b, threshold AS t
           WHERE b.bound >= t.theta) AS s
-    -- the search's own budget: the unsafe lexemes rarest first while their postings stay within it
-    WHERE s.searched <= %(safety_budget)s
+    -- the search's own budget: the unsafe lexemes rarest first while their postings stay within it (a small
+    -- workspace's safety test has none: its list stays exact)
+    WHERE s.searched <= %(safety_budget)s OR (SELECT small FROM pruning)
     GROUP BY s.cfg
 ),
 second_pass AS MATERIALIZED (

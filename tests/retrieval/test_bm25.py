@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from django.db import connection
@@ -12,7 +13,8 @@ from core.models import Workspace
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from rag.retrieval.calibration.withheld import text_scores
-from tests.support.knowledge import document_ingested
+from rag.retrieval.sql import text_plan, text_rows
+from tests.support.knowledge import document_ingested, hybrid_params
 
 pytestmark = pytest.mark.django_db
 
@@ -172,6 +174,51 @@ def test_the_safety_test_searches_only_within_its_own_budget(settings) -> None:
     assert _text_scores(scope, question) == {key: pytest.approx(exact[key]) for key in exact}
     settings.RETRIEVAL_BM25_SAFETY_BUDGET = 6
     assert _text_scores(scope, question) == {battery: pytest.approx(exact[battery])}
+
+
+def _chunks_scored(plan: str) -> int:
+    """The rows the statement's scans of rag_chunk returned, i.e. the chunks it scored."""
+    return sum(
+        round(float(match.group(1)))
+        for line in plan.splitlines()
+        if re.search(r"\bon rag_chunk\b", line)
+        for match in [re.search(r"actual time=\S+ rows=([\d.]+)", line)]
+        if match
+    )
+
+
+def test_a_small_workspace_is_pruned_and_still_ranks_its_whole_list_exactly() -> None:
+    """At most RETRIEVAL_BM25_POSTINGS_BUDGET chunks (1000): the essential lexemes are the rarest up to half
+    the workspace's chunks, and the safety test guards all 40 candidates, not only the top 20."""
+    workspace, bot = _workspace("ws-small-pruned")
+    texts = {}
+    for n in range(80):  # "warranty" in all 80 chunks, "zinc" in 45, "cobalt" in 27
+        words = ["warranty", "record", f"item{n}", *["extra"] * (n % 4)]
+        words += ["zinc"] if n < 45 else []
+        words += ["cobalt"] if n % 3 == 0 else []
+        document = document_ingested(
+            workspace=workspace, text=" ".join(words), filename=f"w{n}.txt", bots=[bot]
+        )
+        chunk = Chunk.objects.get(document=document)
+        texts[str(chunk.pk)] = chunk.text
+
+    def ranked(question: str) -> list[tuple[str, float]]:
+        params = hybrid_params(workspace=workspace, bot=bot, question=question)
+        return [(hit.chunk_id, hit.score) for hit in text_rows(params=params)]
+
+    def exact(question: str) -> list[tuple[str, float]]:
+        scores = text_scores(workspace_id=str(workspace.pk), query=question, texts=texts)
+        best = sorted((item for item in scores.items() if item[1] > 0), key=lambda i: (-i[1], i[0]))
+        return [(chunk_id, pytest.approx(score)) for chunk_id, score in best[:40]]
+
+    # "cobalt" (27 chunks) is essential and finds fewer than 40 chunks: the safety test searches
+    # "warranti" too, and ranks 28 to 40 are the exact best of the chunks holding only "warranty".
+    assert ranked("cobalt warranty") == exact("cobalt warranty")
+    # "zinc" (45 chunks) fills the list with chunks scoring above anything "warranti" alone can give:
+    # the 35 chunks holding only "warranty" are never read, and the list is still the exact one.
+    assert ranked("zinc warranty") == exact("zinc warranty")
+    plan = text_plan(params=hybrid_params(workspace=workspace, bot=bot, question="zinc warranty"))
+    assert _chunks_scored(plan) == 45, plan
 
 
 def test_pruning_counts_a_lexemes_postings_in_every_language_of_the_workspace(settings) -> None:
