@@ -221,6 +221,42 @@ def test_a_small_workspace_is_pruned_and_still_ranks_its_whole_list_exactly() ->
     assert _chunks_scored(plan) == 45, plan
 
 
+def _chunk_scans_run(plan: str) -> list[str]:
+    """Each scan of rag_chunk that ran (the other branch's show "never executed"), with its conditions."""
+    scans, current = [], None
+    for line in plan.splitlines():
+        if "(cost=" in line:  # a plan node
+            current = None
+            if re.search(r"\bon rag_chunk\b", line) and "never executed" not in line:
+                current = len(scans)
+                scans.append(line.strip())
+        elif current is not None:
+            scans[current] += " | " + line.strip()
+    return scans
+
+
+def test_a_small_workspace_reads_its_own_rows_and_not_the_shared_gin_index(settings) -> None:
+    """The shared GIN index holds every workspace's postings: a small workspace (at most the postings budget)
+    matches its own rows one by one (a condition no GIN index serves), a larger one may go through the index;
+    the scores are the same."""
+    workspace, bot = _workspace("ws-small-own-rows")
+    for n in range(30):
+        text = f"warranty record item{n}" + (" zinc" if n % 2 else "")
+        document_ingested(workspace=workspace, text=text, filename=f"r{n}.txt", bots=[bot])
+    params = hybrid_params(workspace=workspace, bot=bot, question="zinc warranty")
+    small = [(hit.chunk_id, hit.score) for hit in text_rows(params=params)]
+    assert len(small) == 30
+    scans = _chunk_scans_run(text_plan(params=params))
+    own_rows = ["IS TRUE" in scan and "chunk_search_gin" not in scan for scan in scans]
+    assert own_rows and all(own_rows), scans
+    settings.RETRIEVAL_BM25_POSTINGS_BUDGET = 20  # 30 chunks: no longer small
+    scans = _chunk_scans_run(text_plan(params=params))
+    assert scans and not any("IS TRUE" in scan for scan in scans), scans
+    assert [(hit.chunk_id, hit.score) for hit in text_rows(params=params)] == [
+        (chunk_id, pytest.approx(score)) for chunk_id, score in small
+    ]
+
+
 def test_pruning_counts_a_lexemes_postings_in_every_language_of_the_workspace(settings) -> None:
     workspace, bot = _workspace("ws-prune-languages")
     english = "Clean every kitchen surface with soap, then disinfect the handles of the fridge."
