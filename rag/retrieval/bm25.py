@@ -60,25 +60,27 @@ def _pass(*, source: str, terms: str, unless: str = "") -> str:
     the best `text_candidates` of them. A large workspace finds them through a GIN index. A small one
     (`pruning.small`) reads its own rows instead (the workspace's btree, its tsvectors matched one by one):
     the shared GIN index holds every workspace's postings, and a lexeme rare in a ~555-chunk workspace can
-    have ~90,000 there (bench/scale's 1M rows: 160 ms p50 through it, 3.1 ms through its own rows). The
-    two branches are gated by `pruning.small` (a one-time filter), so only one runs."""
+    have ~90,000 there (bench/scale's 1M rows: 160 ms p50 through it, 3.5 ms through its own rows). The
+    two ways are gated by `pruning.small` (a one-time filter), so only one runs."""
     excluded = f" AND NOT {unless}" if unless else ""
-    branches = [
-        f"""SELECT h.id, h.score FROM {source} CROSS JOIN LATERAL (
-        SELECT c.id, {_SCORE} AS score
-        FROM rag_chunk AS c
-        WHERE {match}{excluded} AND {_IN_SCOPE}
-        ORDER BY score DESC, c.id
-        LIMIT %(text_candidates)s
-    ) AS h
-    WHERE {gate}(SELECT small FROM pruning)"""  # noqa: S608 (module constants only)
+    ways = [
+        f"""SELECT c.id, c.search_vector, c.search_length FROM rag_chunk AS c
+              WHERE {match}{excluded} AND {_IN_SCOPE}
+                AND {gate}(SELECT small FROM pruning)"""  # noqa: S608 (module constants only)
         for match, gate in (
             (f"c.search_vector @@ {terms}", "NOT "),
             # IS TRUE: not an operator a GIN index can serve
             (f"(c.search_vector @@ {terms}) IS TRUE", ""),
         )
     ]
-    return "\n    UNION ALL\n    ".join(branches)
+    return f"""SELECT h.id, h.score FROM {source} CROSS JOIN LATERAL (
+        SELECT c.id, {_SCORE} AS score
+        FROM ({ways[0]}
+              UNION ALL
+              {ways[1]}) AS c
+        ORDER BY score DESC, c.id
+        LIMIT %(text_candidates)s
+    ) AS h"""  # noqa: S608 (module constants only)
 
 
 # Appended to "WITH <scope CTE>" by rag.retrieval.sql.
