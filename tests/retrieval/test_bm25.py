@@ -176,13 +176,26 @@ def test_the_safety_test_searches_only_within_its_own_budget(settings) -> None:
     assert _text_scores(scope, question) == {battery: pytest.approx(exact[battery])}
 
 
+def _chunk_scans_run(plan: str) -> list[str]:
+    """Each scan of rag_chunk that ran (the other branch's show "never executed"), with its conditions."""
+    scans, current = [], None
+    for line in plan.splitlines():
+        if "(cost=" in line:  # a plan node
+            current = None
+            if re.search(r"\bon rag_chunk\b", line) and "never executed" not in line:
+                current = len(scans)
+                scans.append(line.strip())
+        elif current is not None:
+            scans[current] += " | " + line.strip()
+    return scans
+
+
 def _chunks_scored(plan: str) -> int:
     """The rows the statement's scans of rag_chunk returned, i.e. the chunks it scored."""
     return sum(
         round(float(match.group(1)))
-        for line in plan.splitlines()
-        if re.search(r"\bon rag_chunk\b", line)
-        for match in [re.search(r"actual time=\S+ rows=([\d.]+)", line)]
+        for scan in _chunk_scans_run(plan)
+        for match in [re.search(r"actual time=\S+ rows=([\d.]+)", scan)]
         if match
     )
 
@@ -219,20 +232,6 @@ def test_a_small_workspace_is_pruned_and_still_ranks_its_whole_list_exactly() ->
     assert ranked("zinc warranty") == exact("zinc warranty")
     plan = text_plan(params=hybrid_params(workspace=workspace, bot=bot, question="zinc warranty"))
     assert _chunks_scored(plan) == 45, plan
-
-
-def _chunk_scans_run(plan: str) -> list[str]:
-    """Each scan of rag_chunk that ran (the other branch's show "never executed"), with its conditions."""
-    scans, current = [], None
-    for line in plan.splitlines():
-        if "(cost=" in line:  # a plan node
-            current = None
-            if re.search(r"\bon rag_chunk\b", line) and "never executed" not in line:
-                current = len(scans)
-                scans.append(line.strip())
-        elif current is not None:
-            scans[current] += " | " + line.strip()
-    return scans
 
 
 def test_a_small_workspace_reads_its_own_rows_and_not_the_shared_gin_index(settings) -> None:
