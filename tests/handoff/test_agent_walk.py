@@ -161,8 +161,11 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     expect(widget.locator(".log")).to_contain_text("chatting with the assistant again")
 
     def pending_answered() -> bool:
-        return Turn.objects.filter(
-            client_message_id=f"handoff/{handoff.pk}", completed_at__isnull=False
+        # The task completes the turn, then points the messages at it: wait for both, not the first alone
+        # (on a loaded machine the check fell between them).
+        return Message.objects.filter(
+            answered_by__client_message_id=f"handoff/{handoff.pk}",
+            answered_by__completed_at__isnull=False,
         ).exists()
 
     wait_for(pending_answered, timeout=60, what="the bot's answer to the message left unanswered")
