@@ -63,6 +63,7 @@ def _content_type_current(content_type: ContentType) -> ContentType:
 
 
 APPEND_ONLY = "append_only"
+NO_TRUNCATE = "no_truncate"
 
 
 class AuditEntry(AbstractLogEntry):
@@ -108,5 +109,15 @@ class AuditEntry(AbstractLogEntry):
         triggers = [
             # Append-only: UPDATE and DELETE fail in the database, whoever asks, except the
             # retention task (audit.services.audit_entries_prune), which sets pgtrigger.ignore.
-            pgtrigger.Protect(name=APPEND_ONLY, operation=pgtrigger.Update | pgtrigger.Delete)
+            pgtrigger.Protect(name=APPEND_ONLY, operation=pgtrigger.Update | pgtrigger.Delete),
+            # Row triggers never see a TRUNCATE: a statement trigger refuses it. Only the test
+            # harness's flush sets pgtrigger.ignore for it (tests/conftest.py); see docs/audit.md
+            # for what the table's owner and a superuser can still do.
+            pgtrigger.Trigger(
+                name=NO_TRUNCATE,
+                level=pgtrigger.Statement,
+                when=pgtrigger.Before,
+                operation=pgtrigger.Truncate,
+                func="RAISE EXCEPTION 'pgtrigger: Cannot truncate % table', TG_TABLE_NAME;",
+            ),
         ]

@@ -1,10 +1,12 @@
-"""Append-only: the database refuses any UPDATE or DELETE of an entry (ORM or raw SQL, whoever asks),
-the admin offers neither, and deleting the user, key or workspace an entry names leaves it as it was."""
+"""Append-only: the database refuses any UPDATE, DELETE or TRUNCATE of entries (ORM or raw SQL, on
+the application's own connection and role), the admin offers none of them, and deleting the user,
+key or workspace an entry names leaves it as it was."""
 
 from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management.color import no_style
 from django.db import DatabaseError, connection, transaction
 from django.test import Client
 
@@ -30,6 +32,35 @@ def test_the_database_refuses_to_change_or_delete_an_entry() -> None:
         cursor.execute("DELETE FROM audit_auditentry")
     entry.refresh_from_db()
     assert entry.object_repr == "Lumi" and AuditEntry.objects.filter(pk=entry.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_applications_own_connection_cannot_truncate_update_or_delete_the_trail() -> None:
+    """Finding 1 of issue 51: TRUNCATE went through where UPDATE and DELETE were refused. Committed
+    rows, as the application writes them (in one test transaction, their deferred foreign-key checks
+    would refuse the TRUNCATE first). The test's own flush at its end is the harness's, let by."""
+    first = entry_make(workspace=workspace_make(), repr_="Lumi")
+    second = entry_make(workspace=None, repr_="Nova")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user")
+        assert cursor.fetchone()[0] == connection.settings_dict["USER"]  # the application's role
+    statements = {
+        "TRUNCATE audit_auditentry": "Cannot truncate",
+        "TRUNCATE TABLE audit_auditentry RESTART IDENTITY CASCADE": "Cannot truncate",
+        "UPDATE audit_auditentry SET object_repr = 'forged'": "Cannot update",
+        "DELETE FROM audit_auditentry": "Cannot update or delete",
+    }
+    # Django's own flush statement too, as `manage.py flush` would run it.
+    statements[connection.ops.sql_flush(no_style(), ["audit_auditentry"])[0]] = "Cannot truncate"
+    for statement, refusal in statements.items():
+        with (
+            pytest.raises(DatabaseError, match=refusal),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(statement)
+    assert set(AuditEntry.objects.values_list("object_repr", flat=True)) >= {"Lumi", "Nova"}
+    assert AuditEntry.objects.filter(pk__in=[first.pk, second.pk]).count() == 2
 
 
 def test_the_admin_offers_no_way_to_add_change_or_delete() -> None:
