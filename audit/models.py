@@ -13,6 +13,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 
+from audit.changes import changes_cleaned
 from audit.context import audit_context_fill
 
 
@@ -26,6 +27,11 @@ class AuditEntryManager(LogEntryManager):
         target = audit_target(instance)
         if target is None:  # not audited (e.g. a visitor's session document)
             return None
+        if "changes" in kwargs:
+            # A form's "\r\n" for a stored "\n" is no change, and a password is never a value here.
+            kwargs["changes"] = changes_cleaned(kwargs["changes"], redact=target.redact)
+            if kwargs["changes"] is None and not force_log:
+                return None
         kwargs.setdefault("kind", target.kind)
         kwargs.setdefault("workspaces", target.workspaces)
         return super().log_create(instance, force_log=force_log, **kwargs)
@@ -82,6 +88,7 @@ class AuditEntry(AbstractLogEntry):
         QUARANTINE_RELEASE = "quarantine_release", "Release from quarantine"
         LOGIN = "login", "Login"
         LOGIN_FAILED = "login_failed", "Failed login"
+        USER = "user", "User account"
 
     # No foreign key to the user: an entry must outlive its actor, and deleting a user may not
     # update an entry (the trigger below refuses it). `actor_label` is who it was, as written then.

@@ -12,6 +12,7 @@ from typing import Any
 
 from auditlog.registry import auditlog
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.exceptions import ObjectDoesNotExist
 
@@ -24,13 +25,18 @@ Kind = AuditEntry.Kind
 class Audited:
     label: str  # app_label.ModelName
     kind: str
-    workspace: str  # dotted attribute path from an object to its workspace id
+    workspace: str  # dotted attribute path from an object to its workspace id, or MEMBERSHIPS
     include: tuple[str, ...] = ()  # only these fields (empty: all but `exclude`)
     exclude: tuple[str, ...] = ()
     mask: tuple[str, ...] = ()  # diffed, but stored masked (secrets)
+    redact: tuple[str, ...] = ()  # diffed, but stored as "set"/"changed" only (password hashes)
     m2m: tuple[str, ...] = ()
     unless: str = ""  # an attribute that, when set, leaves the object out
 
+
+# A user belongs to no one workspace: their entries go to every workspace they are a member of (none
+# yet when the account is created: superusers see those).
+MEMBERSHIPS = "@memberships"
 
 # Bookkeeping that changes without anyone deciding it: not a change that matters.
 _STAMPS = ("created_at", "updated_at")
@@ -75,6 +81,15 @@ AUDITED: tuple[Audited, ...] = (
     Audited(label="core.Membership", kind=Kind.MEMBER, workspace="workspace_id", exclude=_STAMPS),
     Audited(label="core.Workspace", kind=Kind.WORKSPACE, workspace="pk", exclude=_STAMPS),
     Audited(label="handoff.HandoffPolicy", kind=Kind.HANDOFF_POLICY, workspace="bot.workspace_id"),
+    # Accounts: created, staff and superuser flags, deactivation, deletion; a password change is
+    # recorded as such, its hash never (last_login and the profile fields are not decisions).
+    Audited(
+        label=settings.AUTH_USER_MODEL,
+        kind=Kind.USER,
+        workspace=MEMBERSHIPS,
+        include=("username", "is_staff", "is_superuser", "is_active", "password"),
+        redact=("password",),
+    ),
 )
 
 _BY_LABEL = {audited.label: audited for audited in AUDITED}
@@ -84,6 +99,14 @@ _BY_LABEL = {audited.label: audited for audited in AUDITED}
 class Target:
     kind: str
     workspaces: list[Any] = field(default_factory=list)
+    redact: tuple[str, ...] = ()
+
+
+def user_workspaces(user_id: Any) -> list[Any]:
+    """Every workspace the user is a member of."""
+    from core.models import Membership
+
+    return list(Membership.objects.filter(user_id=user_id).values_list("workspace_id", flat=True))
 
 
 def attribute_path(instance: Any, path: str) -> Any:
@@ -104,8 +127,12 @@ def audit_target(instance: Any) -> Target | None:
     audited = _BY_LABEL.get(instance._meta.label)
     if audited is None or (audited.unless and getattr(instance, audited.unless, None)):
         return None
-    workspace_id = attribute_path(instance, audited.workspace)
-    return Target(kind=audited.kind, workspaces=[workspace_id] if workspace_id else [])
+    if audited.workspace == MEMBERSHIPS:
+        workspaces = user_workspaces(instance.pk) if instance.pk is not None else []
+    else:
+        workspace_id = attribute_path(instance, audited.workspace)
+        workspaces = [workspace_id] if workspace_id else []
+    return Target(kind=audited.kind, workspaces=workspaces, redact=audited.redact)
 
 
 def audited_kind(label: str) -> str | None:

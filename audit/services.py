@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from audit.context import client_address
 from audit.models import APPEND_ONLY, AuditEntry
-from audit.registry import Target, audit_target
+from audit.registry import Target, audit_target, user_workspaces
 
 Action = AuditEntry.Action
 
@@ -57,12 +57,6 @@ def audit_change_record(
     return entry
 
 
-def _user_workspaces(user_id: Any) -> list[Any]:
-    from core.models import Membership
-
-    return list(Membership.objects.filter(user_id=user_id).values_list("workspace_id", flat=True))
-
-
 def login_record(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
     """user_logged_in receiver: who signed in, from where, in every workspace of theirs."""
     AuditEntry.objects.create(
@@ -75,7 +69,7 @@ def login_record(sender: Any, request: HttpRequest | None, user: Any, **kwargs: 
         actor=user,
         actor_label=user.get_username(),
         remote_addr=client_address(request) if request is not None else None,
-        workspaces=_user_workspaces(user.pk),
+        workspaces=user_workspaces(user.pk),
     )
 
 
@@ -97,7 +91,7 @@ def login_failed_record(
         actor=None,
         actor_label=f"failed: {tried[:150]}",
         remote_addr=client_address(request) if request is not None else None,
-        workspaces=_user_workspaces(user.pk) if user else [],
+        workspaces=user_workspaces(user.pk) if user else [],
     )
 
 

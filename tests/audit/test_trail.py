@@ -206,11 +206,12 @@ def test_each_kind_changed_once_writes_one_entry_shown_in_the_admin_and_its_expo
     assert release.object_pk == str(chunk.pk) and release.changes["quarantined"] == [True, False]
     by_admin = [e for e in entries if e.remote_addr == ADMIN_ADDR and e.kind != kinds.LOGIN_FAILED]
     assert by_admin and all(e.actor_id == user.pk and e.actor_label == "olivia" for e in by_admin)
-    # Nothing else was written: one entry per change (the ingested document is the one upload the
-    # test made outside a request, so "system" wrote it).
+    # Nothing else was written: one entry per change (the ingested document and the editor's account
+    # are made outside a request, so "system" wrote them).
     counted = Counter((e.kind, e.action) for e in entries)
     assert counted[(kinds.DOCUMENT, Action.CREATE)] == 2
-    assert sum(counted.values()) == 21, counted
+    assert counted[(kinds.USER, Action.CREATE)] == 1
+    assert sum(counted.values()) == 22, counted
 
     # Shown in the admin, and in both exports of every entry.
     page = admin.get(
