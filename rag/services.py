@@ -27,6 +27,7 @@ from bots.models import Bot
 from core.models import Workspace
 from rag.models import Chunk, Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import AUDIO_EXTENSIONS, SUPPORTED_EXTENSIONS, mime_type_guess
+from rag.parsing.titles import document_title
 from rag.preview import preview_cache_clear
 from rag.retrieval.calibration.service import workspace_fusion_change_record
 from rag.selectors import (
@@ -183,11 +184,16 @@ def _document_new(
     size = file.size or 0
     limit = settings.PARLEY_UPLOAD_MAX_BYTES
     now = timezone.now()
+    automatic = document_title(filename=name, url=new.source_url)
     document = Document(
         workspace=workspace,
         conversation_id=conversation_id,
         external_user_id=external_user_id,
-        title=(new.title or PurePath(name).stem.replace("_", " ").replace("-", " "))[:300],
+        # Until its file is read (rag.ingestion.prepare), a document without a given title is
+        # named by the title rule from what is known now (its file name, else its URL); the
+        # ingestion replaces a title the rule gave, never one given (rag.parsing.titles).
+        title=(new.title or automatic)[:300],
+        metadata={} if new.title else {"title_auto": automatic},
         source_url=new.source_url,
         upload_key=new.upload_key,
         filename=name[:255],

@@ -75,7 +75,7 @@ def documents_passages(*, prepared: list[PreparedDocument]) -> None:
             source
             for item in items
             for source in document_sources(
-                texts=[draft.text for draft in item.drafts], title=item.document.title
+                texts=[draft.text for draft in item.drafts], title=item.title
             )
         ]
         try:

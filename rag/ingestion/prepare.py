@@ -16,6 +16,7 @@ from rag.ingestion.transcribe import audio_transcribe
 from rag.language import language_detect
 from rag.models import Document
 from rag.parsing import AUDIO_EXTENSIONS, Block, ParsedDocument, document_parse
+from rag.parsing.titles import title_after_ingestion
 from rag.passages.make import MadePassages
 from rag.selectors import workspace_media_models
 
@@ -30,6 +31,7 @@ class PreparedDocument:
     language: str
     modality: str
     drafts: list[ChunkDraft]
+    title: str  # the document's title once its file is read (rag.parsing.titles)
     figure_files: list[FigureFile] = field(default_factory=list)  # stored with the chunks
     metadata: dict = field(default_factory=dict)  # the document's: OCR'd pages, figures' outcomes
     # The multilingual model of the workspace ("" none) and, once embedded, each chunk's vector of it.
@@ -64,9 +66,17 @@ def document_prepare(
             " described its images.",
         )
     language = language_detect("\n".join(block.text for block in blocks[:400]))
+    title, title_auto = title_after_ingestion(
+        current=document.title,
+        metadata=document.metadata,
+        heading=parsed.heading,
+        own_title=parsed.own_title,
+        filename=document.filename,
+        url=document.source_url,
+    )
     drafts = chunks_build(
         blocks=blocks,
-        title=document.title,
+        title=title,
         size=settings.PARLEY_CHUNK_TOKENS,
         overlap=settings.PARLEY_CHUNK_OVERLAP_TOKENS,
     )
@@ -77,8 +87,13 @@ def document_prepare(
         language=language,
         modality=parsed.modality,
         drafts=drafts,
+        title=title,
         figure_files=figures.files,
-        metadata={"ocr_pages": parsed.ocr_pages, "figures": figures.report},
+        metadata={
+            "ocr_pages": parsed.ocr_pages,
+            "figures": figures.report,
+            "title_auto": title_auto,
+        },
         multi_model_id=multi_model_id,
     )
 

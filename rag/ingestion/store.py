@@ -122,6 +122,7 @@ def _chunks_swap(
             attempts=0,
             finished_at=timezone.now(),
             metadata=prepared.metadata,
+            title=prepared.title,
             chunks_apart=apart,
         )
         if not finished:

@@ -55,7 +55,9 @@ class Figure:
 class ParsedDocument:
     blocks: list[Block]
     modality: str = "text"
-    title: str = ""
+    # What the title rule reads (rag.parsing.titles): the first heading, and the format's own title.
+    heading: str = ""
+    own_title: str = ""
     figures: list[Figure] = field(default_factory=list)
     ocr_pages: int = 0  # pages (or images) read by OCR
 

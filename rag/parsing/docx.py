@@ -31,7 +31,7 @@ def parse_docx(data: bytes, filename: str) -> ParsedDocument:
         raise IngestError("corrupt_docx", message) from exc
     blocks: list[Block] = []
     headings: list[tuple[int, str]] = []
-    title = ""
+    heading_first = ""
     for table_id, item in enumerate(document.iter_inner_content()):
         path = tuple(text for _, text in headings)
         if isinstance(item, Table):
@@ -55,10 +55,15 @@ def parse_docx(data: bytes, filename: str) -> ParsedDocument:
         level = _heading_level(item.style.name if item.style is not None else "")
         if level and text:
             headings = [(lvl, h) for lvl, h in headings if lvl < level] + [(level, text)]
-            title = title or text
+            heading_first = heading_first or text
         elif text:
             blocks.append(Block(text=text, heading_path=path))
-    return ParsedDocument(blocks=blocks, title=title, figures=_figures(document))
+    return ParsedDocument(
+        blocks=blocks,
+        heading=heading_first,
+        own_title=document.core_properties.title or "",
+        figures=_figures(document),
+    )
 
 
 def _figures(document: DocxDocument) -> list[Figure]:

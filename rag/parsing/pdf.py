@@ -18,6 +18,7 @@ from rag.parsing.pdf_raster import pdf_figures, pdf_pages_ocr
 
 if TYPE_CHECKING:
     import pdfplumber.page
+    import pypdf
 
 
 def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
@@ -68,6 +69,7 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
     body_size = statistics.median(sizes) if sizes else 0.0
     blocks: list[Block] = []
     headings: list[tuple[float, str]] = []
+    heading_first = ""
     for page_number, lines in pages:
         for line in lines:
             text = line["text"].strip()
@@ -76,6 +78,7 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
             size = _size(line)
             if body_size and size >= body_size * 1.2 and len(text) < 120:
                 headings = [(s, h) for s, h in headings if s > size] + [(size, text)]
+                heading_first = heading_first or text
                 continue
             x0, top, x1, bottom = (round(line[key], 2) for key in ("x0", "top", "x1", "bottom"))
             box = Box(page_number=page_number, x0=x0, top=top, x1=x1, bottom=bottom)
@@ -87,10 +90,20 @@ def parse_pdf(data: bytes, filename: str) -> ParsedDocument:
     figures = pdf_figures(data, skip_pages=set(scanned))
     return ParsedDocument(
         blocks=blocks,
-        title=headings[0][1] if headings else "",
+        heading=heading_first,
+        own_title=_metadata_title(reader),
         figures=figures,
         ocr_pages=len(scanned),
     )
+
+
+def _metadata_title(reader: pypdf.PdfReader) -> str:
+    """The title in the PDF's document information ("" when it has none or it cannot be read)."""
+    try:
+        metadata = reader.metadata
+        return str(metadata.title or "") if metadata is not None else ""
+    except Exception:  # a damaged information dictionary only costs the title
+        return ""
 
 
 def _image_coverage(page: pdfplumber.page.Page) -> float:

@@ -25,6 +25,7 @@ from conversations.types import Answer, AnswerStatus, BotRules
 from rag.chunking import chunks_build
 from rag.demo_content import DEMO_FILES, demo_pdf_bytes
 from rag.parsing import document_parse
+from rag.parsing.titles import document_title
 from rag.passages.split import passages_split
 from rag.passages.tables import tables_render
 from rag.retrieval import RetrievedChunk
@@ -90,7 +91,10 @@ def _documents_chunked(
                 else block.text
             )
         running[doc_id] = text_normalize(joiner.join(texts))
-        drafts = chunks_build(blocks=parsed.blocks, title=parsed.title, size=size, overlap=overlap)
+        title = document_title(
+            heading=parsed.heading, own_title=parsed.own_title, filename=filename
+        )
+        drafts = chunks_build(blocks=parsed.blocks, title=title, size=size, overlap=overlap)
         for draft in drafts:
             chunks.append(
                 RetrievedChunk(

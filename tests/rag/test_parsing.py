@@ -31,7 +31,7 @@ def test_html_keeps_the_article_and_drops_navigation_and_footer() -> None:
     text = " ".join(chunk.text for chunk in chunks)
     assert "thirty days" in text and "prepaid shipping label" in text
     assert "Cookie settings" not in text and "Log in" not in text
-    assert parsed.title == "Returns policy"
+    assert parsed.heading == "Returns policy"
 
 
 def test_pdf_chunks_carry_page_and_one_bbox_per_page_they_span() -> None:
@@ -63,7 +63,7 @@ def test_small_chunks_overlap_and_a_long_pdf_spans_pages() -> None:
 
 def test_docx_headings_and_table_rows_with_header() -> None:
     parsed, chunks = _chunks("warranty.docx", files.docx_bytes())
-    assert parsed.title == "Warranty guide"
+    assert parsed.heading == "Warranty guide"
     table = next(chunk for chunk in chunks if "Frame" in chunk.text)
     assert table.text.startswith("| Part | Years |") and "| Motor | 2 |" in table.text
     assert table.heading_path == ["Warranty guide", "Parts covered"]
