@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -12,12 +14,21 @@ from rag.models import Document
 MAX_BOT_IDS = 100
 
 
+class UploadBotIdsField(serializers.ListField):
+    """A multipart form cannot send an empty list: there, one empty `bot_ids` field is one."""
+
+    def to_internal_value(self, data: list[Any]) -> list[Any]:
+        return super().to_internal_value([] if data == [""] else data)
+
+
 def _bot_ids_field() -> serializers.ListField:
-    return serializers.ListField(
+    return UploadBotIdsField(
         child=StrictUUIDField(),
         required=False,
         max_length=MAX_BOT_IDS,
-        help_text="Attach to these bots (ones the key may use). Not with conversation_id.",
+        help_text="The bots that get the document (ones the key may use). Left out: every bot the key "
+        "may use, as the admin's upload does. To give it to no bot, send it empty: `[]` in JSON, one "
+        "empty `bot_ids` field in a multipart upload. Not with conversation_id.",
     )
 
 
@@ -95,6 +106,11 @@ class DocumentListQuerySerializer(QueryParamsSerializer):
     offset = serializers.IntegerField(required=False, min_value=0)
 
 
+class BotRefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    name = serializers.CharField()
+
+
 class DocumentSerializer(serializers.Serializer):
     id = serializers.UUIDField()
     title = serializers.CharField()
@@ -110,6 +126,9 @@ class DocumentSerializer(serializers.Serializer):
     chunk_count = serializers.IntegerField()
     language = serializers.CharField()
     bot_ids = serializers.SerializerMethodField()
+    bots = serializers.SerializerMethodField(
+        help_text="The bots that use the document (their ids and names); empty: no bot answers from it."
+    )
     conversation_id = serializers.UUIDField(allow_null=True)
     external_user_id = serializers.CharField(
         help_text="Set when an external user owns it (only they see it)."
@@ -122,6 +141,12 @@ class DocumentSerializer(serializers.Serializer):
     def get_bot_ids(self, document: Document) -> list[str]:
         """From the prefetched bots: listing costs no query per document."""
         return sorted(str(bot.pk) for bot in document.bots.all())
+
+    @extend_schema_field(BotRefSerializer(many=True))
+    def get_bots(self, document: Document) -> list[dict[str, str]]:
+        """From the prefetched bots, by name."""
+        bots = sorted(document.bots.all(), key=lambda bot: (bot.name, str(bot.pk)))
+        return [{"id": str(bot.pk), "name": bot.name} for bot in bots]
 
 
 class DocumentBatchSerializer(serializers.Serializer):

@@ -90,12 +90,13 @@ def documents_create_for_principal(
     principal: Principal,
     files: Sequence[File[Any]],
     titles: Sequence[str] = (),
-    bot_ids: Sequence[uuid.UUID] = (),
+    bot_ids: Sequence[uuid.UUID] | None = None,
     conversation_id: uuid.UUID | None = None,
     idempotency_key: str = "",
 ) -> DocumentsCreated:
     """Store the files as pending documents of the caller's workspace (and external user), queued for
-    ingestion.
+    ingestion, for the named bots; with `bot_ids` None, for every bot the caller may use (as the
+    admin's upload does), and for none when it is empty or the document is a conversation's.
 
     With an ``idempotency_key``, a client that lost the answer may send the upload again: the documents
     the first request created come back (``replayed``) and nothing is stored twice, even when both
@@ -111,8 +112,12 @@ def documents_create_for_principal(
     earlier = documents_uploaded_with_key(principal=principal, key=idempotency_key)
     if earlier:
         return DocumentsCreated(earlier, replayed=True)
-    bots = document_bots_resolve(principal=principal, bot_ids=bot_ids)
+    named = None if bot_ids is None else document_bots_resolve(principal=principal, bot_ids=bot_ids)
     session = _conversation_resolve(principal=principal, conversation_id=conversation_id)
+    if named is not None:
+        bots = named
+    else:  # left out: every bot the caller may use, as the admin's upload; a session's, none
+        bots = [] if session else list(bots_for_principal(principal=principal).order_by("name"))
     workspace = Workspace.objects.get(pk=principal.workspace_id)
     titled = zip(files, [*titles, *[""] * len(files)], keys or [""] * len(files), strict=False)
     uploads = [NewFile(file=file, title=title, upload_key=key) for file, title, key in titled]

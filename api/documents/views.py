@@ -104,15 +104,17 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
         responses={201: DocumentBatchSerializer, 200: DocumentBatchSerializer},
         examples=[
             OpenApiExample(
-                "Text",
+                "Text, for every bot of the workspace",
                 request_only=True,
                 media_type="application/json",
-                value={
-                    "title": "Opening hours",
-                    "text": "We open at 9 on weekdays.",
-                    "bot_ids": [],
-                },
-            )
+                value={"title": "Opening hours", "text": "We open at 9 on weekdays."},
+            ),
+            OpenApiExample(
+                "Text, for no bot yet",
+                request_only=True,
+                media_type="application/json",
+                value={"title": "Draft policy", "text": "Not yet in force.", "bot_ids": []},
+            ),
         ],
     )
     def post(self, request: Request) -> Response:
@@ -136,7 +138,7 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
             principal=request_principal(request),
             files=files,
             titles=titles,
-            bot_ids=data.get("bot_ids", []),
+            bot_ids=data.get("bot_ids"),  # None (left out): every bot the key may use
             conversation_id=data.get("conversation_id"),
             idempotency_key=_idempotency_key(request),
         )

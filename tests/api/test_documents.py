@@ -155,7 +155,7 @@ def test_list_is_paginated_filtered_and_has_no_n_plus_one(tenant) -> None:  # ty
     assert [(d["title"], d["error_code"], d["error"]) for d in failed] == [
         ("Doc 3", "empty", "The file is empty.")
     ]
-    _post_text(headers, title="Unattached", text="t")
+    _post_text(headers, title="Unattached", text="t", bot_ids=[])  # explicitly for no bot
     by_bot = Client().get(f"/api/v1/documents?bot_id={bot.pk}", **headers).json()
     assert by_bot["count"] == 12
     bad = Client().get("/api/v1/documents?status=done", **headers)
