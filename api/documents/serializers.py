@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.utils import html
 
 from api.serializers import QueryParamsSerializer, StrictCharField, StrictUUIDField
 from rag.models import Document
@@ -17,8 +18,11 @@ MAX_BOT_IDS = 100
 class UploadBotIdsField(serializers.ListField):
     """A multipart form cannot send an empty list: there, one empty `bot_ids` field is one."""
 
-    def to_internal_value(self, data: list[Any]) -> list[Any]:
-        return super().to_internal_value([] if data == [""] else data)
+    def get_value(self, dictionary: Any) -> Any:
+        value = super().get_value(dictionary)
+        if html.is_html_input(dictionary) and value == [""]:
+            return []  # multipart `bot_ids=` (JSON says [] itself; [""] there stays invalid)
+        return value
 
 
 def _bot_ids_field() -> serializers.ListField:

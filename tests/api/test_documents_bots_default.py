@@ -77,6 +77,9 @@ def test_bot_ids_sent_empty_gives_the_document_to_no_bot(tenant: Any) -> None:
     assert response.status_code == 201, response.content
     assert response.json()["documents"][0]["bots"] == []
     assert not Document.objects.filter(bots__isnull=False).exists()
+    # In JSON an empty string is no bot id.
+    refused = _post(headers, {"title": "Draft", "text": "Not yet.", "bot_ids": [""]})
+    assert refused.status_code == 400 and "bot_ids" in refused.json()["extra"]["fields"]
     # Named bots: those alone.
     response = _post(headers, {"title": "A", "text": "a", "bot_ids": [str(bots[1].pk)]})
     assert response.json()["documents"][0]["bots"] == _named([bots[1]])
