@@ -398,7 +398,8 @@ PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, m
 # they never wait for one another). Set it to CELERY_TASK_DEFAULT_QUEUE to run them with the rest.
 CELERY_STREAM_QUEUE = env_str("CELERY_STREAM_QUEUE", "streams")
 CELERY_TASK_ROUTES = {
-    "api.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE},
+    "streams.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE},
+    "api.stream_runner_execute": {"queue": CELERY_STREAM_QUEUE},  # its former name (an alias)
     # The bot's answer to messages an agent left unanswered: a chat turn too, waiting on the LLM.
     "handoff.pending_answer": {"queue": CELERY_STREAM_QUEUE},
     # A channel's inbound message: a chat turn, streamed into the platform's message.
@@ -583,6 +584,12 @@ API_MAX_REQUEST_BODY_BYTES = env_int("API_MAX_REQUEST_BODY_BYTES", 1_048_576, mi
 API_SSE_MAX_EVENT_BYTES = env_int("API_SSE_MAX_EVENT_BYTES", 16_384, minimum=256)
 API_SSE_HEARTBEAT_SECONDS = env_float("API_SSE_HEARTBEAT_SECONDS", 15.0, minimum=0.05, maximum=300)
 API_SSE_STREAM_TTL_SECONDS = env_int("API_SSE_STREAM_TTL_SECONDS", 3600, minimum=10)
+# SSE: a stream's runner must start within this many seconds of the stream's opening, and renews a
+# lease of this length while it runs; a relay finding neither re-queues the run (a web process died
+# before queueing it) or ends the stream with a `stream_interrupted` error (streams.sse.supervision).
+API_SSE_RUNNER_LEASE_SECONDS = env_float(
+    "API_SSE_RUNNER_LEASE_SECONDS", 10.0, minimum=0.5, maximum=300
+)
 # SSE: at most one tool_partial_update per stream per this many ms (later deltas join the pending
 # one, so no text is lost; 0: one event per token). 100 ms (ten updates a second) rather than 50: each
 # event costs ~1.4 ms of CPU between the worker and the relay (docs/decisions/answer-path-cpu.md).

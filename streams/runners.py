@@ -7,6 +7,10 @@ and answers ``sse_response(stream_id=run.stream_id, on_first_event=run.enqueue)`
 sends the announced first event, then enqueues the run, so the client's first event waits for
 neither the broker nor a worker. The worker runs the runner inside ``stream_producing``, so the
 stream always ends, with an ``error`` event on failure.
+
+A crash between the first event and the queueing (the web process killed) cannot leave the stream
+waiting forever: the run's record is written before the first event, and a relay of the stream finds
+the run not started in time and queues it again (``streams.sse.supervision``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from typing import Any
 from django.utils.module_loading import import_string
 
 from streams.sse import StreamEmitter, StreamOwner, stream_open
-from streams.sse.buffer import StreamCaller
+from streams.sse.buffer import StreamCaller, stream_announce
+from streams.sse.supervision import stream_run_record
 
 # The runners of this module, by a short name; any other runner is named by its dotted path.
 BUILTIN_RUNNERS: dict[str, str] = {"demo": f"{__name__}.demo_run"}
@@ -53,16 +58,21 @@ class PendingRun:
 
     def enqueue(self) -> None:
         """Queue the runner on the streams queue (see config.celery)."""
-        from streams.tasks import stream_runner_execute
+        stream_run_enqueue(stream_id=self.stream_id, runner=self.runner, kwargs=self.kwargs)
 
-        # argsrepr/kwargsrepr: Celery otherwise writes saferepr() of the arguments into every message's
-        # headers (CPU on the request's path, and the visitor's question shown to anyone watching
-        # the broker or a monitor). The stream id and runner name are enough to find a run.
-        stream_runner_execute.apply_async(
-            args=(self.stream_id, self.runner, self.kwargs, True),
-            argsrepr=f"({self.stream_id!r}, {self.runner!r}, ...)",
-            kwargsrepr="{}",
-        )
+
+def stream_run_enqueue(*, stream_id: str, runner: str, kwargs: dict[str, Any]) -> None:
+    """Queue a stream's run (its first event already announced); a relay queues it again through here."""
+    from streams.tasks import stream_runner_execute
+
+    # argsrepr/kwargsrepr: Celery otherwise writes saferepr() of the arguments into every message's
+    # headers (CPU on the request's path, and the visitor's question shown to anyone watching
+    # the broker or a monitor). The stream id and runner name are enough to find a run.
+    stream_runner_execute.apply_async(
+        args=(stream_id, runner, kwargs, True),
+        argsrepr=f"({stream_id!r}, {runner!r}, ...)",
+        kwargsrepr="{}",
+    )
 
 
 def stream_runner_open(
@@ -81,7 +91,11 @@ def stream_runner_open(
     name = runner_name(runner)
     runner_resolve(name=name)  # an unknown name fails here, in the request, not later in the worker
     owner = StreamOwner.for_principal(principal, bot_id=bot_id, conversation_id=conversation_id)
-    return PendingRun(stream_id=stream_open(owner=owner, announce=True), runner=name, kwargs=kwargs)
+    stream_id = stream_open(owner=owner)
+    # The record before the first event: a client never holds a stream whose run nobody can find.
+    stream_run_record(stream_id=stream_id, runner=name, kwargs=kwargs)
+    stream_announce(stream_id=stream_id)
+    return PendingRun(stream_id=stream_id, runner=name, kwargs=kwargs)
 
 
 def demo_run(*, emit: StreamEmitter, interval: float = 0.3, padding: int = 0) -> None:

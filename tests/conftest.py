@@ -32,9 +32,10 @@ settings.PARLEY_OFFLINE_STREAM_PAUSE_MS = 0
 
 # Tests enqueue onto their own queue, so a developer's running worker never takes their tasks.
 celery_app.conf.task_default_queue = TEST_QUEUE
-celery_app.conf.task_routes = {
-    "api.stream_runner_execute": {"queue": TEST_QUEUE}
-}  # streamed answers too
+celery_app.conf.task_routes = {  # streamed answers too (under their name and their former one)
+    "streams.stream_runner_execute": {"queue": TEST_QUEUE},
+    "api.stream_runner_execute": {"queue": TEST_QUEUE},
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,7 +1,7 @@
 """bench/cluster: a deployment of several machines, shown on one, and what a crash of two of them loses.
 
     .venv/bin/python -m bench.cluster /work/shared/corpora/scifact-en [--visitors 64] [--turns 4]
-        [--documents 500] [--kill-at 0.5]
+        [--documents 500] [--kill-at 0.5] [--deadline 900] [--message-deadline 120]
 
 It runs the steps of "Scaling out" in docs/operations.md, each as a process of its own:
 - PostgreSQL (pgvector) and Valkey as standalone servers on TCP ports, reached through DATABASE_URL and
@@ -18,6 +18,10 @@ The visitors retry as widget.js does (bench.cluster.clients). Afterwards it chec
 and in what the clients received (bench.cluster.report): each client_message_id answered exactly once,
 no document stuck, none created twice or missing, no chunk duplicated; and it prints the peak number
 of PostgreSQL connections against max_connections, which says whether a PgBouncer is needed at this size.
+
+It always ends: each message is given up after `--message-deadline` seconds, the whole load after
+`--deadline`, and ingestion after `--ingest-timeout`; a message without its answer then is a defect
+(the exit status is 1, and a line says how many went unanswered).
 """
 
 from __future__ import annotations
@@ -58,6 +62,18 @@ def main() -> int:
     )
     parser.add_argument("--token-delay", type=float, default=0.02)
     parser.add_argument("--ingest-timeout", type=float, default=1200)
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        default=900,
+        help="seconds the load (visitors and uploads) may take; past it, what is left is a failure",
+    )
+    parser.add_argument(
+        "--message-deadline",
+        type=float,
+        default=120,
+        help="seconds a visitor waits for one answer, every retry included, before giving it up",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the run's folder (logs, data)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="parley-cluster-"))
@@ -172,7 +188,14 @@ def _run(args: argparse.Namespace, folder: Path, servers: list[Server], nodes: N
     sampler.join()
     llm.stop()
     failures = report(
-        messages, uploads, conversations, documents, load_seconds, sampler, database_url
+        messages,
+        uploads,
+        conversations,
+        documents,
+        load_seconds,
+        sampler,
+        database_url,
+        expected_messages=args.visitors * args.turns,
     )
     return 1 if failures else 0
 
@@ -226,10 +249,11 @@ def _session(base_url: str, headers: dict[str, str], bot_id: str) -> str:
 
 
 async def _load(args, base_url, headers, bot_id, conversations, questions, documents, nodes, say):  # type: ignore[no-untyped-def]
-    from bench.cluster.clients import VisitorMessage, documents_upload, visitors_run
+    from bench.cluster.clients import Uploads, VisitorMessage, documents_upload, visitors_run
     from rag.models import Document
 
     messages: list[VisitorMessage] = []
+    uploads = Uploads()
     total = len(conversations) * args.turns
     started = time.perf_counter()
     visitors = asyncio.ensure_future(
@@ -240,6 +264,7 @@ async def _load(args, base_url, headers, bot_id, conversations, questions, docum
             questions=questions,
             turns=args.turns,
             messages=messages,
+            message_deadline=args.message_deadline,
         )
     )
 
@@ -261,11 +286,21 @@ async def _load(args, base_url, headers, bot_id, conversations, questions, docum
             f"{processing} documents were being ingested then, by either worker"
         )
 
-    _, uploads, _ = await asyncio.gather(
+    load = asyncio.gather(
         visitors,
-        documents_upload(base_url=base_url, headers=headers, documents=documents, bot_id=bot_id),
+        documents_upload(
+            base_url=base_url, headers=headers, documents=documents, bot_id=bot_id, uploads=uploads
+        ),
         kills(),
     )
+    try:
+        await asyncio.wait_for(load, args.deadline)
+    except TimeoutError:
+        unanswered = total - sum(m.total is not None for m in messages)
+        say(
+            f"DEADLINE: the load did not end within {args.deadline:.0f} s; {unanswered} of {total} "
+            f"messages unanswered, {len(documents) - len(uploads.created)} uploads unacknowledged"
+        )
     return messages, uploads, time.perf_counter() - started
 
 

@@ -7,7 +7,11 @@ attempt, at most six, 300 ms x the attempt apart. No stream yet (the connection 
 the balancer): the message is sent again, and the server answers that id once (a turn is unique per
 conversation and client_message_id). A stream that breaks: resumed after the last event id
 (`GET /api/v1/streams/<id>/events`). A stream that is gone (`stream_expired`, or a 4xx on resuming):
-the message is sent again, and the server replays the turn.
+the message is sent again, and the server replays the turn; so is one whose answer was interrupted
+(`stream_interrupted`: its runner never started or its worker died).
+
+Each message is bounded as a person's patience is: past `MESSAGE_DEADLINE` seconds without its answer
+it is given up and counted lost (a stream that only sends heartbeats no longer holds the run forever).
 """
 
 from __future__ import annotations
@@ -24,6 +28,13 @@ import httpx
 from httpx_sse import SSEError, aconnect_sse
 
 ATTEMPTS = 6  # widget.js: attempts 0 to 5
+MESSAGE_DEADLINE = (
+    120.0  # seconds from a message's first send to its answer, every attempt included
+)
+RESENT_CODES = (
+    "stream_expired",
+    "stream_interrupted",
+)  # the stream cannot give the answer: ask again
 UPLOAD_ATTEMPTS = 12
 RETRYABLE = (httpx.TransportError, SSEError)
 
@@ -68,8 +79,8 @@ async def _read(events: Any, message: VisitorMessage, stream: _Stream) -> bool:
         if event.event == "error":
             code = json.loads(event.data).get("code", "error")
             message.errors.append(f"error event: {code}")
-            if code == "stream_expired":
-                stream.forget()  # cannot be resumed: ask again, the server replays the turn
+            if code in RESENT_CODES:
+                stream.forget()  # cannot be resumed: ask again, the server replays or answers the turn
             raise _Broken(code)
     return False  # the stream ended before its answer: resumed
 
@@ -111,11 +122,27 @@ async def _attempt(
 
 
 async def message_send(
+    client: httpx.AsyncClient,
+    *,
+    headers: dict[str, str],
+    message: VisitorMessage,
+    text: str,
+    deadline: float = MESSAGE_DEADLINE,
+) -> None:
+    """One visitor message, to its answer, to widget.js's last attempt, or to its deadline."""
+    message.sent_at = time.perf_counter()
+    try:
+        await asyncio.wait_for(
+            _attempts(client, headers=headers, message=message, text=text), deadline
+        )
+    except TimeoutError:
+        message.errors.append(f"no answer within {deadline:.0f} s")
+
+
+async def _attempts(
     client: httpx.AsyncClient, *, headers: dict[str, str], message: VisitorMessage, text: str
 ) -> None:
-    """One visitor message, to its answer or to widget.js's last attempt."""
     stream = _Stream()
-    message.sent_at = time.perf_counter()
     for attempt in range(ATTEMPTS):
         if attempt:
             await asyncio.sleep(0.3 * attempt)
@@ -137,6 +164,7 @@ async def visitors_run(
     questions: Sequence[str],
     turns: int,
     messages: list[VisitorMessage] | None = None,
+    message_deadline: float = MESSAGE_DEADLINE,
 ) -> list[VisitorMessage]:
     """One visitor per conversation, all at once, each sending `turns` messages one after another.
     Each message joins `messages` (a new list unless given) when it is first sent, so a caller can
@@ -153,7 +181,9 @@ async def visitors_run(
                 )
                 messages.append(message)
                 text = questions[(index * turns + n) % len(questions)]
-                await message_send(client, headers=headers, message=message, text=text)
+                await message_send(
+                    client, headers=headers, message=message, text=text, deadline=message_deadline
+                )
 
         await asyncio.gather(*(visitor(i, c) for i, c in enumerate(conversations)))
     return messages
@@ -174,10 +204,12 @@ async def documents_upload(
     documents: Sequence[tuple[str, str]],
     bot_id: str,
     concurrency: int = 8,
+    uploads: Uploads | None = None,
 ) -> Uploads:
     """Each (title, text) through POST /api/v1/documents, `concurrency` at a time, with an
-    Idempotency-Key of its own: an upload whose answer was lost is simply sent again."""
-    uploads = Uploads()
+    Idempotency-Key of its own: an upload whose answer was lost is simply sent again. Each outcome
+    joins `uploads` (new unless given) as it comes, so a caller that gives up keeps what was done."""
+    uploads = Uploads() if uploads is None else uploads
     queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
     for document in documents:
         queue.put_nowait(document)

@@ -28,9 +28,17 @@ def report(
     load_seconds: float,
     sampler: Any,
     database_url: str,
+    *,
+    expected_messages: int,
 ) -> int:
     """Prints the outcome; returns the number of defects."""
     defects = _visitors(messages, conversations, load_seconds)
+    unanswered = expected_messages - sum(len(set(m.turn_ids)) == 1 for m in messages)
+    if (
+        unanswered
+    ):  # lost on the way, answered twice, or never sent (the load's deadline came first)
+        print(f"FAILED: {unanswered} of {expected_messages} messages not answered exactly once")
+    defects += expected_messages - len(messages)  # never sent: the others are counted above
     defects += _documents(uploads, documents)
     _connections(sampler, database_url)
     print("result: " + ("nothing lost, nothing twice" if not defects else f"{defects} defects"))

@@ -105,9 +105,14 @@ def stream_open(*, owner: StreamOwner, stream_id: str | None = None, announce: b
     if not created:
         raise ValueError(f"stream {stream_id} already exists")
     if announce:
-        data = tool_update_data(phase=Phase.SEARCH_PREPARATION, status=PhaseStatus.STARTED)
-        stream_publish(stream_id=stream_id, event=EventType.TOOL_UPDATE, data=data)
+        stream_announce(stream_id=stream_id)
     return stream_id
+
+
+def stream_announce(*, stream_id: str) -> str:
+    """The first event of a streamed answer, sent by the web process: SEARCH_PREPARATION started."""
+    data = tool_update_data(phase=Phase.SEARCH_PREPARATION, status=PhaseStatus.STARTED)
+    return stream_publish(stream_id=stream_id, event=EventType.TOOL_UPDATE, data=data)
 
 
 def stream_publish(*, stream_id: str, event: str, data: dict[str, Any]) -> str:

@@ -18,6 +18,14 @@ STREAM_EXPIRED_BODY: dict[str, Any] = {
     "extra": {},
 }
 
+# A stream whose runner never started or stopped (its worker or the web process that queued it died):
+# the client sends the message again, under the same client_message_id (streams.sse.supervision).
+STREAM_INTERRUPTED_BODY: dict[str, Any] = {
+    "code": "stream_interrupted",
+    "message": "This answer was interrupted; send the message again.",
+    "extra": {},
+}
+
 
 class StreamError(ParleyError):
     """A request about a stream that cannot be served as asked (a Last-Event-ID of another stream)."""

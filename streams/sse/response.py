@@ -8,12 +8,17 @@ A new stream's response may carry ``on_first_event`` (queueing the stream's run,
 ``streams.runners``): it runs once the first events are on their way to the client, so neither the
 broker nor the worker delays them. When it fails, the stream ends with an ``error`` event; when the
 client leaves before, it still runs, so a reconnect finds the answer.
+
+While its stream is quiet, a relay checks the stream's runner about four times per lease
+(``streams.sse.supervision``): a run that never started is queued again, one whose worker died ends
+with a ``stream_interrupted`` error. Heartbeats still leave every ``API_SSE_HEARTBEAT_SECONDS``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -103,7 +108,12 @@ async def sse_events(
 ) -> AsyncIterator[str]:
     key = stream_key(stream_id)
     max_bytes = settings.API_SSE_MAX_EVENT_BYTES
-    block_ms = max(1, int(settings.API_SSE_HEARTBEAT_SECONDS * 1000))
+    heartbeat = settings.API_SSE_HEARTBEAT_SECONDS
+    # Quiet reads short enough to check the runner within a quarter of its lease; a heartbeat every
+    # `checks` quiet reads, so it still leaves after API_SSE_HEARTBEAT_SECONDS of silence.
+    checks = max(1, math.ceil(heartbeat / (settings.API_SSE_RUNNER_LEASE_SECONDS / 4)))
+    block_ms = max(1, int(heartbeat / checks * 1000))
+    quiet = 0
     client = redis_async()  # shared by the process's relays: not closed here
     pending = on_first_event
     try:
@@ -124,8 +134,13 @@ async def sse_events(
                 if not await client.exists(stream_owner_key(stream_id)):
                     yield _expired(position)
                     return
-                yield HEARTBEAT
+                if pending is None:  # its run was queued (by this relay or another process)
+                    await sync_to_async(_runner_check, thread_sensitive=False)(stream_id)
+                quiet += 1
+                if quiet % checks == 0:
+                    yield HEARTBEAT
                 continue
+            quiet = 0
             # The entries of one read leave in one chunk: one ASGI send, one socket write (a
             # producer's batch, e.g. the last text, tool_end and the close, arrives in one read).
             frames, closed = [], False
@@ -166,6 +181,20 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
             Exception
         ):  # Redis is gone too: the relay's heartbeat finds the stream expired in the end
             logger.exception("stream %s could not be closed", stream_id)
+
+
+def _runner_check(stream_id: str) -> None:
+    """Re-queue a run that never started; a run given up on has its error event in the stream already."""
+    from streams.runners import stream_run_enqueue
+    from streams.sse.supervision import stream_run_supervise
+
+    try:
+        found = stream_run_supervise(stream_id=stream_id)
+        if found.outcome == "requeue":
+            logger.warning("stream %s: its runner never started; queued again", stream_id)
+            stream_run_enqueue(stream_id=stream_id, runner=found.runner, kwargs=found.kwargs or {})
+    except Exception:  # Valkey or the broker unreachable: the next quiet read checks again
+        logger.warning("stream %s: its runner could not be checked", stream_id, exc_info=True)
 
 
 def _expired(position: str) -> str:

@@ -1,7 +1,7 @@
 """The widget's retries in headless Chromium against the real server (issue 27's cluster run relies on
 them): a message whose first request got a proxy's 502 (the web process behind it died) is sent again
-with the same client_message_id and answered once; a message whose stream expired is sent again too,
-instead of resuming a stream that is gone."""
+with the same client_message_id and answered once; a message whose stream expired, or whose answer was
+interrupted, is sent again too, instead of resuming a stream that is gone."""
 
 from __future__ import annotations
 
@@ -58,9 +58,11 @@ def test_a_message_that_got_a_proxys_502_is_sent_again_and_answered_once(
     _answered_once(widget, posts)
 
 
+@pytest.mark.parametrize("code", ["stream_expired", "stream_interrupted"])
 def test_a_message_whose_stream_expired_is_sent_again_not_resumed(
-    browser: Browser, demo: str
+    browser: Browser, demo: str, code: str
 ) -> None:
+    """stream_interrupted: its runner never started or its worker died (streams.sse.supervision)."""
     page = browser_context(browser).new_page()
     posts: list[Request] = []
     resumes: list[Request] = []
@@ -71,7 +73,7 @@ def test_a_message_whose_stream_expired_is_sent_again_not_resumed(
             route.fulfill(
                 status=200,
                 headers={"Content-Type": "text/event-stream", "X-Parley-Stream-Id": "gone"},
-                body='id: 1-0\nevent: error\ndata: {"code": "stream_expired"}\n\n',
+                body=f'id: 1-0\nevent: error\ndata: {{"code": "{code}"}}\n\n',
             )
         else:
             route.continue_()

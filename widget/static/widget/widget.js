@@ -537,8 +537,9 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
         streamId = res.headers.get("X-Parley-Stream-Id") || streamId;
         try { await readSSE(res, onEvent, null, pieces); } catch (err) {
           if (attempt > 4) throw err;
-          // An expired stream cannot be resumed: ask again, the server replays the turn it answered.
-          if (!streamId || (err && err.message === "stream_expired")) { streamId = null; lastId = null; }
+          // An expired stream cannot be resumed, nor one whose answer was interrupted (its worker died): ask
+          // again, the server replays the turn it answered or answers it now, once.
+          if (!streamId || (err && (err.message === "stream_expired" || err.message === "stream_interrupted"))) { streamId = null; lastId = null; }
         }
         if (result || attempt > 4) break;
         // The stream dropped before its end: resume after the last event we saw, nothing is lost.
