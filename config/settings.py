@@ -629,7 +629,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     # Personal data (e-mail addresses, phone numbers, IBANs, card numbers) leaves no log in clear
     # (core.redaction; docs/privacy.md); PARLEY_LOG_REDACTION=false keeps logs as written.
-    "filters": {"pii": {"()": "core.redaction.PiiRedactingFilter"}},
+    "filters": {
+        "pii": {"()": "core.redaction.PiiRedactingFilter"},
+        # A refused page (403) in one line, not a traceback (core.request_log).
+        "forbidden": {"()": "core.request_log.ForbiddenOneLine"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
@@ -637,5 +641,6 @@ LOGGING = {
             "filters": ["pii"] if env_bool("PARLEY_LOG_REDACTION", True) else [],
         }
     },
+    "loggers": {"django.request": {"filters": ["forbidden"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
