@@ -27,7 +27,7 @@ from conversations.repairs_explained import CONTRACT_MET, chunk_label, repairs_e
 from conversations.types import AnswerStatus
 from prompts.admin.views import BotAdminView
 from prompts.engine import HistoryTurn
-from prompts.selectors import bot_settings_get
+from prompts.selectors import bot_documents_count, bot_settings_get
 from rag.retrieval import RetrievedChunk
 
 PROVIDERS = [("bot", "The bot's LLM settings"), ("offline", "The offline provider")]
@@ -61,12 +61,23 @@ class TryItView(BotAdminView):
 
     def get(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id)
-        return self.render(request, bot, f"Try it: {bot.name}", form=TryItForm(), run=None)
+        return self.render(
+            request,
+            bot,
+            f"Try it: {bot.name}",
+            form=TryItForm(),
+            run=None,
+            bot_documents=bot_documents_count(bot_id=bot.pk),
+        )
 
     def post(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id)
         form = TryItForm(request.POST)
-        context: dict[str, Any] = {"form": form, "run": None}
+        context: dict[str, Any] = {
+            "form": form,
+            "run": None,
+            "bot_documents": bot_documents_count(bot_id=bot.pk),
+        }
         if form.is_valid():
             context.update(_stages(bot, form.cleaned_data))
         return self.render(request, bot, f"Try it: {bot.name}", **context)

@@ -23,6 +23,7 @@ from prompt_context.models import LexiconGroup, Topic
 from prompt_context.services import prompt_context_defaults_ensure
 from prompts.admin import views
 from prompts.admin.forms import BotForm, LexiconGroupForm, LocaleTextForm, TopicFormSet
+from prompts.selectors import bot_documents_count
 
 
 @dataclass(frozen=True)
@@ -217,7 +218,11 @@ class BotAdmin(WorkspaceScopedAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        extra_context = {**(extra_context or {}), "bot_links": bot_admin_links(bot_id=object_id)}
+        extra_context = {
+            **(extra_context or {}),
+            "bot_links": bot_admin_links(bot_id=object_id),
+            "bot_documents": bot_documents_count(bot_id=object_id),
+        }
         return super().change_view(request, object_id, form_url, extra_context)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:

@@ -19,7 +19,7 @@ from core.models import Membership
 from prompts.services.demo import demo_bot_ensure
 from rag.demo_content import demo_documents_ensure
 from rag.ingestion import document_ingest
-from rag.models import Chunk
+from rag.models import Chunk, Document
 from tests.support.factories import MembershipFactory
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
@@ -201,3 +201,38 @@ def test_the_bot_admin_links_to_the_console_and_the_link_answers(demo) -> None:
         url, {"question": QUESTION, "history": "", "provider": "offline"}
     ).content.decode()
     assert "found_in_context" in answered and "0 degrees" in answered
+
+
+def test_a_bot_that_knows_no_document_says_so_in_try_it_and_on_its_page(demo) -> None:
+    """Issue 51: a bot given no document answers "not found" to everything with nothing saying why."""
+    bot, client = demo
+    try_it = reverse("admin:conversations_turn_try", args=[bot.pk])
+    bot_page = reverse("admin:bots_bot_change", args=[bot.pk])
+    for url in (try_it, bot_page):  # the demo bot has its documents: no notice
+        assert 'id="bot-no-documents"' not in client.get(url).content.decode()
+
+    bare = Bot.objects.create(workspace=bot.workspace, name="Bare")
+    # The workspace has documents, given to the demo bot only: the new bot knows none of them.
+    for url in (
+        reverse("admin:conversations_turn_try", args=[bare.pk]),
+        bot_page.replace(str(bot.pk), str(bare.pk)),
+    ):
+        page = client.get(url).content.decode()
+        notice = re.search(r'<ul class="messagelist" id="bot-no-documents">(.*?)</ul>', page, re.S)
+        assert notice, url
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", notice.group(1))).split())
+        assert "This bot knows no document" in text and "upload documents" in text
+        assert reverse("admin:rag_document_add") in notice.group(1)
+    page = client.post(
+        reverse("admin:conversations_turn_try", args=[bare.pk]),
+        {"question": QUESTION, "history": "", "provider": "offline"},
+    ).content.decode()
+    assert 'id="bot-no-documents"' in page and "not_found_in_context" in page
+
+    document = Document.objects.filter(workspace=bot.workspace).first()
+    assert document is not None
+    document.bots.add(bare)
+    assert (
+        'id="bot-no-documents"'
+        not in client.get(bot_page.replace(str(bot.pk), str(bare.pk))).content.decode()
+    )
