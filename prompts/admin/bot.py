@@ -58,8 +58,8 @@ class TopicInline(admin.TabularInline):
     extra = 1
     max_num = TOPICS_MAX
     validate_max = True
-    verbose_name = "topic (2.2 scope)"
-    verbose_name_plural = "2.2 Scope — covered and excluded topics"
+    verbose_name = "topic"
+    verbose_name_plural = "Scope — covered and excluded topics"
 
 
 class LexiconGroupInline(admin.TabularInline):
@@ -108,28 +108,28 @@ class BotAdmin(WorkspaceScopedAdmin):
     fieldsets = [
         (None, {"fields": ["workspace"]}),
         (
-            "2.1 Identity",
+            "Identity",
             {"fields": ["name", "role", "domain", "target_audience", "locale", "answer_locales"]},
         ),
         (
-            "2.2 Scope",
+            "Scope",
             {
                 "fields": [],
                 "description": "Covered and excluded topics and the business lexicon (the Rag prompt context) "
                 "are edited at the bottom of this page.",
             },
         ),
-        ("2.3 Response expectations", {"fields": ["response_expectations"]}),
+        ("Response expectations", {"fields": ["response_expectations"]}),
         (
-            "2.4 Style and tone",
+            "Style and tone",
             {"fields": ["formality", "formatting_rules", "vocabulary_constraints"]},
         ),
         (
-            "2.5 Domain constraints",
+            "Domain constraints",
             {"fields": ["regulatory_constraints", "forbidden_statements", "mandatory_mentions"]},
         ),
         (
-            "2.6 Specific instructions and human escalation",
+            "Specific instructions and human escalation",
             {
                 "fields": [
                     "specific_instructions",
@@ -141,7 +141,7 @@ class BotAdmin(WorkspaceScopedAdmin):
             },
         ),
         (
-            "1.2 RAG strictness and explainability",
+            "RAG strictness and explainability",
             {"fields": ["rag_strictness", "relaxation_statement", "explainability"]},
         ),
         (
