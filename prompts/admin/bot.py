@@ -14,7 +14,8 @@ from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 
 from bots.models import Bot, BotLocaleText
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
@@ -96,7 +97,6 @@ class BotAdmin(WorkspaceScopedAdmin):
         "llm_provider",
         "topic_count",
         "updated_at",
-        "preview_link",
         "page_links",
     ]
     list_filter = [WorkspaceListFilter, "rag_strictness", "llm_provider"]
@@ -200,16 +200,13 @@ class BotAdmin(WorkspaceScopedAdmin):
     def topic_count(self, obj: Bot) -> int:
         return getattr(obj, "_topics", 0)
 
-    @admin.display(description="prompt")
-    def preview_link(self, obj: Bot) -> str:
-        return format_html(
-            '<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk])
-        )
-
-    @admin.display(description="try")
+    @admin.display(description="pages")
     def page_links(self, obj: Bot) -> str:
+        """Try it, Analytics and the prompt's preview in one column, one link a line (issue 51: the
+        list is to fit a 1,366 px window beside its filters)."""
         links = [(url, label) for url, label, _ in bot_admin_links(bot_id=obj.pk)]
-        return format_html_join(" · ", '<a href="{}">{}</a>', links)
+        links.append((reverse("admin:bots_bot_preview", args=[obj.pk]), "Preview prompt"))
+        return format_html_join(mark_safe("<br>"), '<a href="{}">{}</a>', links)
 
     def change_view(
         self,
