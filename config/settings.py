@@ -330,6 +330,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_DB_REUSE_MAX = 1000
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 # Periodic sweeps (run by `celery beat`; ./parley run embeds it in its worker).
+# The analytics rollups' refresh period: the beat's, and the age past which the page refreshes them
+# on load (insights.services.rollups.turn_rollups_ensure_fresh).
+INSIGHTS_ROLLUP_EVERY_SECONDS = env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)
 CELERY_BEAT_SCHEDULE = {
     "reclaim-stuck-documents": {
         "task": "rag.documents_reclaim_stuck",
@@ -353,7 +356,7 @@ CELERY_BEAT_SCHEDULE = {
     # The analytics page reads daily rollups (insights.services.rollups); this keeps them fresh.
     "refresh-analytics-rollups": {
         "task": "insights.turn_rollups_refresh",
-        "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
+        "schedule": float(INSIGHTS_ROLLUP_EVERY_SECONDS),
     },
     # Per workspace, conversations, audits and security events past its retention (privacy app).
     "privacy-retention": {
@@ -383,7 +386,7 @@ CELERY_BEAT_SCHEDULE = {
     # Resolved handoffs become FAQ candidates for review (insights.services.knowledge).
     "collect-faq-candidates": {
         "task": "insights.faq_candidates_collect",
-        "schedule": float(env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)),
+        "schedule": float(INSIGHTS_ROLLUP_EVERY_SECONDS),
     },
 }
 
@@ -636,7 +639,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     # Personal data (e-mail addresses, phone numbers, IBANs, card numbers) leaves no log in clear
     # (core.redaction; docs/privacy.md); PARLEY_LOG_REDACTION=false keeps logs as written.
-    "filters": {"pii": {"()": "core.redaction.PiiRedactingFilter"}},
+    "filters": {
+        "pii": {"()": "core.redaction.PiiRedactingFilter"},
+        # A refused page (403) in one line, not a traceback (core.request_log).
+        "forbidden": {"()": "core.request_log.ForbiddenOneLine"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
@@ -644,5 +651,6 @@ LOGGING = {
             "filters": ["pii"] if env_bool("PARLEY_LOG_REDACTION", True) else [],
         }
     },
+    "loggers": {"django.request": {"filters": ["forbidden"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

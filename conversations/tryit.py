@@ -1,7 +1,8 @@
 """The admin's "Try it" console for one bot: ask a question and see every stage of the answer pipeline —
 condensed question and keywords, retrieved chunks with their vector/text/fused scores, the rendered prompt,
 the raw LLM output and attempts, the repairs in words, and the routed answer with its citations as [n]
-markers over a numbered list of the sources (n is the chunk's rank, as in the chunks table). Nothing is stored.
+markers over a numbered list of the sources (n numbered as the widget numbers them,
+`citation_numbers`; each source names its rank in the chunks table). Nothing is stored.
 
 Reached from the turn admin (`admin:conversations_turn_try`); the bot comes through the bot admin's
 workspace-scoped queryset, so a stranger gets a 404.
@@ -20,13 +21,14 @@ from django.http import HttpRequest, HttpResponse
 from bots.models import Bot
 from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline import answer_run
-from conversations.pipeline.results import cited_response
+from conversations.pipeline.results import citation_numbers, cited_response
 from conversations.pipeline.retrieve import scope_for
 from conversations.repairs_explained import CONTRACT_MET, chunk_label, repairs_explain
 from conversations.types import AnswerStatus
 from prompts.admin.views import BotAdminView
 from prompts.engine import HistoryTurn
-from prompts.selectors import bot_settings_get
+from prompts.selectors import bot_documents_count, bot_settings_get
+from rag.retrieval import RetrievedChunk
 
 PROVIDERS = [("bot", "The bot's LLM settings"), ("offline", "The offline provider")]
 
@@ -59,12 +61,23 @@ class TryItView(BotAdminView):
 
     def get(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id)
-        return self.render(request, bot, f"Try it: {bot.name}", form=TryItForm(), run=None)
+        return self.render(
+            request,
+            bot,
+            f"Try it: {bot.name}",
+            form=TryItForm(),
+            run=None,
+            bot_documents=bot_documents_count(bot_id=bot.pk),
+        )
 
     def post(self, request: HttpRequest, bot_id: Any) -> HttpResponse:
         bot = self.bot_get(request, bot_id)
         form = TryItForm(request.POST)
-        context: dict[str, Any] = {"form": form, "run": None}
+        context: dict[str, Any] = {
+            "form": form,
+            "run": None,
+            "bot_documents": bot_documents_count(bot_id=bot.pk),
+        }
         if form.is_valid():
             context.update(_stages(bot, form.cleaned_data))
         return self.render(request, bot, f"Try it: {bot.name}", **context)
@@ -89,19 +102,26 @@ def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
     outcome = run.generated.outcome
     answer = outcome.enforced.answer
     cited: str = run.route.text
-    ranks: list[int] = []  # the ranks of the chunks the answer cites
+    numbers: dict[str, int] = {}  # the widget's numbers of the chunks the answer cites
     if answer.status is AnswerStatus.FOUND_IN_CONTEXT and run.route.show_citations:
-        cited, ranks = cited_response(
-            answer=run.route.text, chunks=run.chunks, usage=answer.context_usage
+        numbers = citation_numbers(
+            chunk_ids=[chunk.id for chunk in run.chunks],
+            used={usage.chunk for usage in answer.context_usage if usage.used_in_response},
+        )
+        cited, _ = cited_response(
+            answer=run.route.text, chunks=run.chunks, usage=answer.context_usage, numbers=numbers
         )
     steps = {phase: ms for phase, ms in run.latencies.items() if phase != "total"}
-    by_rank = {chunk.rank: chunk for chunk in run.chunks}
+    by_id = {chunk.id: chunk for chunk in run.chunks}
     labels = {chunk.id: chunk_label(rank=chunk.rank, title=chunk.title) for chunk in run.chunks}
     return {
         "run": run,
         "answer": answer,
         "answer_parts": answer_parts(cited=cited),
-        "sources": [by_rank[rank] for rank in sorted(ranks)],
+        "sources": [
+            TrySource(n=n, chunk=by_id[chunk_id])
+            for chunk_id, n in sorted(numbers.items(), key=lambda item: item[1])
+        ],
         "repairs": repairs_explain(repairs=outcome.enforced.repairs, chunk_labels=labels),
         "contract_met": CONTRACT_MET,
         "outcome": outcome,
@@ -114,8 +134,16 @@ def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class TrySource:
+    """A source of the answer as the widget numbers it, with its retrieved chunk (rank, title...)."""
+
+    n: int
+    chunk: RetrievedChunk
+
+
+@dataclass(frozen=True)
 class AnswerPart:
-    """A run of the answer's text, or (`marker` set) the [n] marker of the source ranked n."""
+    """A run of the answer's text, or (`marker` set) the [n] marker of source n."""
 
     text: str = ""
     marker: int | None = None

@@ -187,7 +187,8 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
         @wraps(view)
         def guarded(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
             if not user_holds(user=request.user, grant=grant):
-                raise PermissionDenied
+                # The grant, for the one-line log of the refusal (core.request_log).
+                raise PermissionDenied(f"{grant[0]}.{grant[2]}_{grant[1]}")
             return view(request, *args, **kwargs)
 
         guarded.role_grant = grant  # type: ignore[attr-defined]

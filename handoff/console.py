@@ -4,7 +4,9 @@ handed back to the bot and has not closed yet) and a conversation's context pack
 Both name the escalation the way the analytics do (insights' ``ESCALATIONS_SQL``): low confidence,
 asked (the button, or a request in words, whatever came before), repeated misses (the bot routed to a
 human by itself after two turns that found nothing), else asked. And both quote the last question the
-bot tried to answer, never the request for a human that followed it nor what was typed while waiting.
+bot tried to answer, never the request for a human that followed it nor what was typed while waiting;
+when the visitor asked nothing else, the request itself (issue 51: "I want to talk to a human" as the
+first message left the panel empty).
 """
 
 from __future__ import annotations
@@ -13,7 +15,17 @@ import uuid
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef, Q, QuerySet, Subquery, UUIDField, Value
+from django.db.models import (
+    Case,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    UUIDField,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -40,14 +52,30 @@ class Escalation:
     REPEATED_MISSES = "repeated_misses"
 
 
+def _asked_first(turns: QuerySet[Turn]) -> QuerySet[Turn]:
+    """The completed turns, the question turns first, each kind latest first: the first row is the last
+    question asked of the bot, else the visitor's last message the bot answered (a request for a
+    human the guard caught, a greeting), so the console never shows an empty question."""
+    return (
+        turns.filter(completed_at__isnull=False)
+        .alias(
+            asked_rank=Case(
+                When(status__in=QUESTION_STATUSES, then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            )
+        )
+        .order_by("asked_rank", "-created_at")
+    )
+
+
 def _question_turns() -> QuerySet[Turn]:
-    """The conversation's question turns up to the handoff's opening, latest first."""
-    return Turn.objects.filter(
-        conversation_id=OuterRef("conversation_id"),
-        status__in=QUESTION_STATUSES,
-        completed_at__isnull=False,
-        created_at__lte=OuterRef("opened_at"),
-    ).order_by("-created_at")
+    """The conversation's turns up to the handoff's opening, the last question first."""
+    return _asked_first(
+        Turn.objects.filter(
+            conversation_id=OuterRef("conversation_id"), created_at__lte=OuterRef("opened_at")
+        )
+    )
 
 
 def _handoffs_described() -> QuerySet[Handoff]:
@@ -181,7 +209,8 @@ def _sources(turn: Turn | None) -> list[dict[str, Any]]:
 
 def context_pack(*, conversation: Conversation, viewer: Any = None) -> dict[str, Any]:
     """What an agent needs to take over: the history, the question that led to the escalation (the last
-    one asked of the bot, not the request for a human), the bot's understanding of it, its topic,
+    one asked of the bot, not the request for a human unless the visitor asked nothing else), the bot's
+    understanding of it, its topic,
     confidence and the sources of its answer (titles and quoted sentences), and why it escalated."""
     handoff = (
         _handoffs_described()
@@ -190,12 +219,10 @@ def context_pack(*, conversation: Conversation, viewer: Any = None) -> dict[str,
         .order_by("-opened_at")
         .first()
     )
-    asked = Turn.objects.filter(
-        conversation=conversation, status__in=QUESTION_STATUSES, completed_at__isnull=False
-    )
+    asked = Turn.objects.filter(conversation=conversation)
     if handoff is not None:
         asked = asked.filter(created_at__lte=handoff.opened_at)
-    question_turn = asked.order_by("-created_at").first()
+    question_turn = _asked_first(asked).first()
     events = OwnerEvent.objects.filter(conversation=conversation).select_related(
         "agent__agent_profile"
     )

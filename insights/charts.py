@@ -68,6 +68,8 @@ def stacked_columns(
 ) -> Chart:
     """Columns of stacked segments (e.g. statuses per day); each column labelled underneath."""
     maximum = max((sum(s.value for s in segments) for _, segments in columns), default=0)
+    step = _y_step(maximum)
+    scale = -(-maximum // step) * step  # the axis' top: a whole number of steps, at least maximum
     plot_w, plot_h = WIDTH - MARGIN_LEFT, HEIGHT - MARGIN_BOTTOM - MARGIN_TOP
     slot = plot_w / max(len(columns), 1)
     bars: list[Bar] = []
@@ -77,7 +79,7 @@ def stacked_columns(
         x = MARGIN_LEFT + n * slot + slot * 0.1
         top = float(HEIGHT - MARGIN_BOTTOM)
         for segment in segments:
-            height = plot_h * segment.value / maximum if maximum else 0.0
+            height = plot_h * segment.value / scale if scale else 0.0
             top -= height
             bars.append(
                 Bar(
@@ -101,7 +103,7 @@ def stacked_columns(
         plot_bottom=HEIGHT - MARGIN_BOTTOM,
         bars=bars,
         x_ticks=x_ticks,
-        y_ticks=_y_ticks(maximum, plot_h),
+        y_ticks=_y_ticks(scale, step, plot_h),
         maximum=maximum,
     )
 
@@ -131,14 +133,28 @@ def simple_columns(
     )
 
 
-def _y_ticks(maximum: int, plot_h: float) -> list[Tick]:
-    if maximum <= 0:
+# At most this many steps up the y axis, each a whole count: 1, 2, 5, 10, 20, 25, 50... (issue 51 read
+# "0, 1, 2, 2, 3" on a four-step axis of 3, with bars of 1 above its "1").
+Y_STEPS = 5
+_NICE = (1, 2, 5, 10, 20, 25, 50)
+
+
+def _y_step(maximum: int) -> int:
+    """The smallest whole step in 1-2-5 series that reaches `maximum` in at most Y_STEPS steps."""
+    factor = 1
+    while True:
+        for nice in _NICE:
+            step = nice * factor
+            if step * Y_STEPS >= maximum:
+                return step
+        factor *= 100
+
+
+def _y_ticks(scale: int, step: int, plot_h: float) -> list[Tick]:
+    """One tick per step from 0 to the axis' top, placed on the scale the bars are drawn to."""
+    if scale <= 0:
         return []
-    steps = 4
     return [
-        Tick(
-            position=round(HEIGHT - MARGIN_BOTTOM - plot_h * k / steps, 2),
-            label=str(round(maximum * k / steps)),
-        )
-        for k in range(steps + 1)
+        Tick(position=round(HEIGHT - MARGIN_BOTTOM - plot_h * value / scale, 2), label=str(value))
+        for value in range(0, scale + 1, step)
     ]

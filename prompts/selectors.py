@@ -12,8 +12,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from django.db import connection
+from django.db.models import Count, Q
 
-from bots.models import PromptTemplateVersion
+from bots.models import Bot, PromptTemplateVersion
 from core.errors import ErrorKind, ParleyError
 from prompt_context.selectors import PROMPT_CONTEXT_COLUMNS_SQL, prompt_context_from_json
 from prompts.engine import (
@@ -175,3 +176,22 @@ def _template_source(version: dict[str, Any] | None) -> TemplateSource:
     if version is None:
         return TemplateSource()
     return TemplateSource(source=version["source"], version=version["number"])
+
+
+def bot_documents_count(*, bot_id: Any) -> dict[str, int]:
+    """The documents the bot answers from ("ready": ingested, given to it, not a conversation's own
+    upload) and those on their way ("pending": given to it, still processing). With none ready the bot
+    answers "not found" to every question: the bot's page and Try it say so (issue 51). Read through
+    the bot's reverse relation, so this app need not import rag's models (the two sit side by side)."""
+    try:
+        pk = uuid.UUID(str(bot_id))
+    except ValueError:  # the admin's change page answers a malformed id itself
+        return {"ready": 0, "pending": 0}
+    given = Q(documents__conversation__isnull=True)
+    counts = Bot.objects.filter(pk=pk).aggregate(
+        ready=Count("documents", filter=given & Q(documents__status="ready")),
+        pending=Count(
+            "documents", filter=given & Q(documents__status__in=("pending", "processing"))
+        ),
+    )
+    return {"ready": counts["ready"] or 0, "pending": counts["pending"] or 0}

@@ -7,7 +7,7 @@ preview), so a replayed client_message_id answers exactly what the first deliver
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from conversations.models import Turn
@@ -19,12 +19,23 @@ from rag.retrieval.types import TEXT_PREVIEW_CHARS
 FORWARDED_TO_AGENT = "forwarded_to_agent"
 
 
+def citation_numbers(*, chunk_ids: Sequence[str], used: Collection[str]) -> dict[str, int]:
+    """The one numbering of an answer's sources, the widget's and Try it's: the chunks the answer used,
+    1, 2, … in retrieval order (not their retrieval ranks, which skip the chunks left unused)."""
+    cited = [chunk_id for chunk_id in dict.fromkeys(chunk_ids) if chunk_id in used]
+    return {chunk_id: n for n, chunk_id in enumerate(cited, start=1)}
+
+
 def turn_citations(*, turn: Turn) -> list[dict[str, Any]]:
-    """The chunks the answer used, numbered in retrieval order; none unless the answer itself is shown."""
+    """The chunks the answer used, numbered by `citation_numbers`; none unless the answer itself is
+    shown."""
     if turn.status != Turn.Status.FOUND_IN_CONTEXT or turn.route_action != RouteAction.SHOW_ANSWER:
         return []
     used = {usage["chunk"] for usage in turn.context_usage if usage.get("used_in_response")}
-    cited = [chunk for chunk in turn.retrieved_chunks if chunk["chunk_id"] in used]
+    numbers = citation_numbers(
+        chunk_ids=[chunk["chunk_id"] for chunk in turn.retrieved_chunks], used=used
+    )
+    by_id = {chunk["chunk_id"]: chunk for chunk in turn.retrieved_chunks}
     return [
         {
             "n": n,
@@ -35,7 +46,8 @@ def turn_citations(*, turn: Turn) -> list[dict[str, Any]]:
             "start_time": chunk.get("start_time"),
             "text_preview": chunk.get("text_preview", ""),
         }
-        for n, chunk in enumerate(cited, start=1)
+        for chunk_id, n in numbers.items()
+        for chunk in (by_id[chunk_id],)
     ]
 
 
@@ -66,17 +78,24 @@ def muted_result_json(*, owner: str) -> dict[str, Any]:
 
 
 def cited_response(
-    *, answer: str, chunks: Sequence[RetrievedChunk], usage: Sequence[ChunkUsage]
+    *,
+    answer: str,
+    chunks: Sequence[RetrievedChunk],
+    usage: Sequence[ChunkUsage],
+    numbers: Mapping[str, int] | None = None,
 ) -> tuple[str, list[int]]:
     """The answer with `<citation id="CHUNK_ID">[n]</citation>` after the sentence each used chunk supports
-    (at the end when the sentence is not quoted verbatim); n is the chunk's rank. Returns (text, ranks cited)."""
+    (at the end when the sentence is not quoted verbatim); n is the chunk's rank (rag_search's contexts
+    are numbered so), or its number in `numbers` when given (`citation_numbers`, Try it). Returns
+    (text, ranks cited)."""
     rank_of = {chunk.id: chunk.rank for chunk in chunks}
     text, cited = answer, []
     for item in usage:
         if not item.used_in_response or item.chunk not in rank_of or rank_of[item.chunk] in cited:
             continue
         rank = rank_of[item.chunk]
-        marker = f'<citation id="{html.escape(item.chunk)}">[{rank}]</citation>'
+        shown = numbers.get(item.chunk, rank) if numbers is not None else rank
+        marker = f'<citation id="{html.escape(item.chunk)}">[{shown}]</citation>'
         at = next((text.find(s) + len(s) for s in item.sentences if s and s in text), -1)
         text = text[:at] + marker + text[at:] if at >= 0 else text.rstrip() + " " + marker
         cited.append(rank)

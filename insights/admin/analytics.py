@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -26,8 +27,9 @@ from insights.models import GapClustering
 from insights.selectors.analytics import Analytics, analytics_get
 from insights.selectors.gaps import gap_clustering_latest
 from insights.selectors.scope import CHANNELS, AnalyticsScope
-from insights.selectors.turns import ESCALATION_LABELS
+from insights.selectors.turns import ESCALATION_ANY, ESCALATION_LABELS
 from insights.services.gaps import gap_clustering_request
+from insights.services.rollups import turn_rollups_ensure_fresh
 from insights.tasks import gap_clusters_coverage_refresh_task
 from prompt_context.services import PromptContextImportError, topic_cover
 from prompts.admin.bot import bot_admin_link_register
@@ -84,6 +86,7 @@ class AnalyticsView(BotAdminView):
         if not form.is_valid():
             return self.render(request, bot, f"Analytics: {bot.name}", form=form, data=None)
         scope = scope_for_period(bot_id=bot.pk, **form.cleaned_data)
+        turn_rollups_ensure_fresh()
         data = analytics_get(scope=scope)
         return self.render(
             request,
@@ -128,7 +131,10 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
     totals: dict[str, int] = {}
     for row in data.series:
         totals[row["status"]] = totals.get(row["status"], 0) + row["n"]
+    period = timedelta(seconds=settings.INSIGHTS_ROLLUP_EVERY_SECONDS)
     return {
+        "refresh_seconds": int(period.total_seconds()),
+        "next_refresh": data.fresh_until + period if data.fresh_until else None,
         "status_chart": _status_chart(data),
         "status_totals": [
             {
@@ -136,7 +142,7 @@ def page_context(*, data: Analytics, bot: Bot) -> dict[str, Any]:
                 "label": label,
                 "n": totals.get(status, 0),
                 "colour": STATUS_COLOURS[status],
-                "href": scope.turns_url(status=status),
+                "href": _status_href(scope, status),
             }
             for status, label in TurnStatus.choices
         ],
@@ -230,7 +236,7 @@ def _status_chart(data: Analytics) -> Chart:
             Segment(
                 key=status,
                 value=counts.get((day, status), 0),
-                href=narrowed.turns_url(status=status),
+                href=_status_href(narrowed, status),
                 title=f"{day:%Y-%m-%d} · {label}: {counts.get((day, status), 0)}",
             )
             for status, label in TurnStatus.choices
@@ -238,6 +244,13 @@ def _status_chart(data: Analytics) -> Chart:
         ]
         columns.append((f"{start:%m-%d}" if data.bucket != "month" else f"{start:%Y-%m}", segments))
     return stacked_columns(columns, id_prefix="status")
+
+
+def _status_href(scope: AnalyticsScope, status: str) -> str:
+    """The turns behind a status figure; "Human escalation" counts handoffs, so it links to theirs."""
+    if status == TurnStatus.HUMAN_ESCALATION:
+        return scope.turns_url(escalation=ESCALATION_ANY)
+    return scope.turns_url(status=status)
 
 
 def _histogram_chart(data: Analytics) -> Chart:

@@ -20,7 +20,7 @@ from bots.models import PromptTemplateVersion
 from core.admin_scoping import WorkspaceScopedAdmin, workspace_scope
 from insights.models import EvaluationCase, EvaluationRun, EvaluationSet
 from insights.models.evaluation import CASE_FIELDS
-from insights.selectors.runs import runs_compare, runs_for_bot
+from insights.selectors.runs import run_confusion, runs_compare, runs_for_bot
 from insights.services.cases_io import CaseData, CasesImportError, cases_export, cases_parse
 from insights.services.runs import RunRefused, evaluation_run_create
 from insights.services.sets import evaluation_cases_add
@@ -273,7 +273,7 @@ class EvaluationRunAdmin(WorkspaceScopedAdmin):
                 "title": f"Evaluation run: {run}",
                 "run": run,
                 "results": run.results.all(),
-                "confusion": _confusion_table(run.metrics.get("confusion", {})),
+                "confusion": run_confusion(run=run),
                 "others": others,
             },
         )
@@ -308,17 +308,6 @@ class EvaluationRunAdmin(WorkspaceScopedAdmin):
             reverse("admin:insights_evaluationrun_compare")
             + f"?left={runs[0].pk}&right={runs[1].pk}"
         )
-
-
-def _confusion_table(confusion: dict[str, dict[str, int]]) -> dict[str, Any]:
-    actual = sorted({status for row in confusion.values() for status in row})
-    return {
-        "columns": actual,
-        "rows": [
-            (expected, [row.get(status, 0) for status in actual])
-            for expected, row in sorted(confusion.items())
-        ],
-    }
 
 
 def evaluation_sets_for_user(*, request: HttpRequest) -> QuerySet[EvaluationSet]:

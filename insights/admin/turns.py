@@ -38,7 +38,7 @@ from insights.admin.evaluation import evaluation_sets_for_user
 from insights.models import AnalyzedTurn, EvaluationSet, GapCluster
 from insights.selectors.analytics import ANSWERED_STATUSES, HISTOGRAM_BUCKETS, NO_TOPIC
 from insights.selectors.scope import CHANNELS, scope_from_params
-from insights.selectors.turns import ESCALATION_KINDS, escalation_turn_ids
+from insights.selectors.turns import ESCALATION_ANY, ESCALATION_KINDS, escalation_turn_ids
 from insights.services.sets import evaluation_cases_from_turns
 
 EXPORT_FORMATS = ("csv", "json")
@@ -185,7 +185,7 @@ class CuratedFilter(_ParamFilter):
 class EscalationFilter(_ParamFilter):
     title = "escalation"
     parameter_name = "escalation"
-    options = ESCALATION_KINDS
+    options = (*ESCALATION_KINDS, (ESCALATION_ANY, "Any handoff"))
 
     def narrow(self, request: HttpRequest, queryset: QuerySet[Any], value: str) -> QuerySet[Any]:
         scope = scope_from_params(request.GET)

@@ -4,6 +4,10 @@ Each statement is timed for bench/analytics.
 
 The rollups hold whole days, so a scope's period is read as the days [start, end). Their freshness
 is the watermark's (`Analytics.fresh_until`), at most one refresh period behind the turns.
+
+One source per figure: the status chart's "Human escalation" is the period's handoffs (by the day
+each opened), the rows the escalations table counts, not the turns whose status says so (a handoff
+asked for with the button, or for low confidence, has none; issue 51 read 1 beside a table of 2).
 """
 
 from __future__ import annotations
@@ -59,6 +63,11 @@ SELECT e.kind, count(*)::int AS n, count(e.claimed_at)::int AS claimed,
            AS claim_median_s
 FROM ({escalations}) AS e GROUP BY e.kind ORDER BY n DESC, e.kind
 """.replace("{escalations}", ESCALATIONS_SQL)
+_ESCALATION_SERIES_SQL = """
+SELECT date_trunc(%(bucket)s, (e.opened_at AT TIME ZONE %(tz)s)::date)::date AS bucket,
+       'human_escalation' AS status, count(*)::int AS n
+FROM ({escalations}) AS e GROUP BY 1 ORDER BY 1
+""".replace("{escalations}", ESCALATIONS_SQL)
 _WATERMARK_SQL = "SELECT until FROM insights_rollupwatermark WHERE id = 1"
 # The injection detector's bands (the bot's settings) and the turns each took over the period, read
 # live from the security events (a small table: one row per refused or watched turn).
@@ -113,6 +122,7 @@ def analytics_get(*, scope: AnalyticsScope) -> Analytics:
         "first_day": scope.start.astimezone(zone).date(),
         "end_day": scope.end.astimezone(zone).date(),
         "top": TOP_TOPICS,
+        "tz": str(zone),
     }
 
     def timed(name: str, sql: str) -> list[dict[str, Any]]:
@@ -122,7 +132,13 @@ def analytics_get(*, scope: AnalyticsScope) -> Analytics:
         return rows
 
     totals = timed("totals", _TOTALS_SQL)
-    series = timed("status_series", _SERIES_SQL)
+    series = [
+        row
+        for row in timed("status_series", _SERIES_SQL)
+        if row["status"] != TurnStatus.HUMAN_ESCALATION.value
+    ]
+    series += timed("escalation_series", _ESCALATION_SERIES_SQL)
+    series.sort(key=lambda row: (row["bucket"], row["status"]))
     topics = timed("top_topics", _TOPICS_SQL)
     suggested = timed("suggested_topics", _SUGGESTED_SQL)
     escalations = timed("escalations", _ESCALATIONS_SQL)

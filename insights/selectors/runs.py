@@ -1,4 +1,5 @@
-"""Reads of evaluation runs: a bot's run history, and two runs compared case by case."""
+"""Reads of evaluation runs: a bot's run history, a run's confusion matrix, and two runs compared case
+by case."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from insights.models import EvaluationResult, EvaluationRun
+from insights.services.metrics import EXPECTED_NO_ANSWER, EXPECTED_NOTHING, confusion_matrix
 
 # The metrics shown side by side, in order, with whether a higher value is better.
 COMPARED_METRICS = (
@@ -96,3 +98,29 @@ def runs_for_bot(*, bot_id: Any) -> list[EvaluationRun]:
         .select_related("evaluation_set")
         .order_by("-created_at")
     )
+
+
+@dataclass(frozen=True)
+class ConfusionTable:
+    """The run page's matrix: one row per expected status (and the rows of the cases naming none),
+    one column per status the run answered, each row's total; `cases` adds up to the run's results."""
+
+    columns: list[str]
+    rows: list[tuple[str, list[int], int]]
+    cases: int
+    no_answer_row: str = EXPECTED_NO_ANSWER
+    nothing_row: str = EXPECTED_NOTHING
+
+
+def run_confusion(*, run: EvaluationRun) -> ConfusionTable:
+    """The matrix of every result of the run, read from the results (runs measured before the matrix
+    had its "no answer expected" row show it too)."""
+    confusion = confusion_matrix(
+        results=run.results.only("expected_status", "expect_no_answer", "status")
+    )
+    actual = sorted({status for row in confusion.values() for status in row})
+    rows = [
+        (expected, [row.get(status, 0) for status in actual], sum(row.values()))
+        for expected, row in sorted(confusion.items())
+    ]
+    return ConfusionTable(columns=actual, rows=rows, cases=sum(total for *_, total in rows))

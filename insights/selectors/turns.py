@@ -15,10 +15,13 @@ ESCALATION_KINDS = (
     ("repeated_misses", "Repeated misses"),
 )
 ESCALATION_LABELS = dict(ESCALATION_KINDS)
+# Every handoff, whatever its kind: the status chart's "Human escalation" links here.
+ESCALATION_ANY = "any"
 
 
 _ESCALATION_TURNS_SQL = """
-SELECT e.turn_id FROM ({escalations}) AS e WHERE e.kind = %(kind)s AND e.turn_id IS NOT NULL
+SELECT e.turn_id FROM ({escalations}) AS e WHERE (%(kind)s = 'any' OR e.kind = %(kind)s)
+  AND e.turn_id IS NOT NULL
 """.replace("{escalations}", ESCALATIONS_SQL)
 
 

@@ -1,7 +1,8 @@
 """A run's metrics, from its results alone (no LLM judge). Definitions (also in docs/insights.md):
 
 - status accuracy: among cases with an expected status, the share answered with that status;
-  the confusion matrix counts (expected, actual) pairs.
+  the confusion matrix counts (expected, actual) pairs of every case: a case naming no status is in
+  the row "no answer expected" (expect_no_answer) or "no status expected".
 - source recall@k: among cases expecting sources or a snippet, the mean share of those expected
   items found in the k retrieved chunks (a source matches a chunk's document title or file name).
 - citation precision: among answers that cited chunks, the mean share of cited chunks matching an
@@ -17,9 +18,37 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 NO_ANSWER_STATUSES = frozenset({"not_found_in_context", "out_of_scope"})
+# The confusion matrix's rows for the cases that name no expected status, so every case has its row
+# (issue 51: three "expect no answer" cases were left out of the matrix without a note).
+EXPECTED_NO_ANSWER = "no answer expected"
+EXPECTED_NOTHING = "no status expected"
+
+
+class StatusFacts(Protocol):
+    """What the confusion matrix reads of a result (ResultFacts, or an EvaluationResult row)."""
+
+    @property
+    def expected_status(self) -> str: ...
+    @property
+    def expect_no_answer(self) -> bool: ...
+    @property
+    def status(self) -> str: ...
+
+
+def confusion_matrix(*, results: Iterable[StatusFacts]) -> dict[str, dict[str, int]]:
+    """{expected: {actual status: cases}} over every result: the expected status, else
+    EXPECTED_NO_ANSWER or EXPECTED_NOTHING."""
+    confusion: dict[str, dict[str, int]] = {}
+    for r in results:
+        expected = r.expected_status or (
+            EXPECTED_NO_ANSWER if r.expect_no_answer else EXPECTED_NOTHING
+        )
+        row = confusion.setdefault(expected, {})
+        row[r.status] = row.get(r.status, 0) + 1
+    return confusion
 
 
 @dataclass(frozen=True)
@@ -37,11 +66,7 @@ class ResultFacts:
 
 
 def run_metrics(*, results: Sequence[ResultFacts], top_k: int) -> dict[str, Any]:
-    confusion: dict[str, dict[str, int]] = {}
     with_status = [r for r in results if r.expected_status]
-    for r in with_status:
-        row = confusion.setdefault(r.expected_status, {})
-        row[r.status] = row.get(r.status, 0) + 1
     expected_no = [r for r in results if _expects_no_answer(r)]
     predicted_no = [r for r in results if r.status in NO_ANSWER_STATUSES]
     both = [r for r in expected_no if r.status in NO_ANSWER_STATUSES]
@@ -53,7 +78,7 @@ def run_metrics(*, results: Sequence[ResultFacts], top_k: int) -> dict[str, Any]
         "status_accuracy": _ratio(
             sum(r.status == r.expected_status for r in with_status), len(with_status)
         ),
-        "confusion": confusion,
+        "confusion": confusion_matrix(results=results),
         "top_k": top_k,
         "source_recall_at_k": _mean(r.source_recall for r in results),
         "citation_precision": _mean(r.citation_precision for r in results),

@@ -106,6 +106,19 @@ def turn_rollups_refresh(*, until: datetime | None = None) -> int:
     return len(touched)
 
 
+def turn_rollups_ensure_fresh(*, now: datetime | None = None) -> datetime:
+    """The analytics page's figures no older than their period (INSIGHTS_ROLLUP_EVERY_SECONDS): the
+    rollups are refreshed here when the periodic task has not run for longer (beat stopped, or not
+    run yet). Returns the watermark."""
+    now = now or timezone.now()
+    period = timedelta(seconds=settings.INSIGHTS_ROLLUP_EVERY_SECONDS)
+    until = RollupWatermark.objects.filter(pk=1).values_list("until", flat=True).first()
+    if until is None or now - until > period:
+        turn_rollups_refresh(until=now)
+        return now
+    return until
+
+
 _BOT_DAYS_SQL = """
 SELECT DISTINCT (t.created_at AT TIME ZONE %(tz)s)::date
 FROM conversations_turn AS t JOIN conversations_conversation AS c ON c.id = t.conversation_id

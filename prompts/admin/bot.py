@@ -14,7 +14,8 @@ from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import URLPattern, path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 
 from bots.models import Bot, BotLocaleText
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
@@ -23,6 +24,7 @@ from prompt_context.models import LexiconGroup, Topic
 from prompt_context.services import prompt_context_defaults_ensure
 from prompts.admin import views
 from prompts.admin.forms import BotForm, LexiconGroupForm, LocaleTextForm, TopicFormSet
+from prompts.selectors import bot_documents_count
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,8 @@ class TopicInline(admin.TabularInline):
     extra = 1
     max_num = TOPICS_MAX
     validate_max = True
-    verbose_name = "topic (2.2 scope)"
-    verbose_name_plural = "2.2 Scope — covered and excluded topics"
+    verbose_name = "topic"
+    verbose_name_plural = "Scope — covered and excluded topics"
 
 
 class LexiconGroupInline(admin.TabularInline):
@@ -95,7 +97,6 @@ class BotAdmin(WorkspaceScopedAdmin):
         "llm_provider",
         "topic_count",
         "updated_at",
-        "preview_link",
         "page_links",
     ]
     list_filter = [WorkspaceListFilter, "rag_strictness", "llm_provider"]
@@ -107,28 +108,28 @@ class BotAdmin(WorkspaceScopedAdmin):
     fieldsets = [
         (None, {"fields": ["workspace"]}),
         (
-            "2.1 Identity",
+            "Identity",
             {"fields": ["name", "role", "domain", "target_audience", "locale", "answer_locales"]},
         ),
         (
-            "2.2 Scope",
+            "Scope",
             {
                 "fields": [],
                 "description": "Covered and excluded topics and the business lexicon (the Rag prompt context) "
                 "are edited at the bottom of this page.",
             },
         ),
-        ("2.3 Response expectations", {"fields": ["response_expectations"]}),
+        ("Response expectations", {"fields": ["response_expectations"]}),
         (
-            "2.4 Style and tone",
+            "Style and tone",
             {"fields": ["formality", "formatting_rules", "vocabulary_constraints"]},
         ),
         (
-            "2.5 Domain constraints",
+            "Domain constraints",
             {"fields": ["regulatory_constraints", "forbidden_statements", "mandatory_mentions"]},
         ),
         (
-            "2.6 Specific instructions and human escalation",
+            "Specific instructions and human escalation",
             {
                 "fields": [
                     "specific_instructions",
@@ -140,7 +141,7 @@ class BotAdmin(WorkspaceScopedAdmin):
             },
         ),
         (
-            "1.2 RAG strictness and explainability",
+            "RAG strictness and explainability",
             {"fields": ["rag_strictness", "relaxation_statement", "explainability"]},
         ),
         (
@@ -199,16 +200,13 @@ class BotAdmin(WorkspaceScopedAdmin):
     def topic_count(self, obj: Bot) -> int:
         return getattr(obj, "_topics", 0)
 
-    @admin.display(description="prompt")
-    def preview_link(self, obj: Bot) -> str:
-        return format_html(
-            '<a href="{}">Preview</a>', reverse("admin:bots_bot_preview", args=[obj.pk])
-        )
-
-    @admin.display(description="try")
+    @admin.display(description="pages")
     def page_links(self, obj: Bot) -> str:
+        """Try it, Analytics and the prompt's preview in one column, one link a line (issue 51: the
+        list is to fit a 1,366 px window beside its filters)."""
         links = [(url, label) for url, label, _ in bot_admin_links(bot_id=obj.pk)]
-        return format_html_join(" · ", '<a href="{}">{}</a>', links)
+        links.append((reverse("admin:bots_bot_preview", args=[obj.pk]), "Preview prompt"))
+        return format_html_join(mark_safe("<br>"), '<a href="{}">{}</a>', links)
 
     def change_view(
         self,
@@ -217,7 +215,11 @@ class BotAdmin(WorkspaceScopedAdmin):
         form_url: str = "",
         extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
-        extra_context = {**(extra_context or {}), "bot_links": bot_admin_links(bot_id=object_id)}
+        extra_context = {
+            **(extra_context or {}),
+            "bot_links": bot_admin_links(bot_id=object_id),
+            "bot_documents": bot_documents_count(bot_id=object_id),
+        }
         return super().change_view(request, object_id, form_url, extra_context)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:

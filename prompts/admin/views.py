@@ -57,8 +57,9 @@ class BotAdminView(View):
             lookup="workspace",
             grant=grant,
         )
-        if not request.user.has_perm(f"{grant[0]}.{grant[2]}_{grant[1]}"):
-            raise PermissionDenied
+        permission = f"{grant[0]}.{grant[2]}_{grant[1]}"
+        if not request.user.has_perm(permission):
+            raise PermissionDenied(permission)  # named in the one-line log (core.request_log)
         return get_object_or_404(bots, pk=bot_id)
 
     def render(

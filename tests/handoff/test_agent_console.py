@@ -408,3 +408,21 @@ def test_the_context_pack_has_the_real_question_its_understanding_and_the_answer
     handoff_claim(conversation_id=conversation.pk, agent=alice)
     pack = context_pack(conversation=conversation, viewer=alice)
     assert pack["mine"] is True and pack["claimed_by"] == "alice-pack"
+
+
+def test_a_request_for_a_human_alone_fills_the_queue_row_and_the_context_pack() -> None:
+    """Issue 51: "I want to talk to a human" first (the guard catches it, nothing is retrieved) left
+    the row's question and the panel's question, understanding, topic and confidence empty."""
+    conversation = _conversation()
+    alice = _agent(conversation, "alice-only-asked")
+    visitor_message_receive(conversation_id=conversation.pk, client_message_id="h", text=ASK_HUMAN)
+    escalated = Turn.objects.get(conversation=conversation, client_message_id="h")
+    assert escalated.status == Turn.Status.HUMAN_ESCALATION
+
+    (row,) = agent_queue(user=alice)
+    assert (row["escalation"], row["last_question"]) == ("asked", ASK_HUMAN)
+    pack = context_pack(conversation=conversation, viewer=alice)
+    assert pack["question"] == ASK_HUMAN
+    assert pack["understanding"] == escalated.understanding != ""
+    assert (pack["topic"], pack["confidence"]) == (escalated.topic, escalated.confidence)
+    assert pack["topic"] != "" and pack["confidence"] is not None

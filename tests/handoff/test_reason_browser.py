@@ -70,3 +70,27 @@ def test_an_explicit_request_after_misses_reads_asked_for_a_human_everywhere(
         channel="",
     )
     assert [row["kind"] for row in analytics_get(scope=scope).escalations] == ["asked"]
+
+
+def test_a_request_for_a_human_as_the_first_message_fills_the_agents_context_panel(
+    browser: Browser, live_api: str, demo: Bot
+) -> None:
+    """Issue 51: "I want to talk to a human" alone (a guard catches it, nothing is retrieved) showed
+    "—" for the row's question and the panel's question, understanding, topic and confidence."""
+    visitor = browser_context(browser).new_page()
+    widget = widget_open(visitor, live_api)
+    widget.locator("textarea").fill(ASK_HUMAN)
+    widget.locator("textarea").press("Enter")
+    expect(widget.locator(".status")).to_contain_text("Waiting", timeout=FIRST_ANSWER_TIMEOUT_MS)
+
+    agent = agent_page(browser, live_api, username="alice-only-asked", workspaces=[demo.workspace])
+    row = agent.locator("#queue button").first
+    expect(row.locator(".reason")).to_have_text("Asked for a human")
+    expect(row.locator(".question")).to_have_text(ASK_HUMAN)
+    row.click()
+    context = agent.locator("#context")
+    expect(context.locator("dd.question")).to_have_text(ASK_HUMAN)
+    for field in ("understanding", "topic", "confidence"):
+        expect(context.locator(f"dd.{field}")).not_to_have_text("—")
+    expect(context.locator("dd.understanding")).to_contain_text("human")
+    agent.screenshot(path=artifact_path("agent-console-only-asked-for-a-human.png"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
 from datetime import datetime, time, timedelta
@@ -15,6 +16,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from conversations.models import Conversation, Turn
+from handoff.models import HandoffReason
+from handoff.services import handoff_open
+from insights.charts import simple_columns
+from insights.models import RollupWatermark
 from insights.services.rollups import turn_rollups_refresh
 from prompt_context.models import Topic
 from tests.insights.helpers import member_client
@@ -65,7 +71,9 @@ def test_the_figures_match_a_sql_recount_and_link_to_their_turns() -> None:
     expected = recount(bot=bot, start=start, end=end)
 
     assert f"<strong>{expected['turns']}</strong>" in html
-    for status, n in expected["by_status"].items():
+    # "Human escalation" counts the period's handoffs, as the escalations table does (issue 51).
+    handoffs = sum(row["n"] for row in expected["escalations"].values())
+    for status, n in {**expected["by_status"], "human_escalation": handoffs}.items():
         assert _value(html, f"status-total-{status}") == n
         assert _listed(client, _href(html, f"status-total-{status}")) == n
     assert _value(html, "deflected-count") == expected["deflected"]
@@ -192,3 +200,88 @@ def test_imported_history_needs_a_rebuild_which_counts_it() -> None:
     assert "<strong>0</strong>" in client.get(url).content.decode()
     assert turn_rollups_rebuild(bot_id=str(bot.pk)) >= 1
     assert "<strong>10</strong>" in client.get(url).content.decode()
+
+
+def _escalated(bot: Any, *, text: str, status: str) -> Turn:
+    conversation = Conversation.objects.create(bot=bot, channel="widget", visitor_id=text[:10])
+    return Turn.objects.create(
+        conversation=conversation,
+        client_message_id="m1",
+        user_text=text,
+        status=status,
+        route_action="open_handoff" if status == "human_escalation" else "show_answer",
+        confidence=0.0 if status == "human_escalation" else 0.9,
+        completed_at=timezone.now(),
+    )
+
+
+def test_the_status_chart_and_the_escalations_table_count_the_same_two_handoffs() -> None:
+    """Issue 51: "Human escalation: 1" beside a table of 2 handoffs (the button's has no such turn);
+    a y axis read "0, 1, 2, 2, 3"; the page did not say when its figures would next refresh."""
+    bot = BotFactory()
+    asked = _escalated(bot, text="I want to talk to a human", status="human_escalation")
+    handoff_open(
+        conversation_id=asked.conversation_id,
+        reason=HandoffReason.HUMAN_ESCALATION,
+        turn_id=asked.pk,
+    )
+    pressed = _escalated(bot, text="How much is a day rental?", status="found_in_context")
+    handoff_open(conversation_id=pressed.conversation_id, reason=HandoffReason.VISITOR_REQUEST)
+    client = member_client(bot)
+    # No refresh here: the page refreshes the rollups it finds older than their period.
+    html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
+
+    table = [
+        int(n)
+        for n in re.findall(
+            r'<tr id="escalation-[a-z_]+"><td>[^<]+</td><td><a href="[^"]+" data-value="(\d+)"',
+            html,
+        )
+    ]
+    assert sum(table) == 2
+    assert _value(html, "status-total-human_escalation") == 2
+    bars = [
+        int(n) for n in re.findall(r'id="status-\d+-human_escalation" data-value="(\d+)"', html)
+    ]
+    assert sum(bars) == 2
+    assert _listed(client, _href(html, "status-total-human_escalation")) == 2
+    assert "<strong>2</strong>" in html  # the turns of the period, fresh without the beat
+
+    chart = re.search(r'<svg class="insights-chart" id="status-chart".*?</svg>', html, re.S)
+    assert chart
+    ticks = re.findall(r'text-anchor="end"[^>]*>(\d+)</text>', chart.group(0))
+    # Whole steps, none repeated, the top at the tallest column (a found turn and the two handoffs).
+    assert ticks == ["0", "1", "2", "3"]
+    assert re.search(r'id="insights-next-refresh">\d\d:\d\d:\d\d<', html)
+
+
+def test_y_ticks_are_whole_distinct_and_drawn_on_the_bars_scale() -> None:
+    for maximum in (1, 2, 3, 4, 7, 11, 26, 101, 999):
+        chart = simple_columns(
+            [("a", maximum, "#", ""), ("b", 1, "#", "")], colour="#000", id_prefix="t"
+        )
+        labels = [int(tick.label) for tick in chart.y_ticks]
+        assert labels[0] == 0 and labels[-1] >= maximum and len(labels) <= 6
+        assert len(set(labels)) == len(labels)
+        steps = {b - a for a, b in itertools.pairwise(labels)}
+        assert len(steps) == 1  # one whole step
+        one = next(tick for tick in chart.y_ticks if tick.label == str(labels[1]))
+        bar = chart.bars[1]  # a bar of 1 reaches the height of tick 1 (labels[1] ticks above it)
+        assert (
+            abs(bar.y - (chart.plot_bottom - (chart.plot_bottom - one.position) / labels[1])) < 0.05
+        )
+
+
+def test_the_page_refreshes_figures_older_than_their_period(settings: Any) -> None:
+    bot = BotFactory()
+    turn_rollups_refresh()
+    _escalated(bot, text="How much is a day rental?", status="found_in_context")
+    client = member_client(bot)
+    html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
+    assert 'Turns of the period: <a id="insights-turns"' in html
+    assert re.search(r'id="insights-turns"[^>]*><strong>0</strong>', html)  # fresh: not redone
+    RollupWatermark.objects.filter(pk=1).update(
+        until=timezone.now() - timedelta(seconds=settings.INSIGHTS_ROLLUP_EVERY_SECONDS + 1)
+    )
+    html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
+    assert re.search(r'id="insights-turns"[^>]*><strong>1</strong>', html)

@@ -4,9 +4,12 @@ as a turn, and two template versions compared case by case."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 
 from bots.models import Bot
 from conversations.models import Conversation, Turn
@@ -20,6 +23,7 @@ from prompts.engine.environment import ANSWER_TEMPLATE, template_default_source
 from prompts.services.templates import template_version_save
 from rag.models import Chunk, Document
 from tests.insights.helpers import day_price_reply
+from tests.support.factories import UserFactory
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import ScriptedLLMServer
 
@@ -73,7 +77,14 @@ def test_a_run_answers_every_case_records_no_turn_and_measures_it(shop: Any) -> 
     assert metrics["cases"] == 4
     assert metrics["passed"] == sum(r.passed for r in results.values())
     assert metrics["top_k"] == bot.retrieval_top_k
-    assert sum(sum(row.values()) for row in metrics["confusion"].values()) == 2
+    # Every case has its row: the two naming a status, "no answer expected", "no status expected".
+    assert sum(sum(row.values()) for row in metrics["confusion"].values()) == 4
+    assert set(metrics["confusion"]) == {
+        "found_in_context",
+        "small_talk",
+        "no answer expected",
+        "no status expected",
+    }
     assert metrics["source_recall_at_k"] == 1.0
     no_answer = results["Do you rent kayaks on the lake?"]
     expected_recall = 1.0 if no_answer.status in ("not_found_in_context", "out_of_scope") else 0.0
@@ -191,3 +202,44 @@ def test_cases_naming_sources_become_retrieval_pairs_for_calibration(shop: Any) 
         ("How much is a day rental?", (str(document.pk),)),
         ("How long does a full service take?", (str(document.pk),)),
     ]
+
+
+def test_the_run_page_accounts_for_every_case_in_its_confusion_matrix(shop: Any) -> None:
+    """Issue 51: the matrix covered 26 of 29 cases, the "expect no answer" ones left out unsaid."""
+    _, evaluation_set = shop
+    run = evaluation_run_create(set_id=evaluation_set.pk)
+    assert evaluation_run_execute(run_id=run.pk) == "completed"
+    # A run measured before the matrix had its no-answer row: the page reads the results.
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        metrics={**run.__class__.objects.get(pk=run.pk).metrics, "confusion": {}}
+    )
+    kayaks = EvaluationResult.objects.get(run=run, question="Do you rent kayaks on the lake?")
+    client = Client()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    page = client.get(
+        reverse("admin:insights_evaluationrun_change", args=[run.pk])
+    ).content.decode()
+
+    matrix = re.search(r'<table id="run-confusion">(.*?)</table>', page, re.S)
+    assert matrix
+    columns = re.findall(r"<th>([a-z_]+)</th>", matrix.group(1).split("</thead>")[0])
+    rows = {
+        expected: [int(n) for n in counts]
+        for expected, counts in (
+            (m.group(1), re.findall(r"<td>(\d+)</td>", m.group(2)))
+            for m in re.finditer(
+                r"<tr><th>([^<]+)</th>(.*?)</tr>", matrix.group(1).split("<tfoot>")[0]
+            )
+        )
+    }
+    assert set(rows) == {
+        "found_in_context",
+        "small_talk",
+        "no answer expected",
+        "no status expected",
+    }
+    assert rows["no answer expected"][columns.index(kayaks.status)] == 1
+    assert all(counts[-1] == sum(counts[:-1]) for counts in rows.values())  # each row's total
+    assert sum(counts[-1] for counts in rows.values()) == run.total == 4
+    assert re.search(r'id="run-confusion-cases">4<', page)
+    assert "Every case of the run is in a row." in page

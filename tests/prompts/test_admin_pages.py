@@ -4,6 +4,7 @@ nothing is saved, good input saves everything, and every page runs a fixed numbe
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.contrib.contenttypes.models import ContentType
@@ -193,7 +194,7 @@ def test_the_export_action_downloads_the_context(member: Client) -> None:
 # roles (core.auth.workspace_roles, read once per request).
 PAGE_QUERIES = {
     "changelist": ("/admin/bots/bot/", 8),
-    "change": ("/admin/bots/bot/{pk}/change/", 11),
+    "change": ("/admin/bots/bot/{pk}/change/", 12),  # 1 for the documents it knows (issue 51)
     "add": ("/admin/bots/bot/add/", 10),
     "preview": ("/admin/bots/bot/{pk}/preview/", 7),
     "templates": ("/admin/bots/bot/{pk}/templates/answer/", 7),
@@ -216,3 +217,16 @@ def test_admin_pages_run_a_fixed_number_of_queries(
     with django_assert_num_queries(expected):  # type: ignore[operator]
         response = member.get(url.format(pk=bot.pk))
     assert response.status_code == 200
+
+
+def test_the_bot_forms_sections_read_as_plain_headings(member: Client) -> None:
+    """Issue 51: "2.1 Identity", "2.2 Scope" read as an internal outline."""
+    bot = BotFactory(workspace=member.workspace)
+    page = member.get(f"/admin/bots/bot/{bot.pk}/change/").content.decode()
+    headings = [
+        re.sub(r"<[^>]+>", "", heading).strip()
+        for heading in re.findall(r"<h2[^>]*>(.*?)</h2>", page, re.S)
+    ]
+    assert "Identity" in headings and "Scope" in headings
+    assert "Scope — covered and excluded topics" in headings
+    assert not [heading for heading in headings if re.match(r"\d+\.\d+\b", heading)]
