@@ -23,6 +23,7 @@ class VisitorErasureAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
         "counts",
         "error_code",
         "error_message",
+        "notes",
         "requested_by",
         "created_at",
         "completed_at",

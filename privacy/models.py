@@ -38,6 +38,9 @@ class VisitorErasure(models.Model):
     counts = models.JSONField(default=dict, blank=True)
     error_code = models.CharField(max_length=60, blank=True)
     error_message = models.CharField(max_length=1000, blank=True)
+    # What the erasure could not reach, in words: e.g. an external Valkey that refused to rewrite
+    # its append-only file (privacy.services.valkey_files). No content.
+    notes = models.JSONField(default=list, blank=True)
     # Who asked: "api_key:<id>" or "command".
     requested_by = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

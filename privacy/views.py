@@ -45,6 +45,10 @@ class ErasureSerializer(serializers.Serializer[VisitorErasure]):
     subject_kind = serializers.CharField()
     counts = serializers.DictField(child=serializers.IntegerField())
     attempts = serializers.IntegerField()
+    notes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the erasure could not reach (e.g. a Valkey that refused to rewrite its files).",
+    )
     created_at = serializers.DateTimeField()
     completed_at = serializers.DateTimeField(allow_null=True)
 

@@ -6,7 +6,8 @@ text to find its copies (gap clusters' examples) run before the turns are emptie
 What goes: private documents (chunks and files), searches, security events, messages. What is
 emptied: the turns' text and audit (status, confidence, timings and feedback ratings stay, so the
 analytics keep their counts), feedback comments, handoff details, the conversations' visitor and
-external user ids. Then the Redis buffers, and the rollups of the days touched are recomputed.
+external user ids. Then the Redis buffers, and the rollups of the days touched are recomputed;
+last, Valkey's append-only file and snapshot are rewritten (privacy.services.valkey_files).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from insights.models import EvaluationCase, EvaluationResult, FaqCandidate, GapC
 from insights.services.rollups import turn_rollup_day_compute
 from privacy.models import VisitorErasure
 from privacy.services.redis_purge import visitor_redis_purge
+from privacy.services.valkey_files import valkey_files_rewrite
 from privacy.subjects import EXTERNAL_USER, VisitorNotFound, VisitorSubject, visitor_subject_get
 from rag.models import Document
 from rag.services import document_delete
@@ -119,7 +121,10 @@ def visitor_erasure_execute(*, erasure_id: uuid.UUID | str) -> VisitorErasure:
             error_message=pii_redact(str(error))[:1000],
         )
         raise
+    # Last, once the live keys are clean: Valkey's files on disk (what it refuses is a note).
+    notes = valkey_files_rewrite()
     VisitorErasure.objects.filter(pk=erasure.pk).update(
+        notes=notes,
         status=VisitorErasure.Status.DONE,
         subject="",
         conversation_ids=[],
