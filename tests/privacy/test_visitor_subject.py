@@ -13,11 +13,13 @@ from collections.abc import Iterator
 import pytest
 from django.core.management import call_command
 from django.test import Client
+from django.urls import reverse
 
 from bots.models import Bot
 from conversations.models import Conversation
 from privacy.models import VisitorErasure
 from tests.api.factories import bearer, bot_make, server_key_make, widget_key_make, workspace_make
+from tests.insights.helpers import member_client
 from tests.privacy.on_disk import (
     ORIGIN,
     pg_dump_holding,
@@ -159,3 +161,22 @@ def test_a_visitor_id_is_no_credential_and_forget_me_goes_by_session_tokens() ->
     assert pg_dump_holding([planted]) == []
     erased = VisitorErasure.objects.get(pk=forget.json()["id"])
     assert erased.counts["turns"] == 2 and erased.requested_by.startswith("visitor:")
+
+
+def test_the_admin_action_erases_the_visitor_of_a_conversation_in_the_users_workspaces() -> None:
+    bot, key = _bot_and_key()
+    visitor_id, planted = f"wv_{plant()}", plant()
+    mine = [
+        widget_visitor_talks(Client(), key, planted=planted, widget_visitor_id=visitor_id)
+        for _ in range(2)
+    ]
+    url = reverse("admin:conversations_conversation_changelist")
+    action = {"action": "visitors_erase", "_selected_action": [mine[0]]}
+    stranger = member_client(bot_make(workspace_make()))  # an owner of another workspace
+    stranger.post(url, action)
+    assert pg_dump_holding([planted]) == [planted]
+    response = member_client(bot).post(url, action, follow=True)
+    assert "1 visitor(s) erased" in response.content.decode()
+    assert pg_dump_holding([planted]) == []  # both conversations, though one was selected
+    erasure = VisitorErasure.objects.get(workspace=bot.workspace)
+    assert erasure.subject_kind == "visitor" and erasure.requested_by.startswith("staff:")
