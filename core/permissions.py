@@ -88,8 +88,6 @@ OWNER: dict[Key, tuple[str, ...]] = {
     ("core", "workspace"): ("change", "view"),
     ("core", "membership"): FULL,
     ("audit", "auditentry"): VIEW,  # rows: only the workspaces the user owns (audit.selectors)
-    # add: erase a visitor from the conversations' admin action (the record itself stays read-only)
-    ("privacy", "visitorerasure"): ("add", "view"),
 }
 
 ROLE_GRANTS: dict[str, dict[Key, tuple[str, ...]]] = {

@@ -36,7 +36,9 @@ class VisitorErasureAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin):
     ]
 
 
-@role_action(grant=("privacy", "visitorerasure", "add"))
+# The owners': erasing a person is a decision about the workspace's data, as its settings are (the
+# erasure record itself stays read-only: its admin has no add page).
+@role_action(grant=("core", "workspace", "change"))
 @admin.action(description="Erase these conversations' visitors (all their conversations)")
 def visitors_erase(
     model_admin: admin.ModelAdmin[Conversation],
