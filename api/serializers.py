@@ -69,12 +69,19 @@ class SessionCreateSerializer(serializers.Serializer):
         required=False, help_text="Required with a server key; a widget key uses its bot."
     )
     visitor_id = serializers.RegexField(r"^[A-Za-z0-9_.:-]{1,64}$", required=False)
+    widget_visitor_id = serializers.RegexField(
+        r"^[A-Za-z0-9_.:-]{8,64}$",
+        required=False,
+        help_text="The widget's random id for the browser: ties its conversations together for "
+        "a privacy request (export, erasure by visitor id). Never a credential.",
+    )
 
 
 class SessionSerializer(serializers.Serializer):
     conversation_id = serializers.UUIDField()
     bot_id = serializers.UUIDField()
     visitor_id = serializers.CharField()
+    widget_visitor_id = serializers.CharField(allow_blank=True)
     session_token = serializers.CharField(help_text="Send it back as the X-Parley-Session header.")
 
 

@@ -124,11 +124,16 @@ def bot_signing_secret_rotate(*, bot_id: uuid.UUID) -> None:
 
 
 def visitor_session_start(
-    *, principal: Principal, bot: Bot, visitor_id: str | None = None
+    *,
+    principal: Principal,
+    bot: Bot,
+    visitor_id: str | None = None,
+    widget_visitor_id: str | None = None,
 ) -> tuple[VisitorSession, str]:
     """Starts a conversation and returns the signed session token that proves it is the caller's.
 
-    Widget visitors always get a server-made visitor id, so a browser cannot claim another's.
+    Widget visitors always get a server-made visitor id, so a browser cannot claim another's; the
+    widget's own id for the browser (`widget_visitor_id`) is only recorded, for privacy requests.
     """
     widget = principal.kind == PrincipalKind.WIDGET
     visitor = secrets.token_urlsafe(16) if widget or not visitor_id else visitor_id
@@ -136,6 +141,7 @@ def visitor_session_start(
         bot=bot,
         channel="widget" if widget else "api",
         visitor_id=visitor,
+        widget_visitor_id=(widget_visitor_id or "") if widget else "",
         external_user_id=principal.external_user_id or "",
     )
     session = VisitorSession(

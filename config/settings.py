@@ -163,6 +163,11 @@ PARLEY_AUDIT_FORWARDED_FOR = env_bool("PARLEY_AUDIT_FORWARDED_FOR", False)
 PARLEY_REDACTION_PHONE_REGIONS = env_list(
     "PARLEY_REDACTION_PHONE_REGIONS", ["US", "GB", "FR", "DE", "ES", "IT", "NL", "BE", "CH", "AT"]
 )
+# After a visitor's erasure, how long Valkey's append-only file rewrite and snapshot are each waited
+# for (privacy.services.valkey_files): past it the erasure is done with a note, not failed.
+PRIVACY_VALKEY_REWRITE_TIMEOUT_SECONDS = env_int(
+    "PRIVACY_VALKEY_REWRITE_TIMEOUT_SECONDS", 60, minimum=1
+)
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -45,6 +45,10 @@ class Conversation(models.Model):
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="conversations")
     channel = models.CharField(max_length=20, choices=Channel.choices, default=Channel.API)
     visitor_id = models.CharField(max_length=64, blank=True)
+    # The widget's own id for the browser (random, kept in its localStorage): whose conversations
+    # these are for an export or an erasure by visitor id. Never a credential: access goes by the
+    # session token, whose visitor_id above the server made.
+    widget_visitor_id = models.CharField(max_length=64, blank=True, db_index=True)
     external_user_id = models.CharField(max_length=255, blank=True, db_index=True)
     owner = models.CharField(max_length=20, choices=Owner.choices, default=Owner.BOT)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -1,5 +1,5 @@
 """The record of a visitor's erasure: what was asked, its progress and what it removed, never the
-content. The subject (an external user id or a conversation id) is kept only while the erasure runs;
+content. The subject (an external user id, a visitor id or a conversation id) is kept only while the erasure runs;
 afterwards a keyed digest of it remains, so "was this visitor erased?" can still be answered."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ class VisitorErasure(models.Model):
     class Subject(models.TextChoices):
         EXTERNAL_USER = "external_user", "External user id"
         CONVERSATION = "conversation", "Conversation"
+        VISITOR = "visitor", "Visitor id"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
@@ -38,6 +39,9 @@ class VisitorErasure(models.Model):
     counts = models.JSONField(default=dict, blank=True)
     error_code = models.CharField(max_length=60, blank=True)
     error_message = models.CharField(max_length=1000, blank=True)
+    # What the erasure could not reach, in words: e.g. an external Valkey that refused to rewrite
+    # its append-only file (privacy.services.valkey_files). No content.
+    notes = models.JSONField(default=list, blank=True)
     # Who asked: "api_key:<id>" or "command".
     requested_by = models.CharField(max_length=80, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -53,7 +57,7 @@ class VisitorErasure(models.Model):
                 name="erasure_status_valid",
             ),
             models.CheckConstraint(
-                condition=Q(subject_kind__in=["external_user", "conversation"]),
+                condition=Q(subject_kind__in=["external_user", "conversation", "visitor"]),
                 name="erasure_subject_kind_valid",
             ),
             # A finished erasure keeps no trace of whom it erased but the digest.

@@ -1,6 +1,7 @@
-"""Whose data a privacy request is about: an external user id or a conversation id, always within one
-workspace, resolved to that visitor's conversations. The one access choke point of this app: an id
-of another workspace reads as unknown (a 404), as an id nobody used does."""
+"""Whose data a privacy request is about: an external user id, a visitor id (the widget's id for a
+browser, or the one an API client gave) or a conversation id, always within one workspace,
+resolved to that visitor's conversations. The one access choke point of this app: an id of another
+workspace reads as unknown (a 404), as an id nobody used does."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from rag.models import Document
 
 EXTERNAL_USER = "external_user"
 CONVERSATION = "conversation"
+VISITOR = "visitor"
 
 
 class VisitorNotFound(ParleyError):
@@ -46,6 +48,11 @@ class VisitorSubject:
     def conversation_ids(self) -> list[uuid.UUID]:
         if self.kind == CONVERSATION:
             rows = Conversation.objects.filter(pk=self.value, bot__workspace_id=self.workspace_id)
+        elif self.kind == VISITOR:
+            rows = Conversation.objects.filter(
+                Q(widget_visitor_id=self.value) | Q(visitor_id=self.value),
+                bot__workspace_id=self.workspace_id,
+            )
         else:
             rows = Conversation.objects.filter(
                 bot__workspace_id=self.workspace_id, external_user_id=self.value
@@ -81,11 +88,14 @@ def visitor_subject_get(
     workspace_id: uuid.UUID | str | None,
     external_user_id: str | None = None,
     conversation_id: uuid.UUID | str | None = None,
+    visitor_id: str | None = None,
 ) -> VisitorSubject:
-    """The subject named by exactly one of the two ids; VisitorNotFound when the workspace holds
+    """The subject named by exactly one of the three ids; VisitorNotFound when the workspace holds
     nothing of it. A conversation id alone names its workspace (the management commands)."""
-    if bool(external_user_id) == bool(conversation_id):
-        raise VisitorSubjectInvalid("name either an external user id or a conversation id")
+    if sum(bool(value) for value in (external_user_id, conversation_id, visitor_id)) != 1:
+        raise VisitorSubjectInvalid(
+            "name one of an external user id, a visitor id or a conversation id"
+        )
     if conversation_id:
         try:
             conversation_uuid = uuid.UUID(str(conversation_id))
@@ -99,10 +109,12 @@ def visitor_subject_get(
             raise VisitorNotFound("no such conversation")
         return VisitorSubject(workspace_id=owner, kind=CONVERSATION, value=str(conversation_uuid))
     if workspace_id is None:
-        raise VisitorSubjectInvalid("an external user id needs its workspace")
+        raise VisitorSubjectInvalid("an external user id or a visitor id needs its workspace")
     subject = VisitorSubject(
-        workspace_id=uuid.UUID(str(workspace_id)), kind=EXTERNAL_USER, value=str(external_user_id)
+        workspace_id=uuid.UUID(str(workspace_id)),
+        kind=VISITOR if visitor_id else EXTERNAL_USER,
+        value=str(visitor_id or external_user_id),
     )
     if not subject.known():
-        raise VisitorNotFound("nothing is stored for this external user id")
+        raise VisitorNotFound(f"nothing is stored for this {subject.kind.replace('_', ' ')} id")
     return subject

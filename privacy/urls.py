@@ -2,7 +2,12 @@
 
 from django.urls import path
 
-from privacy.views import VisitorErasureCollectionView, VisitorErasureDetailView, VisitorExportView
+from privacy.views import (
+    VisitorErasureCollectionView,
+    VisitorErasureDetailView,
+    VisitorExportView,
+    VisitorForgetView,
+)
 
 app_name = "privacy"
 
@@ -10,4 +15,5 @@ urlpatterns = [
     path("exports", VisitorExportView.as_view(), name="export"),
     path("erasures", VisitorErasureCollectionView.as_view(), name="erasures"),
     path("erasures/<uuid:erasure_id>", VisitorErasureDetailView.as_view(), name="erasure"),
+    path("forget", VisitorForgetView.as_view(), name="forget"),
 ]

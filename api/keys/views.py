@@ -48,12 +48,18 @@ class SessionCreateView(APIView):
             raise ValidationError({"bot_id": ["This field is required with a server key."]})
         bot = bot_get_for_principal(principal=principal, bot_id=bot_id)
         session, token = visitor_session_start(
-            principal=principal, bot=bot, visitor_id=payload.validated_data.get("visitor_id")
+            principal=principal,
+            bot=bot,
+            visitor_id=payload.validated_data.get("visitor_id"),
+            widget_visitor_id=payload.validated_data.get("widget_visitor_id"),
         )
         body = {
             "conversation_id": session.conversation_id,
             "bot_id": session.bot_id,
             "visitor_id": session.visitor_id,
+            "widget_visitor_id": payload.validated_data.get("widget_visitor_id", "")
+            if principal.kind == "widget"
+            else "",
             "session_token": token,
         }
         return Response(SessionSerializer(body).data, status=201)

@@ -12,11 +12,17 @@ from core.models import Workspace
 
 def visitor_arguments_add(parser: CommandParser) -> None:
     parser.add_argument(
-        "--workspace", help="the workspace's id or slug (needed with an external user id)"
+        "--workspace",
+        help="the workspace's id or slug (needed with an external user id or a visitor id)",
     )
     whom = parser.add_mutually_exclusive_group(required=True)
     whom.add_argument("--external-user-id", help="every conversation and document of this user")
     whom.add_argument("--conversation-id", help="this conversation only")
+    whom.add_argument(
+        "--visitor-id",
+        help="every conversation of this visitor id (the widget's id for a browser, or an API "
+        "client's visitor id)",
+    )
 
 
 def visitor_arguments_read(options: dict[str, Any]) -> dict[str, Any]:
@@ -35,4 +41,5 @@ def visitor_arguments_read(options: dict[str, Any]) -> dict[str, Any]:
         "workspace_id": workspace_id,
         "external_user_id": options["external_user_id"],
         "conversation_id": options["conversation_id"],
+        "visitor_id": options["visitor_id"],
     }

@@ -5,8 +5,10 @@ text to find its copies (gap clusters' examples) run before the turns are emptie
 
 What goes: private documents (chunks and files), searches, security events, messages. What is
 emptied: the turns' text and audit (status, confidence, timings and feedback ratings stay, so the
-analytics keep their counts), feedback comments, handoff details, the conversations' visitor and
-external user ids. Then the Redis buffers, and the rollups of the days touched are recomputed.
+analytics keep their counts), feedback comments, handoff details, the conversations' visitor ids
+(the session's and the widget's) and external user ids. Then the Redis buffers, and the rollups
+of the days touched are recomputed; last, Valkey's append-only file and snapshot are rewritten
+(privacy.services.valkey_files).
 """
 
 from __future__ import annotations
@@ -29,7 +31,14 @@ from insights.models import EvaluationCase, EvaluationResult, FaqCandidate, GapC
 from insights.services.rollups import turn_rollup_day_compute
 from privacy.models import VisitorErasure
 from privacy.services.redis_purge import visitor_redis_purge
-from privacy.subjects import EXTERNAL_USER, VisitorNotFound, VisitorSubject, visitor_subject_get
+from privacy.services.valkey_files import valkey_files_rewrite
+from privacy.subjects import (
+    EXTERNAL_USER,
+    VISITOR,
+    VisitorNotFound,
+    VisitorSubject,
+    visitor_subject_get,
+)
 from rag.models import Document
 from rag.services import document_delete
 
@@ -47,6 +56,7 @@ def visitor_erasure_request(
     workspace_id: uuid.UUID | str | None,
     external_user_id: str | None = None,
     conversation_id: uuid.UUID | str | None = None,
+    visitor_id: str | None = None,
     requested_by: str = "",
 ) -> VisitorErasure:
     """Record the erasure of a visitor (not carried out yet: `visitor_erasure_execute`).
@@ -58,13 +68,14 @@ def visitor_erasure_request(
             workspace_id=workspace_id,
             external_user_id=external_user_id,
             conversation_id=conversation_id,
+            visitor_id=visitor_id,
         )
     except VisitorNotFound:
-        if external_user_id and workspace_id is not None:
+        if (external_user_id or visitor_id) and workspace_id is not None:
             asked = VisitorSubject(
                 workspace_id=uuid.UUID(str(workspace_id)),
-                kind=EXTERNAL_USER,
-                value=external_user_id,
+                kind=VISITOR if visitor_id else EXTERNAL_USER,
+                value=str(visitor_id or external_user_id),
             )
             done = VisitorErasure.objects.filter(
                 workspace_id=asked.workspace_id, subject_digest=asked.digest, status="done"
@@ -119,7 +130,10 @@ def visitor_erasure_execute(*, erasure_id: uuid.UUID | str) -> VisitorErasure:
             error_message=pii_redact(str(error))[:1000],
         )
         raise
+    # Last, once the live keys are clean: Valkey's files on disk (what it refuses is a note).
+    notes = valkey_files_rewrite()
     VisitorErasure.objects.filter(pk=erasure.pk).update(
+        notes=notes,
         status=VisitorErasure.Status.DONE,
         subject="",
         conversation_ids=[],
@@ -246,7 +260,7 @@ def _redis(scope: _Scope) -> int:
 
 def _conversations(scope: _Scope) -> int:
     rows = Conversation.objects.filter(pk__in=scope.conversation_ids)
-    return rows.update(external_user_id="", visitor_id="")
+    return rows.update(external_user_id="", visitor_id="", widget_visitor_id="")
 
 
 _DAYS_SQL = """

@@ -85,6 +85,7 @@ def _conversations(ids: list[Any]) -> list[dict[str, Any]]:
             "bot": {"id": str(conversation.bot_id), "name": conversation.bot.name},
             "channel": conversation.channel,
             "visitor_id": conversation.visitor_id,
+            "widget_visitor_id": conversation.widget_visitor_id,
             "external_user_id": conversation.external_user_id,
             "owner": conversation.owner,
             "created_at": conversation.created_at.isoformat(),

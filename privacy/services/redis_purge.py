@@ -67,10 +67,38 @@ def visitor_redis_purge(
     return RedisPurged(streams=streams, entries=entries, counters=counters)
 
 
+# XDEL only marks an entry deleted inside its stream's node: its bytes stay in the key (DUMP shows
+# them) and so in the snapshot and a rewritten append-only file. The stream is rebuilt instead, in
+# one script (atomic: no producer's XADD falls between), without the doomed entries, keeping the
+# others' ids, its last id (readers resume after it) and its time to live.
+_STREAM_REBUILD = """
+local doomed = {}
+for _, id in ipairs(ARGV) do doomed[id] = true end
+local entries = redis.call('XRANGE', KEYS[1], '-', '+')
+local info = redis.call('XINFO', 'STREAM', KEYS[1])
+local last_id
+for i = 1, #info, 2 do if info[i] == 'last-generated-id' then last_id = info[i + 1] end end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+local kept = 0
+for _, entry in ipairs(entries) do
+  if not doomed[entry[1]] then
+    redis.call('XADD', KEYS[1], entry[1], unpack(entry[2]))
+    kept = kept + 1
+  end
+end
+if kept > 0 then
+  redis.call('XSETID', KEYS[1], last_id)
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+return #entries - kept
+"""
+
+
 def _entries_drop(
     client: redis.Redis, stream_key: str, conversations: set[str], external_user_id: str | None
 ) -> int:
-    """XDEL the entries of a shared stream (the agents' queue) whose data names the visitor."""
+    """Remove the entries of a shared stream (the agents' queue) whose data names the visitor."""
     needles = [*conversations, *([external_user_id] if external_user_id else [])]
     if not needles:
         return 0
@@ -79,4 +107,6 @@ def _entries_drop(
         data = str((fields or {}).get("d", ""))
         if entry_id is not None and any(needle in data for needle in needles):
             doomed.append(str(entry_id))
-    return int(client.xdel(stream_key, *doomed)) if doomed else 0
+    if not doomed:
+        return 0
+    return int(client.eval(_STREAM_REBUILD, 1, stream_key, *doomed))

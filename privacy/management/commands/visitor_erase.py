@@ -1,4 +1,5 @@
-"""`manage.py visitor_erase --workspace W (--external-user-id X | --conversation-id C)`: erase a
+"""`manage.py visitor_erase --workspace W (--external-user-id X | --visitor-id V |
+--conversation-id C)`: erase a
 visitor's data now (docs/privacy.md); the erasure is recorded first, so a run cut short is resumed
 by the worker's sweep (or by running the command again)."""
 

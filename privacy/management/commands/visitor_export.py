@@ -1,4 +1,5 @@
-"""`manage.py visitor_export --workspace W (--external-user-id X | --conversation-id C) [--output F]`:
+"""`manage.py visitor_export --workspace W (--external-user-id X | --visitor-id V |
+--conversation-id C) [--output F]`:
 a visitor's data as JSON (docs/privacy.md), on stdout or into a file."""
 
 from __future__ import annotations

@@ -9,6 +9,10 @@
   const KEY = script.dataset.botKey;
   const API = new URL(script.src, location.href).origin + "/api/v1";
   const STORE = "parley:" + KEY;
+  // The browser's own visitor id (random, first-party, in this site's storage): it ties this
+  // browser's conversations together for a privacy request. It proves nothing: every read and the
+  // "Forget me" erasure go by the session tokens kept beside it.
+  const VISITOR = "parley-visitor:" + KEY, TOKENS = "parley-sessions:" + KEY;
   const STRINGS = {
     en: { open: "Open chat", hide: "Hide chat", close: "Close chat", send: "Send", placeholder: "Type your question…",
       human: "Talk to a human", searching: "Searching…", writing: "Writing…", thinking: "Thinking…",
@@ -20,7 +24,8 @@
       error: "Something went wrong. Please try again.", page: "page", you: "You", agent: "Agent", log: "Conversation",
       closePreview: "Close the source", noAgent: "No agent is available – leave a message", left: "Thank you, your message was sent. We will answer you here.",
       count: "{n} / {max} characters", tooLong: "Your message has {n} characters; the limit is {max}. Shorten it to send it.",
-      refused: "Your message was not sent: {reason}" },
+      refused: "Your message was not sent: {reason}",
+      forget: "Forget me", forgetConfirm: "Erase your conversations with us from our records? This cannot be undone.", forgotten: "Your conversations were erased." },
     fr: { open: "Ouvrir le chat", hide: "Masquer le chat", close: "Fermer le chat", send: "Envoyer", placeholder: "Posez votre question…",
       human: "Parler à un humain", searching: "Recherche…", writing: "Rédaction…", thinking: "Réflexion…",
       waiting: "En attente d'un conseiller…", agentJoined: "Un conseiller a rejoint la conversation.", joined: "{name} a rejoint la conversation.",
@@ -33,7 +38,8 @@
       closePreview: "Fermer la source", noAgent: "Aucun conseiller disponible – laissez un message",
       left: "Merci, votre message a été envoyé. Nous vous répondrons ici.",
       count: "{n} / {max} caractères", tooLong: "Votre message compte {n} caractères ; la limite est de {max}. Raccourcissez-le pour l'envoyer.",
-      refused: "Votre message n'a pas été envoyé : {reason}" },
+      refused: "Votre message n'a pas été envoyé : {reason}",
+      forget: "Oublier mes données", forgetConfirm: "Effacer vos conversations avec nous de nos systèmes ? C'est définitif.", forgotten: "Vos conversations ont été effacées." },
     de: { open: "Chat öffnen", hide: "Chat ausblenden", close: "Chat schließen", send: "Senden", placeholder: "Ihre Frage…",
       human: "Mit einem Menschen sprechen", searching: "Suche…", writing: "Schreibt…", thinking: "Denkt nach…",
       waiting: "Warten auf einen Mitarbeiter…", agentJoined: "Ein Mitarbeiter ist dem Chat beigetreten.", joined: "{name} ist dem Chat beigetreten.",
@@ -46,7 +52,8 @@
       closePreview: "Quelle schließen", noAgent: "Kein Mitarbeiter verfügbar – hinterlassen Sie eine Nachricht",
       left: "Danke, Ihre Nachricht wurde gesendet. Wir antworten Ihnen hier.",
       count: "{n} / {max} Zeichen", tooLong: "Ihre Nachricht hat {n} Zeichen; erlaubt sind {max}. Kürzen Sie sie, um sie zu senden.",
-      refused: "Ihre Nachricht wurde nicht gesendet: {reason}" },
+      refused: "Ihre Nachricht wurde nicht gesendet: {reason}",
+      forget: "Meine Daten löschen", forgetConfirm: "Ihre Gespräche mit uns endgültig löschen?", forgotten: "Ihre Gespräche wurden gelöscht." },
     es: { open: "Abrir el chat", hide: "Ocultar el chat", close: "Cerrar el chat", send: "Enviar", placeholder: "Escriba su pregunta…",
       human: "Hablar con una persona", searching: "Buscando…", writing: "Escribiendo…", thinking: "Pensando…",
       waiting: "Esperando a un agente…", agentJoined: "Un agente se ha unido al chat.", joined: "{name} se ha unido al chat.",
@@ -59,7 +66,8 @@
       closePreview: "Cerrar la fuente", noAgent: "No hay ningún agente disponible – deje un mensaje",
       left: "Gracias, su mensaje se ha enviado. Le responderemos aquí.",
       count: "{n} / {max} caracteres", tooLong: "Su mensaje tiene {n} caracteres; el límite es {max}. Acórtelo para enviarlo.",
-      refused: "Su mensaje no se ha enviado: {reason}" },
+      refused: "Su mensaje no se ha enviado: {reason}",
+      forget: "Olvidarme", forgetConfirm: "¿Borrar sus conversaciones con nosotros? No se puede deshacer.", forgotten: "Sus conversaciones se han borrado." },
     it: { open: "Apri la chat", hide: "Nascondi la chat", close: "Chiudi la chat", send: "Invia", placeholder: "Scriva la sua domanda…",
       human: "Parla con una persona", searching: "Ricerca…", writing: "Sta scrivendo…", thinking: "Sta pensando…",
       waiting: "In attesa di un operatore…", agentJoined: "Un operatore si è unito alla chat.", joined: "{name} si è unito alla chat.",
@@ -72,7 +80,8 @@
       closePreview: "Chiudi la fonte", noAgent: "Nessun operatore disponibile – lasci un messaggio",
       left: "Grazie, il suo messaggio è stato inviato. Le risponderemo qui.",
       count: "{n} / {max} caratteri", tooLong: "Il suo messaggio ha {n} caratteri; il limite è {max}. Lo accorci per inviarlo.",
-      refused: "Il suo messaggio non è stato inviato: {reason}" },
+      refused: "Il suo messaggio non è stato inviato: {reason}",
+      forget: "Dimentica i miei dati", forgetConfirm: "Cancellare le sue conversazioni con noi? Non si può annullare.", forgotten: "Le sue conversazioni sono state cancellate." },
     pt: { open: "Abrir o chat", hide: "Ocultar o chat", close: "Fechar o chat", send: "Enviar", placeholder: "Escreva a sua pergunta…",
       human: "Falar com uma pessoa", searching: "Pesquisando…", writing: "Escrevendo…", thinking: "Pensando…",
       waiting: "Aguardando um atendente…", agentJoined: "Um atendente entrou no chat.", joined: "{name} entrou no chat.",
@@ -85,7 +94,8 @@
       closePreview: "Fechar a fonte", noAgent: "Nenhum atendente disponível – deixe uma mensagem",
       left: "Obrigado, a sua mensagem foi enviada. Responderemos aqui.",
       count: "{n} / {max} caracteres", tooLong: "A sua mensagem tem {n} caracteres; o limite é {max}. Encurte-a para enviá-la.",
-      refused: "A sua mensagem não foi enviada: {reason}" },
+      refused: "A sua mensagem não foi enviada: {reason}",
+      forget: "Esquecer-me", forgetConfirm: "Apagar as suas conversas connosco? Não pode ser desfeito.", forgotten: "As suas conversas foram apagadas." },
   };
   const PHASES = { SEARCH_PREPARATION: "searching", RETRIEVAL: "searching", RERANKING: "searching", COMPILING_RESULTS: "thinking" };
   let cfg = null, t = STRINGS.en, lang = "en", session = load(), owner = "bot", eventsAbort = null;
@@ -110,6 +120,12 @@
   }
 
   function load() { try { return JSON.parse(localStorage.getItem(STORE)) || null; } catch { return null; } }
+  function visitorId() {
+    let id = localStorage.getItem(VISITOR);
+    if (!id) { id = "wv_" + crypto.randomUUID().replaceAll("-", ""); localStorage.setItem(VISITOR, id); }
+    return id;
+  }
+  function tokens() { try { return JSON.parse(localStorage.getItem(TOKENS)) || []; } catch { return []; } }
   function save() { localStorage.setItem(STORE, JSON.stringify(session)); }
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -269,6 +285,7 @@
   // Near the limit, how many characters are left; past it, why the message cannot be sent.
   const counter = el("p", { class: "count", id: "parley-count", "aria-live": "polite", hidden: true });
   const humanBtn = el("button", { class: "human", type: "button", hidden: true });
+  const forgetBtn = el("button", { class: "forget", type: "button" });
   const previewTitle = el("strong", { id: "parley-preview-title" }), previewClose = el("button", { class: "pclose", type: "button" }, icon("close"));
   const previewBody = el("div", { class: "pbody" });
   // A drawer over the lower part of the conversation: the log keeps its size behind it, the composer stays usable.
@@ -276,7 +293,7 @@
     el("div", { class: "phead" }, previewTitle, previewClose), previewBody);
   const form = el("form", { class: "composer" }, el("label", { for: "parley-input", class: "sr" }), input, sendBtn);
   const panel = el("div", { id: "parley-panel", class: "panel", role: "dialog", "aria-labelledby": "parley-title", hidden: true },
-    el("header", {}, title, closeBtn), status, el("div", { class: "main" }, log, preview), typing, humanBtn, counter, form);
+    el("header", {}, title, closeBtn), status, el("div", { class: "main" }, log, preview), typing, humanBtn, counter, form, forgetBtn);
   root.append(style, launcher, panel);
 
   function css(c) {
@@ -296,6 +313,7 @@ header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size
 details{font-size:13px;margin-top:6px}details ol{padding-left:18px;margin:4px 0}.doc{font-weight:600}blockquote{margin:2px 0 4px;padding-left:8px;border-left:3px solid #ccc;color:#444}.cite.on{background:${c.primary_color};color:${c.text_color}}.cite.hint{outline:2px solid ${c.primary_color};outline-offset:1px}
 .main{position:relative;flex:1;min-height:0;display:flex;flex-direction:column}.preview{position:absolute;left:0;right:0;bottom:0;max-height:60%;display:flex;flex-direction:column;background:#fff;border-top:1px solid #ddd;border-radius:12px 12px 0 0;box-shadow:0 -6px 20px #0003;font-size:13px;z-index:1}.preview[hidden]{display:none}
 .phead{display:flex;align-items:center;gap:8px;padding:8px 10px 8px 14px;border-bottom:1px solid #eee}.phead strong{flex:1}.pbody{overflow:auto;padding:8px 14px 12px}.src{display:flex;gap:8px;align-items:flex-start}.src img{max-width:55%;max-height:200px;object-fit:contain;border:1px solid #ddd;background:#fff}.src p{margin:0;flex:1}.src .md{flex:1}
+.forget{align-self:flex-end;margin:0 14px 6px;background:none;border:0;color:#555;font-size:12px;text-decoration:underline;cursor:pointer}
 .typing{margin:0 14px;font-size:12px;color:#666}.human{margin:4px 14px;background:#fff;border:1px solid ${c.primary_color};color:${c.primary_color};border-radius:8px;padding:6px;cursor:pointer}
 .composer{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #eee}textarea{flex:1;resize:none;border:1px solid #bbb;border-radius:8px;padding:6px;font-size:14px}
 .send{background:${c.primary_color};color:${c.text_color};border:0;border-radius:8px;padding:0 12px;cursor:pointer}.send:disabled{opacity:.45;cursor:not-allowed}
@@ -316,7 +334,7 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     if (cfg.avatar_url) title.before(el("img", { src: cfg.avatar_url, alt: "" }));
     closeBtn.setAttribute("aria-label", t.close); previewClose.setAttribute("aria-label", t.closePreview); log.setAttribute("aria-label", t.log);
     input.placeholder = t.placeholder; form.querySelector("label").textContent = t.placeholder;
-    sendBtn.replaceChildren(icon("send")); sendBtn.setAttribute("aria-label", t.send); humanBtn.textContent = t.human;
+    sendBtn.replaceChildren(icon("send")); sendBtn.setAttribute("aria-label", t.send); humanBtn.textContent = t.human; forgetBtn.textContent = t.forget;
     humanBtn.hidden = !cfg.handoff_enabled;
     const greeting = t.greeting || cfg.greeting;  // a locale's own greeting, from the appearance's strings
     if (greeting && !log.children.length) bubble("bot", greeting);
@@ -371,6 +389,21 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     const text = input.value.trim();
     if (!text || !countShow()) return;
     input.value = ""; countShow(); send(text);
+  });
+  // "Forget me": the conversations this browser holds tokens for are erased, then it starts over
+  // under a new visitor id.
+  forgetBtn.addEventListener("click", async () => {
+    if (!confirm(t.forgetConfirm)) return;
+    const held = tokens().filter((token) => !session || token !== session.session_token);
+    if (session || held.length) {
+      try {
+        await api("/privacy/forget", { method: "POST", body: JSON.stringify({ session_tokens: held, widget_visitor_id: visitorId() }) });
+      } catch (err) { if (!(err && err.status === 404)) { bubble("system", t.error); return; } }
+    }
+    if (eventsAbort) eventsAbort.abort();
+    session = null; wait = null; shown.clear();
+    for (const name of [STORE, TOKENS, VISITOR]) localStorage.removeItem(name);
+    showWait(); setOwner("bot"); log.replaceChildren(); bubble("system", t.forgotten);
   });
   humanBtn.addEventListener("click", async () => {
     await ensureSession();
@@ -439,8 +472,10 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
 
   async function ensureSession() {
     if (session) return;
-    const s = await api("/sessions", { method: "POST", body: "{}" });
+    const s = await api("/sessions", { method: "POST", body: JSON.stringify({ widget_visitor_id: visitorId() }) });
     session = { conversation_id: s.conversation_id, session_token: s.session_token, last_event: null }; save();
+    // Every conversation's token, kept for "Forget me" (the server skips those expired by then).
+    localStorage.setItem(TOKENS, JSON.stringify([...tokens(), s.session_token].slice(-100)));
     listen();
   }
 
