@@ -37,6 +37,8 @@ SECTION_FIELDS = {
     "injection_refusal_text": "I cannot process this.",
     "escalation_text": "A colleague will take over.",
 }
+# Django's messages: the bot's page also shows its no-document notice as a list of that class.
+MESSAGES = ".messagelist:not(#bot-no-documents)"
 
 
 @pytest.mark.browser
@@ -62,7 +64,8 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, admin_base: str) -> 
     page.fill("#id_lexicon_groups-0-terms", "e-bike, pedelec, electric bike")
     page.fill("#id_lexicon_groups-0-definition", "A pedal-assisted bicycle.")
     page.click("input[name=_continue]")
-    expect(page.locator(".messagelist")).to_contain_text("was added successfully")
+    expect(page.locator(MESSAGES)).to_contain_text("was added successfully")
+    expect(page.locator("#bot-no-documents")).to_contain_text("This bot knows no document")
     bot = Bot.objects.get(name="Velo")
     assert set(bot.topics.values_list("name", flat=True)) == {
         "Battery & charging",
@@ -99,9 +102,9 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, admin_base: str) -> 
         )
         page.fill("#id_note", f"{text} try")
         page.click("#template-form input[type=submit]")
-        expect(page.locator(".messagelist")).to_contain_text(f"Saved version {number}")
+        expect(page.locator(MESSAGES)).to_contain_text(f"Saved version {number}")
     page.click("input[value='Activate v1']")
-    expect(page.locator(".messagelist")).to_contain_text("Version 1 is active again")
+    expect(page.locator(MESSAGES)).to_contain_text("Version 1 is active again")
     expect(page.locator("#active-template")).to_contain_text("version 1")
     page.select_option("select[name=old]", "1")
     page.select_option("select[name=new]", "2")
@@ -129,7 +132,7 @@ def test_an_admin_configures_a_bot_from_scratch(page: Page, admin_base: str) -> 
     )
     page.click("input[value=Import]")
     page.wait_for_url(re.compile(rf".*/admin/bots/bot/{bot.pk}/change/$"))
-    expect(page.locator(".messagelist")).to_contain_text("Imported 4 topics and 1 lexicon groups")
+    expect(page.locator(MESSAGES)).to_contain_text("Imported 4 topics and 1 lexicon groups")
     expect(page.locator("#topics-group input[value='Warranty & repairs']")).to_have_count(1)
     assert bot.topics.filter(name="Warranty & repairs").exists()
     page.screenshot(path=str(artifact_path("admin-bot-change.png")), full_page=True)
