@@ -11,10 +11,10 @@ from core.models import Membership
 from insights.services.rollups import turn_rollups_refresh
 from prompts.services.demo import demo_bot_ensure
 from rag.demo_content import demo_documents_ensure
-from rag.ingestion import document_ingest
 from tests.insights.seeding import turns_seed
 from tests.support.browser import admin_login, artifact_path
 from tests.support.factories import PASSWORD, BotFactory, MembershipFactory
+from tests.support.knowledge import document_ingested_ready
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -42,7 +42,7 @@ def test_the_bots_list_try_it_and_analytics_fit_a_1366_window(
 ) -> None:
     bot = demo_bot_ensure(workspace_slug="demo-layout-1366")
     for document in demo_documents_ensure(workspace=bot.workspace, bots=[bot]):
-        assert document_ingest(document_id=str(document.pk), claim_id="layout") == "ready"
+        document_ingested_ready(document)  # here, or by the session worker if it got there first
     for n in range(3):  # more rows in the list, some with long names
         BotFactory(workspace=bot.workspace, name=f"Support assistant for the after-sales team {n}")
     turns_seed(bot=bot, count=60, seed=5)

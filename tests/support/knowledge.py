@@ -33,6 +33,12 @@ def document_ingested(
         conversation_id=conversation_id,
         external_user_id=external_user_id,
     )
+    document_ingested_ready(document)
+    return document
+
+
+def document_ingested_ready(document: Document) -> None:
+    """Ingest an existing document here, or wait for the worker that got to it first; it ends ready."""
     outcome = document_ingest(document_id=str(document.pk), claim_id=f"test-{uuid.uuid4().hex[:8]}")
     if outcome in ("not_claimed", "skipped"):
         # In a transactional test the commit also queued the real task, and a running test worker
@@ -40,12 +46,11 @@ def document_ingested(
         wait_for(
             lambda: Document.objects.filter(pk=document.pk, status=Document.Status.READY).exists(),
             timeout=60,
-            what=f"the worker to ingest {filename}",
+            what=f"the worker to ingest {document.filename}",
         )
     else:
         assert outcome == "ready", outcome
     document.refresh_from_db()
-    return document
 
 
 def batch_embedding_wait(ids: Iterable[uuid.UUID | str], *, timeout: float = 90) -> None:
