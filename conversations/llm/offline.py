@@ -2,14 +2,15 @@
 
 It is the embedded default when no LLM is configured and the fallback when the remote LLM
 is down. It classifies with the cheap guards and by embedding similarity to the covered and
-excluded topics, then answers with whole passages of the top chunks (sentences and table rows, made
-at ingestion, rag.passages; llm.choose): those most similar to the question, at most the bot's N, in
-their order in the chunks, each quoted in context_usage exactly as the answer shows it. Its output passes the
-contract's enforcement without a repair.
+excluded topics. It answers only when the best chunk's relevance (`rag.relevance`'s probability that
+it is about what the question asks, one scale for every model and language) reaches the bot's
+threshold, and then with whole passages of the chunks that reach it (sentences and table rows, made at
+ingestion, rag.passages; llm.choose): the best units by the relevance estimate, at most the bot's N, in
+their order in the chunks, each quoted in context_usage exactly as the answer shows it. Its output passes
+the contract's enforcement without a repair.
 
 A question in another language than the passages (a French question on English documents): the passages
-are scored with the multilingual model (`embed_across`, the workspace's monolingual model cannot compare
-them), quoted in their own language, and framed in the question's: "La documentation (en anglais)
+are quoted in their own language and framed in the question's: "La documentation (en anglais)
 indique : « … »" (`cross_language_frame`).
 """
 
@@ -28,7 +29,7 @@ from conversations.contract.enforce import (
 )
 from conversations.guards import GuardKind, GuardMatch, message_screen
 from conversations.llm.across import cross_language_frame, embed_across
-from conversations.llm.choose import ChoiceTuning, PassagesLookup, passages_choose
+from conversations.llm.choose import Estimate, passages_choose
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
     SMALL_TALK_TOPIC,
@@ -36,8 +37,11 @@ from conversations.types import (
     AnswerStatus,
     BotRules,
 )
+from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
 from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
+from rag.relevance.estimate import ChunkEstimate
+from rag.relevance.service import retrieved_estimate
 from rag.retrieval import RetrievedChunk
 
 OFFLINE_MODEL = "offline"
@@ -82,11 +86,8 @@ class OfflineTuning:
     # An excluded topic must be this similar, and beat the best covered topic by the margin.
     excluded_similarity: float = 0.25
     excluded_margin: float = 0.1
-    max_chunks_used: int = 2
-    # A passage must be this similar to the question to be quoted (the best one always is), and
-    # within the margin of the best: weaker ones would pad the answer with neighbouring facts.
-    sentence_similarity: float = 0.3
-    sentence_margin: float = 0.15
+    # Chunks (in retrieval order, each reaching the threshold) whose units may be quoted.
+    max_chunks_used: int = 4
 
 
 def offline_fallback_model(model: str) -> str:
@@ -111,7 +112,7 @@ def offline_generate(
     embed: Embed,
     tuning: OfflineTuning | None = None,
     guard: GuardMatch | Unscreened | None = UNSCREENED,
-    passages: PassagesLookup | None = None,
+    estimate: Estimate | None = None,
 ) -> str:
     """The raw output, as an LLM would return it: one JSON object."""
     answer = offline_answer(
@@ -121,7 +122,7 @@ def offline_generate(
         embed=embed,
         tuning=tuning,
         guard=guard,
-        passages=passages,
+        estimate=estimate,
     )
     return json.dumps(answer, ensure_ascii=False)
 
@@ -135,13 +136,13 @@ def offline_answer(
     tuning: OfflineTuning | None = None,
     guard: GuardMatch | Unscreened | None = UNSCREENED,
     across: Embed | None = None,
-    passages: PassagesLookup | None = None,
+    estimate: Estimate | None = None,
 ) -> dict[str, object]:
     """`guard`: the pipeline's screen of the visitor's message (a turn screens it once, in
     `answer_run`); the provider screens `question` itself only when called on its own. `across`: the
-    multilingual embedding for a question in another language than the chunks (`embed_across`).
-    `passages`: the chunks' passages made at ingestion (rag.passages.selectors); without it, or for a
-    chunk it lacks, the passages are split and embedded now."""
+    multilingual embedding for a question in another language than the chunks (`embed_across`), for
+    the topics. `estimate`: the relevance estimate of the chunks' units (`rag.relevance`; the pipeline
+    passes the workspace's models), by default with the embedded models."""
     tuning = tuning or OfflineTuning()
     question_language, passage_language = _languages(question, chunks, rules)
     scale = _same_scale
@@ -173,21 +174,18 @@ def offline_answer(
             understanding,
             _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
         )
-    supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
-        : tuning.max_chunks_used
-    ]
+    supporting = [
+        chunk
+        for chunk in sorted(chunks, key=lambda chunk: chunk.rank)
+        if chunk.score >= rules.confidence_threshold
+    ][: tuning.max_chunks_used]
     quotes = passages_choose(
         question=question,
+        question_language=question_language,
         chunks=supporting,
-        embed=embed,
-        tuning=ChoiceTuning(
-            sentence_similarity=tuning.sentence_similarity, sentence_margin=tuning.sentence_margin
-        ),
+        estimate=estimate or estimate_default,
         limit=rules.max_answer_sentences,
-        scale=scale,
-        across=scale is not _same_scale,
-        lookup=passages,
-    )
+    ).quotes
     usage = []
     for chunk in chunks:
         if quotes.get(chunk.id):
@@ -216,6 +214,20 @@ def offline_answer(
             _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
         )
     return _answer(AnswerStatus.FOUND_IN_CONTEXT, text, top_score, topic, understanding, usage)
+
+
+def estimate_default(
+    question: str, language: str, chunks: Sequence[RetrievedChunk]
+) -> list[ChunkEstimate]:
+    """The relevance estimate with the embedded models (a caller that knows the workspace's passes its
+    own, conversations.pipeline.retrieve.estimator_for)."""
+    return retrieved_estimate(
+        question=question,
+        question_language=language,
+        chunks=chunks,
+        model_id=LOCAL_MODEL_ID,
+        multi_model_id=MULTI_MODEL_ID,
+    )
 
 
 def guarded_answer(

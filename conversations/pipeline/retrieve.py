@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from conversations.llm.choose import PassagesLookup
+from conversations.llm.choose import Estimate
 from prompts.engine import BotSettings
-from rag.embeddings import MULTI_MODEL_ID, embed_query, embed_texts
-from rag.passages.selectors import StoredPassages, chunk_passages_get
+from rag.embeddings import embed_query, embed_texts
+from rag.relevance.estimate import ChunkEstimate
+from rag.relevance.service import retrieved_estimate
 from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedChunk, chunks_retrieve
 
 
@@ -66,15 +67,21 @@ def embedder_for(*, model_id: str) -> Callable[[Sequence[str]], list[list[float]
     return embed
 
 
-def passages_lookup_for(*, model_id: str) -> PassagesLookup:
-    """The stored passages of retrieved chunks, as the offline composer reads them: the workspace
-    model's vectors, or the multilingual model's for a question across languages."""
+def estimator_for(*, model_id: str, multi_model_id: str) -> Estimate:
+    """The relevance estimate of chunks' units with the workspace's models, as the offline composer
+    reads it (the chunks' stored units and vectors, the question's vector that retrieval computed, and
+    each chunk's probability as retrieval estimated it: its score)."""
 
-    def lookup(chunk_ids: Sequence[str], multilingual: bool) -> dict[str, StoredPassages]:
-        return chunk_passages_get(
-            chunk_ids=chunk_ids,
-            model_id=MULTI_MODEL_ID if multilingual else model_id,
-            multilingual=multilingual,
+    def estimate(
+        question: str, language: str, chunks: Sequence[RetrievedChunk]
+    ) -> list[ChunkEstimate]:
+        return retrieved_estimate(
+            question=question,
+            question_language=language,
+            chunks=chunks,
+            model_id=model_id,
+            multi_model_id=multi_model_id,
+            probabilities={chunk.id: chunk.score for chunk in chunks},
         )
 
-    return lookup
+    return estimate

@@ -37,13 +37,13 @@ from conversations.pipeline.language import turn_locale
 from conversations.pipeline.retrieve import (
     chunks_for_question,
     embedder_for,
-    passages_lookup_for,
+    estimator_for,
 )
 from conversations.routing import RouteDecision, answer_route
 from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
-from rag.embeddings import embed_query, embedding_model_default
+from rag.embeddings import embed_query, embedding_model_default, multilingual_model_default
 from rag.guard import Detection
 from rag.retrieval import (
     RetrievalResult,
@@ -255,13 +255,15 @@ def _answer_generate(
         if relay is not None:
             offline_stream(text=generated.outcome.enforced.answer.answer, on_partial=relay)
         return generated
-    model_id = context.retrieval.model_id if context.retrieval else embedding_model_default()
+    retrieval = context.retrieval
+    model_id = retrieval.model_id if retrieval else embedding_model_default()
+    multi_model_id = retrieval.multi_model_id if retrieval else multilingual_model_default()
     return answer_generate(
         request=request,
         endpoint=endpoint,
         embed=embedder_for(model_id=model_id),
         on_partial=relay,
-        passages=passages_lookup_for(model_id=model_id),
+        estimate=estimator_for(model_id=model_id, multi_model_id=multi_model_id),
     )
 
 

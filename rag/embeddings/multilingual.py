@@ -64,7 +64,15 @@ _MONO_QUANTILES = (
 def monolingual_scale(similarity: float) -> float:
     """A multilingual cosine similarity on all-MiniLM-L6-v2's scale (monotone, piecewise linear through
     the measured quantiles, the end segments extended), clamped to [-1, 1]."""
-    xs, ys = _MULTI_QUANTILES, _MONO_QUANTILES
+    return _quantile_map(similarity, _MULTI_QUANTILES, _MONO_QUANTILES)
+
+
+def multilingual_scale(similarity: float) -> float:
+    """The inverse: an all-MiniLM-L6-v2 cosine on the multilingual model's scale."""
+    return _quantile_map(similarity, _MONO_QUANTILES, _MULTI_QUANTILES)
+
+
+def _quantile_map(similarity: float, xs: tuple[float, ...], ys: tuple[float, ...]) -> float:
     if similarity <= xs[0]:
         index = 0
     elif similarity >= xs[-1]:

@@ -5,8 +5,9 @@ the question's language, which sides are on, the full-text query expanded with t
 the bot's lexicon synonyms); start the full-text statement (`rag.retrieval.concurrent`: on its own
 connection) while the question is embedded with the workspace's model and its multilingual model
 (`_query_vectors`); run both vector sides and the fusion (`rag.retrieval.sql`, its planner settings and
-statement in one round trip); keep chunks whose cosine similarity reaches the bot's threshold, optionally
-rerank over HTTP, cut to top k (`_hits_select`). Database work per question: the workspace models and
+statement in one round trip); estimate each fused chunk's relevance (`rag.relevance`: the probability that it
+is about what the question asks), keep those reaching the bot's threshold, optionally rerank over HTTP, cut
+to top k (`_hits_select`). Database work per question: the workspace models and
 fusion look-up, the full-text statement, then the planner settings and the hybrid statement.
 The fusion is the workspace's calibrated one (`WorkspaceFusion`, read with the models in one query).
 `mode` runs one side alone ("vector", "multi", "text") through the same statement, for bench/retrieval.
@@ -23,8 +24,8 @@ from typing import Literal
 from django.conf import settings
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
-from rag.embeddings.multilingual import monolingual_scale
 from rag.language import language_detect
+from rag.relevance.service import retrieved_estimate
 from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice, sides_applied
 from rag.retrieval.rerank import rerank_scores
@@ -77,6 +78,7 @@ class RetrievalResult:
     reranked: bool
     latencies: dict[str, int] = field(default_factory=dict)
     fusion: str = ""  # the fusion this search used (`FusionChoice.label`)
+    multi_model_id: str = ""  # the workspace's multilingual model ("" when it has none)
 
 
 def vector_side_used(*, model_id: str, query_language: str) -> bool:
@@ -192,7 +194,7 @@ def chunks_retrieve(
         question=question,
         score_threshold=score_threshold,
         top_k=top_k,
-        monolingual_used=plan.params.vector_weight > 0,
+        params=params,
     )
     selected = time.perf_counter()
     latencies = {  # choosing the hits counts as reranking when a reranker ran, as search otherwise
@@ -208,6 +210,7 @@ def chunks_retrieve(
         reranked=reranked,
         latencies=latencies,
         fusion=plan.choice.label(),
+        multi_model_id=plan.params.multi_model_id,
     )
 
 
@@ -296,27 +299,27 @@ def _hits_select(
     question: str,
     score_threshold: float,
     top_k: int,
-    monolingual_used: bool,
+    params: HybridParams,
 ) -> tuple[list[RetrievedChunk], bool]:
     """The rows whose relevance reaches the threshold, reranked when a reranker is set, cut to top k.
-    The relevance is the cosine of the vector side the search relied on: the workspace model's, or the
-    multilingual model's (on the former's scale, `monolingual_scale`) when the question's language
-    turned the former off."""
-    scored = [(row, _relevance(row, monolingual_used=monolingual_used)) for row in rows]
-    kept = [row for row, relevance in scored if relevance >= score_threshold]
-    relevance = {row.chunk_id: value for row, value in scored}
+    The relevance is `rag.relevance`'s estimate: the probability that the chunk is about what the
+    question asks, one scale for every model and language pair."""
+    hits = [_hit(row, rank, None) for rank, row in enumerate(rows, start=1)]
+    estimates = retrieved_estimate(
+        question=question,
+        question_language=params.query_language,
+        chunks=hits,
+        model_id=params.model_id,
+        multi_model_id=params.multi_model_id,
+    )
+    relevance = {estimate.chunk_id: estimate.probability for estimate in estimates}
+    kept = [row for row in rows if relevance.get(row.chunk_id, 0.0) >= score_threshold]
     ordered, reranked = _reranked(question, kept)
     hits = [
-        _hit(row, rank, score, relevance=relevance[row.chunk_id])
+        _hit(row, rank, score, relevance=relevance.get(row.chunk_id, 0.0))
         for rank, (row, score) in enumerate(ordered[:top_k], start=1)
     ]
     return hits, reranked
-
-
-def _relevance(row: HybridRow, *, monolingual_used: bool) -> float:
-    if monolingual_used or row.multi_score is None:
-        return row.vector_score
-    return monolingual_scale(row.multi_score)  # the bots' thresholds are on the monolingual scale
 
 
 def _reranked(
@@ -330,7 +333,7 @@ def _reranked(
 
 
 def _hit(
-    row: HybridRow, rank: int, rerank_score: float | None, *, relevance: float
+    row: HybridRow, rank: int, rerank_score: float | None, *, relevance: float = 0.0
 ) -> RetrievedChunk:
     return RetrievedChunk(
         id=row.chunk_id,

@@ -11,8 +11,9 @@ class RetrievedChunk:
     offline provider and the contract read it as it is, and the prompt engine through its `ChunkLike`
     protocol (the one conversion is `as_audit`, to the JSON the audit columns store).
 
-    `score` is a relevance in [0, 1] (the cosine similarity clamped to it, which the offline provider
-    and the confidence threshold are measured on). `rank` starts at 1.
+    `score` is the relevance estimate (`rag.relevance`): the probability that the chunk is about what
+    the question asks, on one scale for every model and language pair, which retrieval's score
+    threshold, the offline provider and the confidence threshold read. `rank` starts at 1.
     """
 
     id: str
