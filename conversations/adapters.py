@@ -10,10 +10,7 @@ from __future__ import annotations
 from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
 from prompts.engine import BotSettings
-
-# Least retrieval score the offline provider answers from when the bot sets no threshold; measured
-# with all-MiniLM-L6-v2 cosine scores by bench.answer_offline.
-DEFAULT_ANSWER_THRESHOLD = 0.5
+from rag.relevance import answer_threshold_default
 
 
 def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> BotRules:
@@ -30,7 +27,9 @@ def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> B
         no_answer_text=texts.no_answer,
         handoff_text=texts.escalation,
         handoff_unavailable_text=texts.escalation_unavailable,
-        confidence_threshold=threshold if threshold > 0 else DEFAULT_ANSWER_THRESHOLD,
+        # A probability that the best chunk is about the question (rag.relevance), whatever the model
+        # and the language; the bot's own threshold when it sets one.
+        confidence_threshold=threshold if threshold > 0 else answer_threshold_default(),
         escalate_below_threshold=threshold > 0,
         injection_threshold=bot.injection_threshold,
         locale=(locale or bot.rules.locale).lower(),

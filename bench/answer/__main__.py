@@ -183,6 +183,7 @@ def _fit(root: Path, *, limit: int | None, corpora: list[str]) -> None:
     weights = models_fit(rows, fitted_on=fitted_on)
     weights_write(weights)
     print(fitted_on)
+    print(f"  answer threshold {weights.answer_threshold:.2f}")
     for model in (weights.passage, weights.unit):
         print(
             "  "

@@ -28,6 +28,7 @@ UNIT_CHUNKS = 4
 # A turn answers on its best chunk: the first chunks are those an unanswerable question's best is among.
 DECIDING_CHUNKS = 3
 POOL = 20  # rag.retrieval's FusionSettings.rerank_pool
+TURN_K = 6  # the chunks a turn keeps (the bots' default top k)
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Rows:
     passage_y: list[int] = field(default_factory=list)
     # A unit's features (its chunk's probability left out), its chunk's passage features, its label.
     units: list[tuple[tuple[float, ...], tuple[float, ...], int]] = field(default_factory=list)
+    # Per question: (workspace and set, answerable, the passage features of a turn's first chunks).
+    turns: list[tuple[str, bool, list[tuple[float, ...]]]] = field(default_factory=list)
 
 
 def _article(doc_id: str) -> str:
@@ -51,7 +54,7 @@ def rows_collect(plans: list[WorkspacePlan], *, limit: int | None) -> Rows:
     rows = Rows()
     for plan in plans:
         multi = workspace_multilingual_model(workspace_id=plan.workspace_id)
-        for _, questions, answerable in plan.questions(half="tune", limit=limit):
+        for name, questions, answerable in plan.questions(half="tune", limit=limit):
             for question in questions:
                 # The pool retrieval estimates: its fused candidates before the top k.
                 result = chunks_retrieve(
@@ -76,6 +79,9 @@ def rows_collect(plans: list[WorkspacePlan], *, limit: int | None) -> Rows:
                     chunks=inputs.chunks,
                     scale=inputs.scale,
                 )
+                rows.turns.append(
+                    (f"{plan.corpus} <- {name}", answerable, [f.passage for f in features[:TURN_K]])
+                )
                 articles = {_article(doc) for doc in question.gold}
                 for place, (chunk, found) in enumerate(zip(chunks, features, strict=True)):
                     doc = plan.set_ids.get(chunk.document_id, "")
@@ -87,14 +93,17 @@ def rows_collect(plans: list[WorkspacePlan], *, limit: int | None) -> Rows:
                     continue
                 # The composer scores the units of its first chunks alone (their probabilities are
                 # the pool's).
+                # ... the most relevant first, as retrieval estimated them.
+                order = sorted(range(min(TURN_K, len(chunks))), key=lambda i: -chunks[i].score)
+                order = order[:UNIT_CHUNKS]
                 quoted = chunks_features(
                     question=question.text,
                     question_language=question.language,
                     question_vector=inputs.question_vector,
-                    chunks=inputs.chunks[:UNIT_CHUNKS],
+                    chunks=[inputs.chunks[i] for i in order],
                     scale=inputs.scale,
                 )
-                for pooled, found in zip(features, quoted, strict=False):
+                for pooled, found in zip([features[i] for i in order], quoted, strict=True):
                     for _, text, _, unit in found.units:
                         held = int(holds_span(text, question.answers))
                         rows.units.append((unit, pooled.passage, held))
@@ -122,7 +131,30 @@ def models_fit(rows: Rows, *, fitted_on: str):  # type: ignore[no-untyped-def]
     unit = fitted(
         np.asarray(unit_x), np.asarray([label for _, _, label in rows.units]), UNIT_FEATURES, False
     )
-    return RelevanceWeights(passage=passage, unit=unit, fitted_on=fitted_on)
+    threshold = answer_threshold(rows, passage)
+    return RelevanceWeights(
+        passage=passage, unit=unit, fitted_on=fitted_on, answer_threshold=threshold
+    )
+
+
+def answer_threshold(rows: Rows, passage) -> float:  # type: ignore[no-untyped-def]
+    """The least best-chunk probability a turn answers from: on the tune questions, the threshold whose
+    worse side is best, the larger of the worst set's share of answerable questions refused and the
+    worst set's share of unanswerable ones answered (every set weighs the same, whatever its size)."""
+    best: dict[str, list[tuple[bool, float]]] = {}
+    for group, answerable, features in rows.turns:
+        top = max((passage.probability(f) for f in features), default=0.0)
+        best.setdefault(group, []).append((answerable, top))
+
+    def worse_side(threshold: float) -> float:
+        errors = []
+        for turns in best.values():
+            wrong = [(top >= threshold) != answerable for answerable, top in turns]
+            errors.append(sum(wrong) / len(wrong))
+        return max(errors)
+
+    grid = [round(0.3 + 0.01 * step, 2) for step in range(61)]
+    return min(grid, key=lambda threshold: (worse_side(threshold), abs(threshold - 0.5)))
 
 
 def neutral_weights():  # type: ignore[no-untyped-def]

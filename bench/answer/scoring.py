@@ -35,8 +35,14 @@ def _segmenter(language: str):  # type: ignore[no-untyped-def]
     return pysbd.Segmenter(language=language if language in ("en", "fr", "de", "es") else "en")
 
 
+_QUOTES = str.maketrans(dict.fromkeys("«»“”„\"", " "))
+
+
 def sentences(text: str, language: str) -> list[str]:
-    return [part.strip() for part in _segmenter(language).segment(text) if part.strip()]
+    """The text's sentences (quotation marks out first: a frame that quotes three sentences in
+    another language is three sentences, not one)."""
+    plain = text.translate(_QUOTES)
+    return [part.strip() for part in _segmenter(language).segment(plain) if part.strip()]
 
 
 @dataclass

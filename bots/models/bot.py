@@ -118,7 +118,8 @@ class Bot(models.Model):
         blank=True,
         help_text="Locales the bot may answer in, separated by spaces or commas (e.g. “en fr”): a "
         "question in one of them is answered in it, any other in the default locale. Empty: the "
-        "default locale and every locale that has its own texts below.",
+        "default locale, every locale that has its own texts below, and the six languages Parley has "
+        "texts in (English, French, German, Spanish, Italian, Portuguese).",
     )
     answer_max_sentences = models.PositiveSmallIntegerField(
         default=3,

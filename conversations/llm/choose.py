@@ -3,8 +3,9 @@
 `rag.relevance` scores every unit (a sentence, a table row, a list item) of the supporting chunks against
 the question: its multilingual cosine (a FAQ answer's is its question's when that is closer), its lexical
 support, and its chunk's place and probability, in any language pair. The best `limit` are quoted, in
-their order in the chunks. A table row the question names answers alone: the other rows of its table are
-other cases (another country's delivery), not support for this one.
+their order in the chunks. A table row the question names (in any language) answers alone when it is about
+as close to the question as the best unit: the other rows of its table are other cases (another country's
+delivery), not support for this one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from rag.passages.tables import table_row_named
 from rag.relevance.estimate import ChunkEstimate, UnitScore, units_ranked
 from rag.retrieval import RetrievedChunk
 
+# A table row the question names answers alone when its similarity is this close to the best unit's.
+NAMED_ROW_MARGIN = 0.1
 # estimate(question, question language, chunks) -> one estimate per chunk, in the order given.
 Estimate = Callable[[str, str, Sequence[RetrievedChunk]], list[ChunkEstimate]]
 
@@ -36,18 +39,19 @@ def passages_choose(
     estimate: Estimate,
     limit: int,
 ) -> Choice:
-    """The best `limit` units of `chunks` (given in retrieval order) for the question."""
+    """The best `limit` units of `chunks` (the most relevant first) for the question."""
     if not chunks or limit < 1:
         return Choice({}, [])
     estimates = estimate(question, question_language, chunks)
     ranked = units_ranked(estimates)
     kept: list[UnitScore] = ranked[:limit]
-    rows = _table_rows(estimates)
+    best = max((unit.similarity for unit in ranked), default=0.0)
     named = [
         unit
-        for unit in ranked[: max(limit, 1) * 3]
-        if (unit.chunk_id, unit.index) in rows
-        and table_row_named(question=question, subject=rows[(unit.chunk_id, unit.index)])
+        for unit in ranked
+        if unit.row is not None
+        and unit.similarity >= best - NAMED_ROW_MARGIN
+        and table_row_named(question=question, subject=unit.row)
     ]
     if len(named) == 1:
         kept = named
@@ -58,11 +62,3 @@ def passages_choose(
     return Choice(quotes, estimates)
 
 
-def _table_rows(estimates: Sequence[ChunkEstimate]) -> dict[tuple[str, int], str]:
-    """(chunk id, unit index) -> the row's subject, for the units that are table rows."""
-    return {
-        (estimate.chunk_id, unit.index): unit.row
-        for estimate in estimates
-        for unit in estimate.units
-        if unit.row is not None
-    }

@@ -174,11 +174,11 @@ def offline_answer(
             understanding,
             _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
         )
-    supporting = [
-        chunk
-        for chunk in sorted(chunks, key=lambda chunk: chunk.rank)
-        if chunk.score >= rules.confidence_threshold
-    ][: tuning.max_chunks_used]
+    # The most relevant first: the estimate reads the question's words and meaning together, where
+    # retrieval's fused rank weighs sides measured on other questions.
+    supporting = [chunk for chunk in ranked if chunk.score >= rules.confidence_threshold][
+        : tuning.max_chunks_used
+    ]
     quotes = passages_choose(
         question=question,
         question_language=question_language,

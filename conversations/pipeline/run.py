@@ -127,26 +127,31 @@ def answer_run(
         )
     if emitter is not None:
         _retrieval_report(emitter=emitter, context=context)
+    # With an LLM, the relevance estimate picks the prompt's chunks (those reaching the bot's threshold)
+    # and declines before any model call when none does: the offline provider says "not found".
+    prompted = context.chunks if context.curated is not None else _relevant(context.chunks, rules)
+    declined = endpoint is not None and not guarded and not prompted
     prompt_started = time.monotonic()
     prompt = prompt_build(
         bot=bot,
         question=context.condensed.question,
         history=history,
-        chunks=context.chunks,
+        chunks=prompted,
         locale=locale,
     )
     prompt_ms = _ms(prompt_started)
     relay = PartialRelay(emitter)
+    llm = endpoint is not None and not declined
     generated = _answer_generate(
         context=context,
         request=AnswerRequest(
             question=context.condensed.question,
-            chunks=context.chunks,
+            chunks=prompted if llm else context.chunks,
             rules=rules,
             messages=prompt.messages,
             guard=guard,
         ),
-        endpoint=endpoint,
+        endpoint=endpoint if llm else None,
         relay=relay if emitter is not None else None,
     )
     answer = generated.outcome.enforced.answer
@@ -233,6 +238,11 @@ def _retrieval_report(*, emitter: PipelineEmitter, context: _Context) -> None:
             initial_count=count, reranked_count=count, kept_count=len(context.chunks)
         )
     emitter.compiling_results_started()
+
+
+def _relevant(chunks: Sequence[RetrievedChunk], rules: BotRules) -> list[RetrievedChunk]:
+    """The chunks whose relevance (rag.relevance's probability) reaches the bot's threshold."""
+    return [chunk for chunk in chunks if chunk.score >= rules.confidence_threshold]
 
 
 def _answer_generate(

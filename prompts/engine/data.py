@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
+from bots.texts import BUILT_IN_TEXTS
+
 
 class ChunkLike(Protocol):
     """What the prompt shows of a chunk. The answer pipeline passes retrieval's chunks as they are
@@ -175,9 +177,17 @@ class BotSettings:
         return ("human_escalation",) if self.escalation.allowed else ()
 
     def texts(self, locale: str | None = None) -> BotTexts:
-        """Texts for a locale: exact match, then its language (pt-BR → pt), then the bot's default locale."""
+        """Texts for a locale: exact match, then its language (pt-BR → pt), then Parley's own texts in
+        that language (bots.texts: a visitor reads "not found" in their language even when the bot has no
+        text of its own in it), then the bot's default locale."""
         wanted = (locale or self.rules.locale).lower()
-        for key in (wanted, wanted.split("-")[0], self.rules.locale.lower()):
+        for key in (wanted, wanted.split("-")[0]):
+            if key in self.texts_by_locale:
+                return self.texts_by_locale[key]
+        built_in = BUILT_IN_TEXTS.get(wanted.split("-")[0])
+        if built_in is not None and wanted.split("-")[0] != self.rules.locale.lower().split("-")[0]:
+            return BotTexts(**built_in)
+        for key in (self.rules.locale.lower(),):
             if key in self.texts_by_locale:
                 return self.texts_by_locale[key]
         if not self.texts_by_locale:
@@ -185,8 +195,9 @@ class BotSettings:
         return next(iter(self.texts_by_locale.values()))
 
     def answer_locales_allowed(self) -> tuple[str, ...]:
-        """The locales a turn may answer in, the default locale first."""
-        listed = self.answer_locales or tuple(self.texts_by_locale)
+        """The locales a turn may answer in, the default locale first: the bot's list, or when it sets
+        none, every locale it has texts for and every language Parley has texts in (bots.texts)."""
+        listed = self.answer_locales or (*self.texts_by_locale, *BUILT_IN_TEXTS)
         default = self.rules.locale.lower()
         return (default, *(code for code in listed if code != default))
 

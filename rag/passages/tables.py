@@ -53,12 +53,21 @@ def table_row_render(*, header: Sequence[str], cells: Sequence[str]) -> str:
     return sentence if sentence.endswith((".", "!", "?")) else sentence + "."
 
 
+NAMED_PREFIX = 5
+
+
 def table_row_named(*, question: str, subject: str) -> bool:
     """Whether a question names a table row's subject (its first cell): a word of it of four letters
-    or more (not "and", "de") among the question's words, case-folded. "Do you deliver to Belgium?"
-    names "Belgium and Luxembourg"; "How much does delivery cost?" names no row."""
+    or more (not "and", "de") among the question's words, case-folded, or one whose first five letters
+    begin one of them (a name in the question's language: "batterie" names "Battery", "Belgique"
+    names "Belgium"). "Do you deliver to Belgium?" names "Belgium and Luxembourg"; "How much does
+    delivery cost?" names no row."""
     words = set(_WORDS.findall(question.casefold()))
-    return any(len(word) >= 4 and word in words for word in _WORDS.findall(subject.casefold()))
+    starts = {word[:NAMED_PREFIX] for word in words if len(word) >= NAMED_PREFIX}
+    return any(
+        len(word) >= 4 and (word in words or word[:NAMED_PREFIX] in starts)
+        for word in _WORDS.findall(subject.casefold())
+    )
 
 
 def tables_render(text: str) -> str:

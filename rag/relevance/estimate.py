@@ -36,6 +36,7 @@ class ChunkInput:
     # The idf-weighted share of the question's lexemes the chunk holds (rag.relevance.service); None:
     # unknown (a chunk with no row), read as the unweighted share of its content words.
     rare_terms: float | None = None
+    sides_agree: bool = False  # two of retrieval's sides rank it among their first
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ def chunks_features(
             float(same),
             float(same) * best,
             best - typical if typical is not None else 0.0,
+            float(chunk.sides_agree),
         )
         units = []
         for index, (unit, similarity) in enumerate(zip(chunk.units.units, sims, strict=False)):

@@ -32,6 +32,7 @@ PASSAGE_FEATURES = (
     "same_language",
     "same_language_similarity",  # same_language x best_similarity
     "above_pool",  # best_similarity less the median of the retrieved pool's (0 for a small pool)
+    "sides_agree",  # two of retrieval's sides rank the chunk among their first three
 )
 UNIT_FEATURES = (
     "similarity",  # the unit's multilingual cosine to the question
@@ -69,6 +70,9 @@ class RelevanceWeights:
     passage: Logistic
     unit: Logistic
     fitted_on: str  # what the weights were fitted on, for the record
+    # The least probability of a turn's best chunk that an answer is given from, when the bot sets
+    # none: chosen with the fit (bench/answer/fit.py `answer_threshold`).
+    answer_threshold: float = 0.5
 
 
 def _logistic(data: dict[str, object], names: tuple[str, ...]) -> Logistic:
@@ -89,12 +93,14 @@ def weights_load(path: Path = WEIGHTS_FILE) -> RelevanceWeights:
         passage=_logistic(data["passage"], PASSAGE_FEATURES),
         unit=_logistic(data["unit"], UNIT_FEATURES),
         fitted_on=str(data.get("fitted_on", "")),
+        answer_threshold=float(data.get("answer_threshold", 0.5)),
     )
 
 
 def weights_write(weights: RelevanceWeights, path: Path = WEIGHTS_FILE) -> None:
     data = {
         "fitted_on": weights.fitted_on,
+        "answer_threshold": weights.answer_threshold,
         "passage": weights.passage.as_dict(),
         "unit": weights.unit.as_dict(),
     }

@@ -38,6 +38,12 @@ class ChunkLike(Protocol):
     def starts_clean(self) -> bool | None: ...
     @property
     def ends_clean(self) -> bool | None: ...
+    @property
+    def vector_rank(self) -> int | None: ...
+    @property
+    def text_rank(self) -> int | None: ...
+    @property
+    def multi_rank(self) -> int | None: ...
 
 
 @dataclass(frozen=True)
@@ -94,11 +100,7 @@ def retrieved_inputs(
             missing.append((len(inputs), chunk))
             inputs.append(ChunkInput(chunk.id, chunk.text, chunk.title, _NO_UNITS, _EMPTY))
             continue
-        inputs.append(
-            ChunkInput(
-                chunk.id, chunk.text, chunk.title, hit.units, hit.vectors, rare.get(chunk.id)
-            )
-        )
+        inputs.append(_input(chunk, hit.units, hit.vectors, rare))
     for place, chunk in missing:
         units = chunk_units(
             text=chunk.text, starts_clean=chunk.starts_clean, ends_clean=chunk.ends_clean
@@ -107,9 +109,7 @@ def retrieved_inputs(
         vectors = (
             vectors_normalised(embed_texts(texts, model_id=vectors_model)) if texts else _EMPTY
         )
-        inputs[place] = ChunkInput(
-            chunk.id, chunk.text, chunk.title, units, vectors, rare.get(chunk.id)
-        )
+        inputs[place] = _input(chunk, units, vectors, rare)
     question_vector = vectors_normalised([embed_query(question, model_id=vectors_model)])[0]
     return EstimateInputs(inputs, question_vector, None if multilingual else multilingual_scale)
 
@@ -150,6 +150,24 @@ def rare_terms_support(*, question: str, chunk_ids: Sequence[str]) -> dict[str, 
             chunk_id: float(held) / float(total) if total else 0.0
             for chunk_id, held, total in cursor.fetchall()
         }
+
+
+AGREEING_RANK = 3
+
+
+def _input(
+    chunk: ChunkLike, units: ChunkUnits, vectors: np.ndarray, rare: Mapping[str, float]
+) -> ChunkInput:
+    return ChunkInput(
+        chunk.id, chunk.text, chunk.title, units, vectors, rare.get(chunk.id), _sides_agree(chunk)
+    )
+
+
+def _sides_agree(chunk: ChunkLike) -> bool:
+    """Whether two of retrieval's sides (vector, multilingual, full text) both rank the chunk in their
+    first `AGREEING_RANK`: words and meaning point at it together."""
+    ranks = (chunk.vector_rank, chunk.multi_rank, chunk.text_rank)
+    return sum(rank is not None and rank <= AGREEING_RANK for rank in ranks) >= 2
 
 
 def _stored_id(chunk_id: str) -> bool:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bots.models import Bot
-from conversations.adapters import (
-    DEFAULT_ANSWER_THRESHOLD,
-    bot_rules_from_settings,
-    llm_endpoint_for_bot,
-)
+from conversations.adapters import bot_rules_from_settings, llm_endpoint_for_bot
 from prompts.engine import prompt_build
 from prompts.selectors import bot_settings_get
+from rag.relevance import answer_threshold_default
 from rag.retrieval import RetrievedChunk
 from tests.support.factories import BotFactory, TopicFactory
 
@@ -57,7 +54,7 @@ def test_a_default_bot_is_offline_and_does_not_hand_off() -> None:
     assert llm_endpoint_for_bot(bot=bot_settings) is None
     assert (rules.handoff_allowed, rules.redirection_intents) == (False, ())
     assert (rules.confidence_threshold, rules.escalate_below_threshold) == (
-        DEFAULT_ANSWER_THRESHOLD,
+        answer_threshold_default(),
         False,
     )
 
