@@ -35,7 +35,7 @@ def _segmenter(language: str):  # type: ignore[no-untyped-def]
     return pysbd.Segmenter(language=language if language in ("en", "fr", "de", "es") else "en")
 
 
-_QUOTES = str.maketrans(dict.fromkeys("«»“”„\"", " "))
+_QUOTES = str.maketrans(dict.fromkeys('«»“”„"', " "))
 
 
 def sentences(text: str, language: str) -> list[str]:

@@ -21,7 +21,7 @@ from conversations.llm.offline import offline_answer
 from conversations.models import Conversation
 from conversations.pipeline import turn_answer
 from conversations.pipeline.rag_search import rag_search_answer
-from conversations.pipeline.retrieve import embedder_for, passages_lookup_for
+from conversations.pipeline.retrieve import embedder_for, estimator_for
 from prompts.selectors import bot_settings_get
 from rag.embeddings import embedding_provider_get
 from rag.models import Chunk, ChunkPassages
@@ -59,7 +59,10 @@ def _timed(
     rules = bot_rules_from_settings(bot=bot_settings_get(bot_id=bot.pk))
     model_id = workspace_embedding_model(workspace_id=bot.workspace_id)
     embed = embedder_for(model_id=model_id)
-    lookup = passages_lookup_for(model_id=model_id)
+    estimate = estimator_for(
+        model_id=model_id,
+        multi_model_id=workspace_multilingual_model(workspace_id=bot.workspace_id),
+    )
     composer, turn, search = [], [], []
     for question in questions:
         started = time.perf_counter()
@@ -68,7 +71,7 @@ def _timed(
             chunks=retrieved[question],
             rules=rules,
             embed=embed,
-            passages=lookup,
+            estimate=estimate,
             guard=None,  # a turn screens the message once, before the composer
         )
         composer.append((time.perf_counter() - started) * 1000)

@@ -60,5 +60,3 @@ def passages_choose(
     for unit in sorted(kept, key=lambda u: (order.get(u.chunk_id, 0), u.index)):
         quotes.setdefault(unit.chunk_id, []).append(unit.text)
     return Choice(quotes, estimates)
-
-

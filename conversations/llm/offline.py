@@ -199,7 +199,7 @@ def offline_answer(
             )
         else:
             usage.append(_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
-    text = " ".join(sentence for chunk in supporting for sentence in quotes.get(chunk.id, []))
+    text = " ".join(sentence for chunk in chunks for sentence in quotes.get(chunk.id, []))
     if text:
         text = cross_language_frame(
             text=text, question_language=question_language, passage_language=passage_language

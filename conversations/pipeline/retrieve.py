@@ -3,12 +3,12 @@ whose `RetrievedChunk`s the answer engine reads as they are."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from conversations.llm.choose import Estimate
 from prompts.engine import BotSettings
 from rag.embeddings import embed_query, embed_texts
-from rag.relevance.estimate import ChunkEstimate
+from rag.relevance.estimate import ChunkEstimate, ChunkInput
 from rag.relevance.service import retrieved_estimate
 from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedChunk, chunks_retrieve
 
@@ -67,10 +67,13 @@ def embedder_for(*, model_id: str) -> Callable[[Sequence[str]], list[list[float]
     return embed
 
 
-def estimator_for(*, model_id: str, multi_model_id: str) -> Estimate:
+def estimator_for(
+    *, model_id: str, multi_model_id: str, known: Mapping[str, ChunkInput] | None = None
+) -> Estimate:
     """The relevance estimate of chunks' units with the workspace's models, as the offline composer
     reads it (the chunks' stored units and vectors, the question's vector that retrieval computed, and
-    each chunk's probability as retrieval estimated it: its score)."""
+    each chunk's probability as retrieval estimated it: its score). `known`: what retrieval read of the
+    chunks (`RetrievalResult.relevance_inputs`), so a turn reads it once."""
 
     def estimate(
         question: str, language: str, chunks: Sequence[RetrievedChunk]
@@ -82,6 +85,7 @@ def estimator_for(*, model_id: str, multi_model_id: str) -> Estimate:
             model_id=model_id,
             multi_model_id=multi_model_id,
             probabilities={chunk.id: chunk.score for chunk in chunks},
+            known=known,
         )
 
     return estimate

@@ -273,7 +273,11 @@ def _answer_generate(
         endpoint=endpoint,
         embed=embedder_for(model_id=model_id),
         on_partial=relay,
-        estimate=estimator_for(model_id=model_id, multi_model_id=multi_model_id),
+        estimate=estimator_for(
+            model_id=model_id,
+            multi_model_id=multi_model_id,
+            known=retrieval.relevance_inputs if retrieval else None,
+        ),
     )
 
 

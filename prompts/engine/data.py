@@ -197,7 +197,9 @@ class BotSettings:
     def answer_locales_allowed(self) -> tuple[str, ...]:
         """The locales a turn may answer in, the default locale first: the bot's list, or when it sets
         none, every locale it has texts for and every language Parley has texts in (bots.texts)."""
-        listed = self.answer_locales or (*self.texts_by_locale, *BUILT_IN_TEXTS)
+        listed = self.answer_locales or tuple(
+            dict.fromkeys((*self.texts_by_locale, *BUILT_IN_TEXTS))
+        )
         default = self.rules.locale.lower()
         return (default, *(code for code in listed if code != default))
 

@@ -16,7 +16,9 @@ import numpy as np
 from rag.passages.prepared import ChunkUnits
 from rag.relevance.lexical import (
     anchor_support,
+    asks_quantity,
     question_wording,
+    states_quantity,
     term_support,
     wording,
 )
@@ -107,6 +109,7 @@ def chunks_features(
 ) -> list[ChunkFeatures]:
     """`scale`: maps the vectors' cosines onto the multilingual model's (vectors of another model)."""
     asked = question_wording(question, question_language)
+    quantity = asks_quantity(question)
     similarities = [_unit_similarities(chunk, question_vector, scale) for chunk in chunks]
     bests = [float(s.max()) for s in similarities if s.size]
     best_overall = max(bests, default=0.0)
@@ -139,6 +142,7 @@ def chunks_features(
                 anchor_support(asked, unit_words) if asked.anchors else 0.0,
                 1.0 / place,
                 float(same),
+                float(quantity and states_quantity(unit.text)),
             )
             units.append((index, unit.text, float(similarity), features))
         found.append(ChunkFeatures(chunk.chunk_id, language, passage_features, tuple(units)))

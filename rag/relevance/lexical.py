@@ -190,3 +190,35 @@ def prefix_support(question: dict[str, int], passage: frozenset[str]) -> float:
     if not total:
         return 0.0
     return sum(w for prefix, w in question.items() if prefix in passage) / total
+
+
+# Questions that ask for a quantity, a duration or a date, in the six languages the product speaks.
+_QUANTITY_QUESTION = re.compile(
+    r"\b(how (long|many|much|often|far|old)|what (year|date|time)|when|combien|quand|"
+    r"en quelle année|à quelle heure|quel âge|wie (lange|viele?|oft|weit|alt)|wann|in welchem jahr|"
+    r"cu[aá]nt[oa]s?|cu[aá]ndo|en qu[eé] año|quant[oiae]|quando|in che anno|quantos?|quantas?|"
+    r"em que ano)\b",
+    re.IGNORECASE,
+)
+# Number words a sentence may state a quantity with instead of digits.
+_NUMBER_WORDS_TEXT = (
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty "
+    "fifty sixty hundred thousand million half dozen un une deux trois quatre cinq six sept huit "
+    "neuf dix douze quinze vingt trente cent mille demi demie ein eine zwei drei vier funf sechs "
+    "sieben acht neun zehn zwolf zwanzig hundert tausend halb uno dos tres cuatro cinco seis siete "
+    "ocho nueve diez doce veinte cien mil medio media due tre quattro cinque sette otto nove dieci "
+    "venti cento mezzo um dois quatro cinco seis sete oito nove dez vinte cem meio meia"
+)
+_NUMBER_WORDS = frozenset(_NUMBER_WORDS_TEXT.split())
+
+
+def asks_quantity(question: str) -> bool:
+    """Whether the question asks how long, how many, how much or when."""
+    return bool(_QUANTITY_QUESTION.search(question))
+
+
+def states_quantity(text: str) -> bool:
+    """Whether the text states a number: digits, or a number word."""
+    return any(char.isdigit() for char in text) or any(
+        word in _NUMBER_WORDS for word in _plain(text).split()
+    )

@@ -42,6 +42,7 @@ UNIT_FEATURES = (
     "chunk_probability",  # the passage model's estimate for the unit's chunk
     "chunk_first",  # 1 / the chunk's place among the candidates
     "same_language",
+    "states_asked_quantity",  # the question asks how long, many or much, or when, and the unit says a number
 )
 
 

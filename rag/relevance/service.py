@@ -61,12 +61,18 @@ def retrieved_estimate(
     model_id: str,
     multi_model_id: str,
     probabilities: Mapping[str, float] | None = None,
+    known: Mapping[str, ChunkInput] | None = None,
 ) -> list[ChunkEstimate]:
-    """One estimate per chunk, in the order given (`probabilities`: see `chunks_estimate`)."""
+    """One estimate per chunk, in the order given (`probabilities`: see `chunks_estimate`; `known`: the
+    chunks' inputs a caller already read, by chunk id: retrieval's, so a turn reads them once)."""
     if not chunks:
         return []
     inputs = retrieved_inputs(
-        question=question, chunks=chunks, model_id=model_id, multi_model_id=multi_model_id
+        question=question,
+        chunks=chunks,
+        model_id=model_id,
+        multi_model_id=multi_model_id,
+        known=known,
     )
     return chunks_estimate(
         question=question,
@@ -79,9 +85,22 @@ def retrieved_estimate(
 
 
 def retrieved_inputs(
-    *, question: str, chunks: Sequence[ChunkLike], model_id: str, multi_model_id: str
+    *,
+    question: str,
+    chunks: Sequence[ChunkLike],
+    model_id: str,
+    multi_model_id: str,
+    known: Mapping[str, ChunkInput] | None = None,
 ) -> EstimateInputs:
-    """What the estimate reads of the chunks and the question (bench.answer's fit reads it too)."""
+    """What the estimate reads of the chunks and the question (bench.answer's fit reads it too); the
+    chunks in `known` are taken from it, the others read (two queries) or made."""
+    known = known or {}
+    if all(chunk.id in known for chunk in chunks):
+        return EstimateInputs(
+            [known[chunk.id] for chunk in chunks],
+            _question_vector(question, multi_model_id or model_id),
+            None if multi_model_id else multilingual_scale,
+        )
     multilingual = bool(multi_model_id)
     vectors_model = multi_model_id if multilingual else model_id
     stored = chunk_passages_get(
@@ -110,8 +129,15 @@ def retrieved_inputs(
             vectors_normalised(embed_texts(texts, model_id=vectors_model)) if texts else _EMPTY
         )
         inputs[place] = _input(chunk, units, vectors, rare)
-    question_vector = vectors_normalised([embed_query(question, model_id=vectors_model)])[0]
-    return EstimateInputs(inputs, question_vector, None if multilingual else multilingual_scale)
+    return EstimateInputs(
+        inputs,
+        _question_vector(question, vectors_model),
+        None if multilingual else multilingual_scale,
+    )
+
+
+def _question_vector(question: str, model_id: str) -> np.ndarray:
+    return vectors_normalised([embed_query(question, model_id=model_id)])[0]
 
 
 # The question's lexemes in each chunk's text-search configuration, weighted by BM25's idf over the chunk's

@@ -25,7 +25,8 @@ from django.conf import settings
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.language import language_detect
-from rag.relevance.service import retrieved_estimate
+from rag.relevance.estimate import ChunkInput, chunks_estimate
+from rag.relevance.service import retrieved_inputs
 from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice, sides_applied
 from rag.retrieval.rerank import rerank_scores
@@ -79,6 +80,8 @@ class RetrievalResult:
     latencies: dict[str, int] = field(default_factory=dict)
     fusion: str = ""  # the fusion this search used (`FusionChoice.label`)
     multi_model_id: str = ""  # the workspace's multilingual model ("" when it has none)
+    # What the relevance estimate read of the returned chunks (their units and vectors), by chunk id.
+    relevance_inputs: dict[str, ChunkInput] = field(default_factory=dict)
 
 
 def vector_side_used(*, model_id: str, query_language: str) -> bool:
@@ -189,7 +192,7 @@ def chunks_retrieve(
         exact_max=settings.RETRIEVAL_EXACT_SCAN_MAX_CHUNKS,
     )
     searched = time.perf_counter()
-    hits, reranked = _hits_select(
+    hits, reranked, relevance_inputs = _hits_select(
         rows=rows,
         question=question,
         score_threshold=score_threshold,
@@ -211,6 +214,7 @@ def chunks_retrieve(
         latencies=latencies,
         fusion=plan.choice.label(),
         multi_model_id=plan.params.multi_model_id,
+        relevance_inputs=relevance_inputs,
     )
 
 
@@ -300,17 +304,24 @@ def _hits_select(
     score_threshold: float,
     top_k: int,
     params: HybridParams,
-) -> tuple[list[RetrievedChunk], bool]:
+) -> tuple[list[RetrievedChunk], bool, dict[str, ChunkInput]]:
     """The rows whose relevance reaches the threshold, reranked when a reranker is set, cut to top k.
     The relevance is `rag.relevance`'s estimate: the probability that the chunk is about what the
-    question asks, one scale for every model and language pair."""
+    question asks, one scale for every model and language pair. Also what the estimate read of the
+    returned chunks, for the composer (`RetrievalResult.relevance_inputs`)."""
     hits = [_hit(row, rank, None) for rank, row in enumerate(rows, start=1)]
-    estimates = retrieved_estimate(
+    inputs = retrieved_inputs(
         question=question,
-        question_language=params.query_language,
         chunks=hits,
         model_id=params.model_id,
         multi_model_id=params.multi_model_id,
+    )
+    estimates = chunks_estimate(
+        question=question,
+        question_language=params.query_language,
+        question_vector=inputs.question_vector,
+        chunks=inputs.chunks,
+        scale=inputs.scale,
     )
     relevance = {estimate.chunk_id: estimate.probability for estimate in estimates}
     kept = [row for row in rows if relevance.get(row.chunk_id, 0.0) >= score_threshold]
@@ -319,7 +330,9 @@ def _hits_select(
         _hit(row, rank, score, relevance=relevance.get(row.chunk_id, 0.0))
         for rank, (row, score) in enumerate(ordered[:top_k], start=1)
     ]
-    return hits, reranked
+    returned = {hit.id for hit in hits}
+    read = {chunk.chunk_id: chunk for chunk in inputs.chunks if chunk.chunk_id in returned}
+    return hits, reranked, read
 
 
 def _reranked(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from bots.models import Bot, BotLocaleText
+from bots.texts import BUILT_IN_TEXTS
 from conversations.models import Conversation
 from conversations.pipeline import turn_answer
 from conversations.pipeline.language import message_language, turn_locale
@@ -72,9 +73,11 @@ def test_the_message_language_short_messages_and_the_bots_list() -> None:
 
 def test_turn_locale_is_restricted_to_the_bots_answer_locales() -> None:
     bot = bot_settings_get(bot_id=_bot().pk)
-    assert bot.answer_locales_allowed() == ("en", "fr")  # empty list: default + locales with texts
+    # An empty list: the default locale, the locales with texts, and the languages Parley has texts in.
+    assert bot.answer_locales_allowed() == ("en", "fr", "de", "es", "it", "pt")
     assert turn_locale(bot=bot, question="Combien coûte la location d'un vélo ?") == "fr"
-    assert turn_locale(bot=bot, question="Wie viel kostet ein Fahrrad für einen Tag?") == "en"
+    assert turn_locale(bot=bot, question="Wie viel kostet ein Fahrrad für einen Tag?") == "de"
+    assert turn_locale(bot=bot, question="Hoeveel kost een fiets voor een dag?") == "en"
     assert turn_locale(bot=bot, question="Vélo ?") == "en"
 
     Bot.objects.filter(pk=bot.bot_id).update(answer_locales="en")
@@ -122,11 +125,11 @@ def test_german_spanish_italian_and_portuguese_greetings_and_requests_for_a_huma
     handoff = _ask(bot, "Ich möchte mit einem Mitarbeiter sprechen.")
     assert handoff["status"] == "human_escalation"
     assert handoff["answer"] == german["escalation_text"]
-    # No Spanish texts on this bot: the handoff happens, in the default locale's words.
+    # No Spanish texts on this bot: the handoff happens, in Parley's own Spanish words.
     spanish = _ask(bot, "Quiero hablar con una persona, por favor.")
     assert (spanish["status"], spanish["answer"]) == (
         "human_escalation",
-        "I am passing you to a member of our team.",
+        BUILT_IN_TEXTS["es"]["escalation"],
     )
 
 
@@ -142,7 +145,8 @@ def test_a_bot_that_answers_only_in_english_keeps_english_texts() -> None:
 def test_the_remote_prompt_gets_the_detected_locale(
     llm: ScriptedLLMServer, endpoint: LLMEndpoint
 ) -> None:
-    bot = _bot()
+    # The bot's own threshold, low: this test is about the prompt's locale, not the relevance estimate.
+    bot = _bot(escalation_confidence_threshold=0.3)
     llm.enqueue(Reply.json({"standalone_question": "Combien coûte une journée de location ?"}))
     llm.enqueue(
         Reply.json(

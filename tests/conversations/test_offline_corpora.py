@@ -8,6 +8,7 @@ embeddings (computed once per module), so no database is needed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -20,10 +21,11 @@ from django.conf import settings
 
 from conversations.contract.enforce import output_enforce
 from conversations.contract.quotes import text_normalize
-from conversations.llm.offline import offline_generate
+from conversations.llm.offline import estimate_default, offline_generate
 from conversations.types import Answer, AnswerStatus, BotRules
 from rag.chunking import chunks_build
 from rag.demo_content import DEMO_FILES, demo_pdf_bytes
+from rag.language import language_detect
 from rag.parsing import document_parse
 from rag.parsing.titles import document_title
 from rag.passages.split import passages_split
@@ -176,6 +178,12 @@ def _answer(question: str, corpus: Corpus, embed: Embed) -> tuple[Answer, list[R
         for rank, i in enumerate(np.argsort(-scores)[:TOP_K])
         for chunk in [corpus.chunks[i]]
     ]
+    # As retrieval hands them over: each chunk's score is the relevance estimate's probability.
+    estimates = estimate_default(question, language_detect(question) or "en", top)
+    top = [
+        dataclasses.replace(chunk, score=estimate.probability)
+        for chunk, estimate in zip(top, estimates, strict=True)
+    ]
     rules = BotRules(confidence_threshold=0.35)
     raw = offline_generate(question=question, chunks=top, rules=rules, embed=embed)
     enforced = output_enforce(raw=raw, chunks=top, rules=rules, question=question)
@@ -230,19 +238,9 @@ def test_demo_answers_are_whole_sentences(
     assert answered >= len(DEMO_QUESTIONS) * 3 // 4
 
 
-def test_the_issues_questions_get_readable_answers(
-    demo_corpora: dict[str, Corpus], cached_embed: Embed
-) -> None:
-    corpus = demo_corpora["default"]
-    charge, _ = _answer("How long does the battery take to charge?", corpus, cached_embed)
-    assert "A full charge takes about four and a half hours" in charge.answer
-    warranty, _ = _answer("What does the warranty cover?", corpus, cached_embed)
-    assert not warranty.answer.startswith(("|", "Part: Part"))
-    delivery, _ = _answer("How much does delivery cost?", corpus, cached_embed)
-    # No row is named: the rows that answer, each a sentence with its price (issue 26's row form).
-    assert re.search(r"\b(free|\d+ EUR)\.", delivery.answer) and "|" not in delivery.answer
-    belgium, _ = _answer("Do you deliver to Belgium?", corpus, cached_embed)
-    assert belgium.answer == "Belgium and Luxembourg: Lumen courier, 3 to 4 working days, free."
+# The issue's demo questions ("How long does the battery take to charge?", "What does the warranty
+# cover?", "How much does delivery cost?", "Do you deliver to Belgium?") are asked through ingestion and
+# retrieval, as the product asks them: tests/conversations/test_relevance_turns.py.
 
 
 def test_covid_faq_answers_are_whole_sentences(

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from bots.models import Bot, BotLocaleText
+from bots.texts import BUILT_IN_TEXTS
 from prompt_context.models import SMALL_TALK, Topic
 from prompts.engine import prompt_build
 from prompts.selectors import BotNotFound, bot_settings_get
@@ -44,10 +45,11 @@ def test_settings_carry_rules_topics_lexicon_texts_and_llm_settings(
     assert settings.escalation.triggers == ("talk to a human", "agent")
     assert settings.redirection_intents == ("human_escalation",)
     assert (settings.llm.model, settings.retrieval.top_k) == ("gpt-4o-mini", 8)
-    assert (
-        settings.texts("fr-CA").refusal == "Hors sujet."
-        and settings.texts("de").refusal == "Out of scope."
-    )
+    # The bot's own texts first (fr-CA finds fr); a language it has none in gets Parley's own texts in
+    # that language; one Parley has none in either gets the bot's default locale's.
+    assert settings.texts("fr-CA").refusal == "Hors sujet."
+    assert settings.texts("de").refusal == BUILT_IN_TEXTS["de"]["refusal"]
+    assert settings.texts("nl").refusal == "Out of scope."
     assert dataclasses.asdict(settings)["rules"]["name"] == bot.name  # plain data all the way down
 
 

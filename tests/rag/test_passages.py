@@ -5,13 +5,12 @@ backfill for chunks stored without them (the composer falls back meanwhile); bou
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import pytest
 from django.db import connection
 
 from conversations.llm.offline import offline_answer
-from conversations.pipeline.retrieve import passages_lookup_for
+from conversations.pipeline.retrieve import estimator_for
 from conversations.types import BotRules
 from core.models import Workspace
 from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embed_texts
@@ -19,10 +18,11 @@ from rag.models import Chunk, ChunkPassages
 from rag.passages.backfill import chunks_passages_backfill
 from rag.passages.prepared import PASSAGES_PER_CHUNK, chunk_units
 from rag.passages.selectors import chunk_passages_get
+from rag.relevance import service as relevance_service
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from tests.support.knowledge import document_ingested
 
-# Retrieval scores of a one-document workspace are low: the threshold is not what is tested here.
+# The threshold is not what is tested here.
 RULES = BotRules(confidence_threshold=0.2)
 
 FAQ = """# Returns and delivery
@@ -40,39 +40,35 @@ You can return a bike within 30 days of delivery. The bike must be unused and in
 """
 
 
-class CountingEmbed:
-    """The workspace's model, counting the texts each call embeds."""
-
-    def __init__(self, model_id: str = LOCAL_MODEL_ID) -> None:
-        self.model_id = model_id
-        self.calls: list[int] = []
-
-    def __call__(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls.append(len(texts))
-        return embed_texts(list(texts), model_id=self.model_id)
-
-
 def _ingested(name: str) -> tuple[Workspace, RetrievalScope]:
     workspace = Workspace.objects.create(name=name, slug=name)
     document_ingested(workspace=workspace, text=FAQ, filename="faq.md")
     return workspace, RetrievalScope(workspace_id=str(workspace.pk))
 
 
-def _answer(question: str, scope: RetrievalScope, *, stored: bool) -> tuple[dict, CountingEmbed]:
-    embed = CountingEmbed()
+def _answer(question: str, scope: RetrievalScope, monkeypatch) -> tuple[dict, list[int]]:  # type: ignore[no-untyped-def]
+    """The offline answer (retrieval's estimate included) and the sizes of the embedding calls the
+    relevance estimate made for units (none when every chunk's units are stored)."""
+    calls: list[int] = []
+
+    def counted(texts: list[str], *, model_id: str | None = None) -> list[list[float]]:
+        calls.append(len(texts))
+        return embed_texts(texts, model_id=model_id)
+
+    monkeypatch.setattr(relevance_service, "embed_texts", counted)
     hits = chunks_retrieve(scope=scope, question=question, top_k=3).hits
     answer = offline_answer(
         question=question,
         chunks=hits,
         rules=RULES,
-        embed=embed,
-        passages=passages_lookup_for(model_id=LOCAL_MODEL_ID) if stored else None,
+        embed=lambda texts: embed_texts(list(texts), model_id=LOCAL_MODEL_ID),
+        estimate=estimator_for(model_id=LOCAL_MODEL_ID, multi_model_id=MULTI_MODEL_ID),
     )
-    return answer, embed
+    return answer, calls
 
 
 @pytest.mark.django_db
-def test_ingestion_stores_each_chunks_passages_and_the_composer_embeds_only_the_question() -> None:
+def test_ingestion_stores_each_chunks_passages_and_the_answer_reads_them(monkeypatch) -> None:
     workspace, scope = _ingested("ws-passages-stored")
     chunks = Chunk.objects.filter(workspace=workspace)
     rows = ChunkPassages.objects.filter(chunk__in=chunks)
@@ -91,44 +87,34 @@ def test_ingestion_stores_each_chunks_passages_and_the_composer_embeds_only_the_
     assert chunk_passages_get(chunk_ids=list(stored), model_id="local/another-model") == {}
 
     for question in ("How long does delivery take?", "Can I return a bike after two weeks?"):
-        now, embedded_now = _answer(question, scope, stored=False)
-        made, embedded_made = _answer(question, scope, stored=True)
-        assert made == now and made["status"] == "found_in_context", (made, now)
-        assert embedded_made.calls[-1] == 1 < embedded_now.calls[-1]  # the question alone
+        made, calls = _answer(question, scope, monkeypatch)
+        assert made["status"] == "found_in_context" and calls == [], (made, calls)
 
 
 @pytest.mark.django_db
-def test_a_question_across_languages_reads_the_stored_multilingual_vectors() -> None:
+def test_a_question_across_languages_reads_the_stored_multilingual_vectors(monkeypatch) -> None:
     _, scope = _ingested("ws-passages-across")
-    question = "Combien de temps prend la livraison ?"
-    hits = chunks_retrieve(scope=scope, question=question, top_k=3).hits
-    across = CountingEmbed(MULTI_MODEL_ID)
-    kwargs = {"question": question, "chunks": hits, "rules": RULES, "embed": CountingEmbed()}
-    now = offline_answer(**kwargs, across=across)  # type: ignore[arg-type]
-    made = offline_answer(
-        **kwargs,  # type: ignore[arg-type]
-        across=across,
-        passages=passages_lookup_for(model_id=LOCAL_MODEL_ID),
-    )
-    assert made == now and "Bikes in stock are delivered" in str(made["answer"])
-    assert across.calls[-1] == 1
+
+    made, calls = _answer("Combien de temps prend la livraison ?", scope, monkeypatch)
+
+    assert "Bikes in stock are delivered" in str(made["answer"]) and calls == []
 
 
 @pytest.mark.django_db
-def test_chunks_stored_without_passages_are_answered_then_backfilled() -> None:
+def test_chunks_stored_without_passages_are_answered_then_backfilled(monkeypatch) -> None:
     workspace, scope = _ingested("ws-passages-backfill")
     question = "Can I return a bike?"
-    expected, _ = _answer(question, scope, stored=True)
+    expected, _ = _answer(question, scope, monkeypatch)
     ChunkPassages.objects.filter(chunk__workspace=workspace).delete()  # as chunks ingested before
 
-    fallback, embedded = _answer(question, scope, stored=True)
-    assert fallback == expected and embedded.calls[-1] > 1  # split and embedded at answer time
+    fallback, calls = _answer(question, scope, monkeypatch)
+    assert fallback == expected and calls  # split and embedded at answer time, the same answer
     total = Chunk.objects.filter(workspace=workspace).count()
     assert chunks_passages_backfill(workspace_id=workspace.pk, limit=1) == 1
     assert chunks_passages_backfill(workspace_id=workspace.pk) == total - 1
     assert chunks_passages_backfill(workspace_id=workspace.pk) == 0  # idempotent
-    backfilled, embedded = _answer(question, scope, stored=True)
-    assert backfilled == expected and embedded.calls[-1] == 1
+    backfilled, calls = _answer(question, scope, monkeypatch)
+    assert backfilled == expected and calls == []
 
     # passages of a model the workspace left are made again; a re-ingested chunk takes its own along
     ChunkPassages.objects.filter(chunk__workspace=workspace).update(multi_model="local/old-model")

@@ -11,7 +11,6 @@ from bots.models import Bot
 from core.models import Workspace
 from rag.embeddings import MULTI_MODEL_ID
 from rag.embeddings.backfill import chunks_multilingual_backfill
-from rag.embeddings.multilingual import monolingual_scale
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from rag.retrieval.fusion import FusionChoice, fused_ids
@@ -61,8 +60,8 @@ def test_questions_in_other_languages_find_the_english_passage_through_the_multi
         # the English model's side is off for this question; its weight went to the multilingual side
         assert top.vector_rank is None and top.multi_rank is not None
         assert "vector:multilingual:text=0:" in result.fusion
-        # the relevance is the multilingual cosine on the monolingual scale the thresholds use
-        assert top.score == pytest.approx(monolingual_scale(top.multi_score or 0.0), abs=1e-6)
+        # the relevance is the estimate's probability, one scale whatever the language
+        assert 0.0 <= top.score <= 1.0
     english = chunks_retrieve(scope=scope, question="How long does the delivery take?", top_k=1)
     assert english.hits[0].source == "delivery.md" and english.hits[0].vector_rank is not None
 
