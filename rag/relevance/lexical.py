@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 _WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*", re.UNICODE)
 _STEMMER_NAMES = {
@@ -83,8 +84,9 @@ def _plain(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _stemmer(language: str):  # type: ignore[no-untyped-def]
-    import Stemmer  # PyStemmer: Snowball's stemmers in C
+def _stemmer(language: str) -> Any:
+    # PyStemmer (Snowball's stemmers in C) ships no type hints.
+    import Stemmer  # type: ignore[import-not-found]
 
     name = _STEMMER_NAMES.get(language)
     return Stemmer.Stemmer(name) if name else None
@@ -92,7 +94,7 @@ def _stemmer(language: str):  # type: ignore[no-untyped-def]
 
 @functools.lru_cache(maxsize=16)
 def _stop_words(language: str) -> frozenset[str]:
-    import bm25s.stopwords
+    import bm25s.stopwords  # type: ignore[import-untyped]  # bm25s ships no type hints
 
     listed = getattr(bm25s.stopwords, _STOPWORD_LISTS.get(language, ""), ())
     return frozenset(_plain(word) for word in (*listed, *_QUESTION_WORDS.split()))
