@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from bots.models import Bot
+from prompts.services.demo import FRENCH_TEXTS
 from tests.handoff.pages import browser_context, widget_ask, widget_open
 from tests.support.browser import artifact_path
 from tests.support.demo import demo_bot_ingested
@@ -52,3 +53,22 @@ def test_french_german_and_chinese_questions_get_the_english_passage_framed_in_t
     # cited: the quoted passage is a source the visitor can open
     expect(bubble.locator(".tools button.cite")).not_to_have_count(0)
     page.screenshot(path=str(artifact_path("across-languages.png")))
+
+
+def test_the_french_battery_warranty_question_gets_the_warranty_row_and_an_unanswerable_one_not_found(
+    browser: Browser, live_api: str, demo: Bot
+) -> None:
+    page = browser_context(browser).new_page()
+    widget = widget_open(page, live_api)
+
+    warranty = widget_ask(widget, "Quelle est la garantie de la batterie ?")
+    bubble = widget.locator(".msg.bot").last
+    expect(bubble.locator(".tools")).to_be_visible(timeout=FIRST_ANSWER_TIMEOUT_MS)
+    expect(warranty).to_contain_text("La documentation (en anglais) indique")
+    expect(warranty).to_contain_text("800")  # "Battery: 2 years or 800 full charge cycles"
+
+    missing = widget_ask(
+        widget, "Quels sont les horaires d'ouverture de votre piscine municipale ?"
+    )
+    expect(missing).to_have_text(FRENCH_TEXTS["no_answer_text"], timeout=FIRST_ANSWER_TIMEOUT_MS)
+    page.screenshot(path=str(artifact_path("across-languages-warranty.png")))
