@@ -14,9 +14,10 @@ from bots.texts import BUILT_IN_TEXTS
 from conversations.models import Conversation
 from core.models import Workspace
 from handoff.services import visitor_message_receive
-from rag.demo_content import DEMO_DIR
+from prompts.services.demo import demo_bot_ensure
+from rag.demo_content import demo_documents_ensure
 from rag.models import Chunk
-from tests.support.knowledge import document_ingested
+from tests.support.knowledge import document_ingested, document_ingested_ready
 from tests.support.llm_server import Reply, ScriptedLLMServer
 
 pytestmark = pytest.mark.django_db
@@ -143,16 +144,10 @@ def test_odd_questions_get_an_answer_or_a_clear_not_found(shop, question: str) -
 
 @pytest.fixture
 def demo_shop(db: None) -> Conversation:
-    """Three of the demo's documents, uploaded and ingested as an admin gives them to a bot."""
-    workspace = Workspace.objects.create(name="Bikes", slug="bikes")
-    bot = Bot.objects.create(workspace=workspace, name="Bikes bot")
-    for name, upload in (
-        ("battery-and-charging.pdf-source.txt", "battery.txt"),
-        ("orders-and-delivery.md", "orders-and-delivery.md"),
-        ("warranty-and-repairs.html", "warranty-and-repairs.html"),
-    ):
-        text = (DEMO_DIR / name).read_text(encoding="utf-8")
-        document_ingested(workspace=workspace, text=text, bots=[bot], filename=upload)
+    """The demo bot with every demo document, ingested as `./parley run` gives them to it."""
+    bot = demo_bot_ensure(workspace_slug="relevance-demo")
+    for document in demo_documents_ensure(workspace=bot.workspace, bots=[bot]):
+        document_ingested_ready(document)
     return Conversation.objects.create(bot=bot)
 
 
