@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 
 from conversations.models import Conversation, Turn
+from conversations.pipeline.results import turn_citations
 from conversations.services import HistoryMessage
 from core.models import Membership
 from core.permissions import CONSOLE_ROLES
@@ -62,21 +63,6 @@ def turn_is_pending_answer(*, turn: Turn) -> bool:
     return turn.client_message_id.startswith(PENDING_ANSWER_PREFIX)
 
 
-def _turn_citations(turn: Turn) -> list[dict[str, Any]]:
-    if turn.route_action != "show_answer" or turn.status != Turn.Status.FOUND_IN_CONTEXT:
-        return []
-    return [
-        {
-            "n": index,
-            "chunk_id": chunk.get("chunk_id"),
-            "document_id": chunk.get("document_id"),
-            "title": chunk.get("title", ""),
-            "page_number": chunk.get("page"),
-        }
-        for index, chunk in enumerate(turn.retrieved_chunks or [], start=1)
-    ]
-
-
 def conversation_turns(*, conversation: Conversation) -> list[Turn]:
     return list(Turn.objects.filter(conversation=conversation).order_by("created_at"))
 
@@ -102,7 +88,7 @@ def conversation_history(
                     turn.answer,
                     turn.completed_at,
                     turn.pk,
-                    _turn_citations(turn),
+                    turn_citations(turn=turn),  # the live answer's numbering, on reload too
                 )
             )
     messages = (

@@ -110,7 +110,16 @@ def faq_set(folder: Path, *, language: str) -> AnswerSet:
         if not gold:
             continue
         half: Half = "tune" if ordinal % 2 == 0 else "report"
-        questions.append(Question(row["_id"], row["text"], language, (), half, frozenset(gold)))
+        questions.append(
+            Question(
+                question_id=row["_id"],
+                text=row["text"],
+                language=language,
+                answers=(),
+                half=half,
+                gold=frozenset(gold),
+            )
+        )
     return AnswerSet(folder.name, language, documents, tuple(questions))
 
 

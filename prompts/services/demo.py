@@ -86,7 +86,7 @@ BOT_FIELDS = {
     "escalation_triggers": "talk to a human\nspeak to an agent\nreal person\ncustomer service",
     "escalation_text": "Of course, I am handing you over to a member of the Lumen Bikes support team.",
     "escalation_unavailable_text": "Our team cannot join this chat right now, but I am happy to keep helping.",
-    "escalation_confidence_threshold": 0.35,
+    "escalation_confidence_threshold": 0.5,  # a probability (rag.relevance), near the fitted default
     "rag_strictness": Bot.Strictness.STRICT,
     "explainability": True,
     "refusal_text": "Sorry, I can only help with Lumen Bikes orders, warranty, batteries and returns.",

@@ -182,12 +182,12 @@ def chunks_estimate(
         )
         units = tuple(
             UnitScore(
-                found.chunk_id,
-                index,
-                text,
-                similarity,
-                weights.unit.logit(unit_features_with(features, probability)),
-                chunk.units.units[index].row,
+                chunk_id=found.chunk_id,
+                index=index,
+                text=text,
+                similarity=similarity,
+                score=weights.unit.logit(unit_features_with(features, probability)),
+                row=chunk.units.units[index].row,
             )
             for index, text, similarity, features in found.units
         )

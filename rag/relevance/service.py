@@ -117,7 +117,7 @@ def retrieved_inputs(
         hit = stored.get(chunk.id)
         if hit is None:
             missing.append((len(inputs), chunk))
-            inputs.append(ChunkInput(chunk.id, chunk.text, chunk.title, _NO_UNITS, _EMPTY))
+            inputs.append(_input(chunk, _NO_UNITS, _EMPTY, rare))
             continue
         inputs.append(_input(chunk, hit.units, hit.vectors, rare))
     for place, chunk in missing:
@@ -185,7 +185,13 @@ def _input(
     chunk: ChunkLike, units: ChunkUnits, vectors: np.ndarray, rare: Mapping[str, float]
 ) -> ChunkInput:
     return ChunkInput(
-        chunk.id, chunk.text, chunk.title, units, vectors, rare.get(chunk.id), _sides_agree(chunk)
+        chunk_id=chunk.id,
+        text=chunk.text,
+        title=chunk.title,
+        units=units,
+        vectors=vectors,
+        rare_terms=rare.get(chunk.id),
+        sides_agree=_sides_agree(chunk),
     )
 
 

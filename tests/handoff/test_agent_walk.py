@@ -176,8 +176,10 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     ]
     first_line = pending.reply_text.splitlines()[0]
     expect(_console_message(agent, "bot", first_line)).to_be_visible()  # live, in the console
-    # Live in the widget too, without a reload: the bot's answer with its source chips, drawn once.
-    answered = widget.locator(".msg.bot", has_text=first_line)
+    # Live in the widget too, without a reload: the bot's answer with its source chips, drawn once. The
+    # widget puts a source's marker after the first sentence it quotes, so its first sentence is matched.
+    first_sentence = re.split(r"(?<=[.!?])\s", first_line)[0]
+    answered = widget.locator(".msg.bot", has_text=first_sentence)
     expect(answered).to_have_count(1)
     chips = [f"{c['n']} {c['title']}" for c in turn_citations(turn=pending)]
     assert chips, "the pending answer quotes the delivery page"
@@ -188,7 +190,7 @@ def test_agent_walk_preview_reason_sources_display_name_return_to_bot_and_close(
     visitor.reload()
     widget = widget_of(visitor)
     widget.locator("button.launcher").click()
-    expect(widget.locator(".msg.bot", has_text=first_line)).to_have_count(1)
+    expect(widget.locator(".msg.bot", has_text=first_sentence)).to_have_count(1)
 
     # 6. It stays in the agent's list, with the bot's later turns arriving live, until closed.
     row = agent.locator(f'#queue button[data-id="{conversation.pk}"]')
