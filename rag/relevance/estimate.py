@@ -106,8 +106,10 @@ def chunks_features(
     question_vector: np.ndarray,
     chunks: Sequence[ChunkInput],
     scale: Scale | None = None,
+    units: bool = True,
 ) -> list[ChunkFeatures]:
-    """`scale`: maps the vectors' cosines onto the multilingual model's (vectors of another model)."""
+    """`scale`: maps the vectors' cosines onto the multilingual model's (vectors of another model).
+    `units` False: the passage features alone (retrieval reads only the chunks' probabilities)."""
     asked = question_wording(question, question_language)
     quantity = asks_quantity(question)
     similarities = [_unit_similarities(chunk, question_vector, scale) for chunk in chunks]
@@ -132,8 +134,9 @@ def chunks_features(
             best - typical if typical is not None else 0.0,
             float(chunk.sides_agree),
         )
-        units = []
-        for index, (unit, similarity) in enumerate(zip(chunk.units.units, sims, strict=False)):
+        found_units = []
+        scored = zip(chunk.units.units, sims, strict=False) if units else ()
+        for index, (unit, similarity) in enumerate(scored):
             unit_words = wording(unit.text, language)
             features = (
                 float(similarity),
@@ -144,9 +147,32 @@ def chunks_features(
                 float(same),
                 float(quantity and states_quantity(unit.text)),
             )
-            units.append((index, unit.text, float(similarity), features))
-        found.append(ChunkFeatures(chunk.chunk_id, language, passage_features, tuple(units)))
+            found_units.append((index, unit.text, float(similarity), features))
+        found.append(ChunkFeatures(chunk.chunk_id, language, passage_features, tuple(found_units)))
     return found
+
+
+def chunks_probability(
+    *,
+    question: str,
+    question_language: str,
+    question_vector: np.ndarray,
+    chunks: Sequence[ChunkInput],
+    scale: Scale | None = None,
+) -> dict[str, float]:
+    """Each chunk's probability by its id, without scoring its units (what retrieval reads)."""
+    passage = weights_load().passage
+    return {
+        found.chunk_id: passage.probability(found.passage)
+        for found in chunks_features(
+            question=question,
+            question_language=question_language,
+            question_vector=question_vector,
+            chunks=chunks,
+            scale=scale,
+            units=False,
+        )
+    }
 
 
 def unit_features_with(features: tuple[float, ...], probability: float) -> tuple[float, ...]:

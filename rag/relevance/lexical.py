@@ -7,7 +7,9 @@ Two measures, both shares of the question's weight in [0, 1]:
 - `anchors`: the question's numbers and names (a capitalised word not opening the sentence, or any word
   with a digit), found in the passage whatever its language: "1998", "ABC", "Panthers" read the same in a
   German question and an English paragraph. A name matches on its first five letters, so inflections
-  and most cognates meet ("Ottomans" / "ottomane").
+  meet ("Ottomans" / "ottomane").
+- `asks_quantity` / `states_quantity`: a question asking how long, many or much, or when; a text stating a
+  number (digits or number words).
 
 Longer words weigh more (a rough stand-in for rarity that needs no corpus statistics): a word's weight
 is its length in characters, capped.
@@ -165,33 +167,6 @@ def anchor_support(question: QuestionWording, passage: Wording) -> float:
         if anchor in passage.anchors or (not anchor[:1].isdigit() and anchor in passage.folded)
     )
     return held / total
-
-
-@functools.lru_cache(maxsize=4096)
-def prefixes(text: str) -> frozenset[str]:
-    """A text's words cut to their first NAME_PREFIX letters (accents and case folded)."""
-    return frozenset(_plain(word)[:NAME_PREFIX] for word in _words(text) if len(word) > 2)
-
-
-@functools.lru_cache(maxsize=512)
-def question_prefixes(question: str, language: str) -> dict[str, int]:
-    """The question's content words (stop words of its language out) cut to NAME_PREFIX letters, with
-    their weights: what may read alike in another language (names, numbers, cognates)."""
-    stop = _stop_words(language)
-    found: dict[str, int] = {}
-    for word in _words(question):
-        plain = _plain(word)
-        if plain in stop or (len(plain) < 4 and not plain.isdigit()):
-            continue
-        found[plain[:NAME_PREFIX]] = _weight(plain)
-    return found
-
-
-def prefix_support(question: dict[str, int], passage: frozenset[str]) -> float:
-    total = sum(question.values())
-    if not total:
-        return 0.0
-    return sum(w for prefix, w in question.items() if prefix in passage) / total
 
 
 # Questions that ask for a quantity, a duration or a date, in the six languages the product speaks.

@@ -25,7 +25,7 @@ from django.conf import settings
 
 from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.language import language_detect
-from rag.relevance.estimate import ChunkInput, chunks_estimate
+from rag.relevance.estimate import ChunkInput, chunks_probability
 from rag.relevance.service import retrieved_inputs
 from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice, sides_applied
@@ -316,14 +316,13 @@ def _hits_select(
         model_id=params.model_id,
         multi_model_id=params.multi_model_id,
     )
-    estimates = chunks_estimate(
+    relevance = chunks_probability(
         question=question,
         question_language=params.query_language,
         question_vector=inputs.question_vector,
         chunks=inputs.chunks,
         scale=inputs.scale,
     )
-    relevance = {estimate.chunk_id: estimate.probability for estimate in estimates}
     kept = [row for row in rows if relevance.get(row.chunk_id, 0.0) >= score_threshold]
     ordered, reranked = _reranked(question, kept)
     hits = [
