@@ -10,6 +10,7 @@ import html
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from conversations.citation_links import citation_link
 from conversations.models import Turn
 from conversations.routing import RouteAction
 from conversations.types import ChunkUsage
@@ -32,6 +33,11 @@ def turn_citations(*, turn: Turn) -> list[dict[str, Any]]:
     if turn.status != Turn.Status.FOUND_IN_CONTEXT or turn.route_action != RouteAction.SHOW_ANSWER:
         return []
     used = {usage["chunk"] for usage in turn.context_usage if usage.get("used_in_response")}
+    quoted = {
+        usage["chunk"]: next(iter(usage.get("sentences") or []), "")
+        for usage in reversed(turn.context_usage)
+        if usage.get("used_in_response")
+    }
     numbers = citation_numbers(
         chunk_ids=[chunk["chunk_id"] for chunk in turn.retrieved_chunks], used=used
     )
@@ -45,6 +51,8 @@ def turn_citations(*, turn: Turn) -> list[dict[str, Any]]:
             "page_number": chunk.get("page"),
             "start_time": chunk.get("start_time"),
             "text_preview": chunk.get("text_preview", ""),
+            # A web page's citation opens the page at the quoted sentence ("" for an uploaded file).
+            "url": citation_link(url=chunk.get("url", ""), quoted=quoted.get(chunk_id, "")),
         }
         for chunk_id, n in numbers.items()
         for chunk in (by_id[chunk_id],)

@@ -88,7 +88,9 @@ def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop)
         "page_number",
         "start_time",
         "text_preview",
+        "url",
     }
+    assert citation["url"] == ""  # an uploaded file, not a web page
     again = _turn(
         client, session["conversation_id"], "How much does a day rental cost?", "m-1", **headers
     )

@@ -306,7 +306,7 @@ header img{width:28px;height:28px;border-radius:50%}h2{flex:1;margin:0;font-size
 .status{margin:0;padding:4px 14px;font-size:13px;color:#555;min-height:1.4em}.banner:not(:empty){display:flex;gap:6px;align-items:center;margin:2px 0;padding:6px 10px;border-radius:8px;background:#fff7e0;color:#5b4200;font-weight:600}.banner.left{background:#e6f4ea;color:#14532d}.log{flex:1;overflow-y:auto;padding:8px 14px}
 .msg{margin:8px 0;padding:8px 11px;border-radius:10px;max-width:88%;word-wrap:break-word}.visitor{margin-left:auto;background:${c.primary_color};color:${c.text_color}}
 .bot,.agent{background:#f0f1f4}.agent{border-left:3px solid ${c.primary_color}}.system{background:#fff7e0;font-size:13px;max-width:100%}
-.who{display:block;font-size:12px;opacity:.75}.md p{margin:0 0 6px}.table{overflow-x:auto;margin:0 0 6px}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}th{background:#0000000d}.md ul,.md ol{margin:0 0 6px;padding-left:20px}code{background:#0001;padding:0 3px;border-radius:3px}
+.who{display:block;font-size:12px;opacity:.75}.page{display:block;font-size:12px;overflow-wrap:anywhere;margin:0 0 6px}.md p{margin:0 0 6px}.table{overflow-x:auto;margin:0 0 6px}table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}th{background:#0000000d}.md ul,.md ol{margin:0 0 6px;padding-left:20px}code{background:#0001;padding:0 3px;border-radius:3px}
 .cite{border:1px solid ${c.primary_color};background:#fff;color:${c.primary_color};border-radius:10px;font-size:11px;padding:0 5px;margin:0 1px;cursor:pointer;vertical-align:super}
 .tools{display:flex;gap:6px;margin-top:6px;flex-wrap:wrap;font-size:13px}.tools button,.reasons button{background:#fff;border:1px solid #bbb;border-radius:6px;cursor:pointer;padding:2px 8px}
 .tools button[aria-pressed=true]{background:${c.primary_color};color:${c.text_color}}.reasons label{display:block;font-size:13px}
@@ -420,6 +420,8 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     const where = c.page_number ? `${t.page} ${c.page_number}` : c.start_time != null ? fmtTime(c.start_time) : "";
     const whereNode = where ? el("div", { class: "who" }, where) : null;
     previewBody.replaceChildren(...(whereNode ? [whereNode] : []));
+    // A web page: its address, opening the page at the quoted sentence (the link's text fragment).
+    if (c.url) previewBody.append(el("a", { class: "page", href: c.url, target: "_blank", rel: "noopener noreferrer" }, c.url.split("#")[0]));
     let text = c.text_preview || "", chunk = null;
     // A curated answer ("curated:<id>") is no document chunk: its citation already holds the text.
     if (!String(c.chunk_id).startsWith("curated:")) {
