@@ -74,7 +74,7 @@ class WorkspaceFusion(models.Model):
     state of its background refresh (chunks changed since, a run queued).
 
     Until `method` is set (a first calibration), retrieval uses the defaults of
-    `rag.retrieval.service.FUSION`. `candidates` keeps every method measured, with both halves' figures.
+    `rag.retrieval.planning.FUSION`. `candidates` keeps every method measured, with both halves' figures.
     """
 
     class Source(models.TextChoices):

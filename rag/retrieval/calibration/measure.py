@@ -37,7 +37,7 @@ from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.calibration.withheld import WithheldSides, withheld_lists
 from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids, sides_applied
-from rag.retrieval.service import FUSION, vector_side_used
+from rag.retrieval.planning import FUSION, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
 
 RRF_KS = (10.0, 30.0, 60.0)
