@@ -70,6 +70,8 @@ def text_sql(table: str, *, workspace: int) -> str:
 
 def params(question: str) -> dict[str, object]:
     """The statement's other parameters, at the product's settings."""
+    from rag.retrieval.bm25 import EXACT_DEPTH  # the package loads models: after django.setup()
+
     return {
         "query_text": question,
         "query_config": "english",
@@ -81,4 +83,5 @@ def params(question: str) -> dict[str, object]:
         "postings_budget": int(settings.RETRIEVAL_BM25_POSTINGS_BUDGET),
         "safety_budget": int(settings.RETRIEVAL_BM25_SAFETY_BUDGET),
         "text_candidates": 40,
+        "exact_depth": EXACT_DEPTH,
     }

@@ -1,7 +1,7 @@
 """A visitor's message: the one entry point (`visitor_message_receive`), for the chat API, JSON or
 streamed, and the widget through it. While the owner is ``waiting_agent`` or ``agent`` the bot is
 muted and the message goes to the agent; otherwise the answer pipeline answers it, and an answer
-routed to a human opens the handoff (`moves.escalation_open`: one transaction).
+routed to a human opens the handoff (`handover.escalation_open`: one transaction).
 """
 
 from __future__ import annotations
@@ -24,15 +24,9 @@ from core.llm.types import LLMEndpoint
 from handoff.live import conversation_channel
 from handoff.models import Handoff, Message
 from handoff.selectors import handoff_history_messages
-from handoff.services.moves import (
-    MUTED_OWNERS,
-    HandoffError,
-    Owner,
-    conversation_get,
-    escalation_open,
-    message_create,
-    message_data,
-)
+from handoff.services.handover import escalation_open
+from handoff.services.messages import message_create, message_data
+from handoff.services.moves import MUTED_OWNERS, HandoffError, Owner, conversation_get
 from streams.live import live_publish_on_commit
 
 

@@ -18,7 +18,7 @@ from rag.admin.scoping import workspaces_for
 from rag.models import WorkspaceFusion
 from rag.retrieval.calibration.service import workspace_fusion_request
 from rag.retrieval.fusion import FusionChoice
-from rag.retrieval.service import fusion_default
+from rag.retrieval.planning import fusion_default
 
 
 def _fusion_label(fusion: WorkspaceFusion | None) -> str:

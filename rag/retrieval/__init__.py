@@ -1,15 +1,14 @@
 """Hybrid retrieval over the real Chunk table (vector + full text, fused as calibrated per workspace, optional
 HTTP reranker)."""
 
-from rag.retrieval.service import (
+from rag.retrieval.planning import (
     FUSION,
     FusionSettings,
-    RetrievalResult,
     RetrievalScope,
-    chunks_retrieve,
     document_languages_foreign,
     query_expand,
 )
+from rag.retrieval.service import RetrievalResult, chunks_retrieve
 from rag.retrieval.types import RetrievedChunk
 
 __all__ = [

@@ -24,8 +24,8 @@ hundreds of thousands of chunks, mid-frequency words would otherwise have it sco
 A small workspace (at most `postings_budget` chunks) is ranked exactly, the whole candidate list, and still
 pruned: its essential lexemes are the rarest up to half its chunks (past that the first pass reads nearly every
 chunk, as a scan would), and the safety test guards the whole list (depth `text_candidates`) with no budget of
-its own. A question's common words then cost nothing unless their bounds could lift a chunk into the list: a
-~555-chunk workspace's statement went from 3.6 to 1.8 ms p50 (docs/decisions/bm25-pruning.md).
+its own. A question's common words then cost nothing unless their bounds could lift a chunk into the list
+(docs/decisions/bm25-pruning.md has the measurements).
 """
 
 from __future__ import annotations
@@ -60,52 +60,42 @@ def _pass(*, source: str, terms: str, unless: str = "") -> str:
     the best `text_candidates` of them. A large workspace finds them through a GIN index. A small one
     (`pruning.small`) reads its own rows instead (the workspace's btree, its tsvectors matched one by one):
     the shared GIN index holds every workspace's postings, and a lexeme rare in a ~555-chunk workspace can
-    have ~90,000 there (bench/scale's 1M rows: 160 ms p50 through it, 3.5 ms through its own rows). The
-    two ways are gated by `pruning.small` (a one-time filter), so only one runs."""
+    have ~90,000 there (bench/scale's 1M rows). The two ways are gated by `pruning.small` (a one-time
+    filter), so only one runs. `source`, `terms` and `unless` are this module's own SQL expressions (CTE
+    names and columns), which PostgreSQL cannot take as parameters."""
     excluded = f" AND NOT {unless}" if unless else ""
-    ways = [
-        f"""SELECT c.id, c.search_vector, c.search_length FROM rag_chunk AS c
-              WHERE {match}{excluded} AND {_IN_SCOPE}
-                AND {gate}(SELECT small FROM pruning)"""  # noqa: S608 (module constants only)
-        for match, gate in (
-            (f"c.search_vector @@ {terms}", "NOT "),
-            # IS TRUE: not an operator a GIN index can serve
-            (f"(c.search_vector @@ {terms}) IS TRUE", ""),
-        )
-    ]
     return f"""SELECT h.id, h.score FROM {source} CROSS JOIN LATERAL (
         SELECT c.id, {_SCORE} AS score
-        FROM ({ways[0]}
+        FROM (SELECT c.id, c.search_vector, c.search_length FROM rag_chunk AS c
+              WHERE c.search_vector @@ {terms}{excluded} AND {_IN_SCOPE}
+                AND NOT (SELECT small FROM pruning)
               UNION ALL
-              {ways[1]}) AS c
+              -- IS TRUE: not an operator a GIN index can serve, so a small workspace reads its own rows
+              SELECT c.id, c.search_vector, c.search_length FROM rag_chunk AS c
+              WHERE (c.search_vector @@ {terms}) IS TRUE{excluded} AND {_IN_SCOPE}
+                AND (SELECT small FROM pruning)) AS c
         ORDER BY score DESC, c.id
         LIMIT %(text_candidates)s
-    ) AS h"""  # noqa: S608 (module constants only)
+    ) AS h"""  # noqa: S608 (this module's constants and expressions only)
 
 
-# Appended to "WITH <scope CTE>" by rag.retrieval.sql.
-BM25_SQL = (
-    ",\n"  # noqa: S608 (module constants only)
-    + r"""configs AS MATERIALIZED (
+# The statement's named parts, in order: each is a materialized CTE (PostgreSQL plans each once, and the
+# later parts read the earlier ones by name).
+_CONFIGS = """
     SELECT DISTINCT coalesce(m.cfg, 'simple') AS cfg
     FROM scope AS s LEFT JOIN unnest(%(languages)s::text[], %(configs)s::text[]) AS m(lang, cfg)
-      ON m.lang = s.language
-),
-workspace_configs AS MATERIALIZED (
-    SELECT config, chunks FROM rag_corpusstat WHERE workspace_id = %(workspace_id)s AND chunks > 0
-),
--- A small workspace's pruning (module docstring): the essential lexemes' postings budget and the depth the
--- safety test guarantees.
-pruning AS MATERIALIZED (
+      ON m.lang = s.language"""
+_WORKSPACE_CONFIGS = """
+    SELECT config, chunks FROM rag_corpusstat WHERE workspace_id = %(workspace_id)s AND chunks > 0"""
+# A small workspace's pruning (module docstring): the essential lexemes' postings budget and the depth the
+# safety test guarantees (`exact_depth`: EXACT_DEPTH, bound by rag.retrieval.sql.params).
+_PRUNING = """
     SELECT CASE WHEN w.small THEN w.chunks / 2 ELSE %(postings_budget)s END AS essential_budget,
-           CASE WHEN w.small THEN greatest(%(text_candidates)s, 1) ELSE """
-    + str(EXACT_DEPTH)
-    + """ END AS exact_depth,
+           CASE WHEN w.small THEN greatest(%(text_candidates)s, 1) ELSE %(exact_depth)s END AS exact_depth,
            w.small
     FROM (SELECT coalesce(sum(chunks), 0) AS chunks, coalesce(sum(chunks), 0) <= %(postings_budget)s AS small
-          FROM workspace_configs) AS w
-),
-query_terms AS MATERIALIZED (
+          FROM workspace_configs) AS w"""
+_QUERY_TERMS = r"""
     SELECT q.cfg, t.lexeme AS term, coalesce(array_length(t.positions, 1), 1) AS qtf, st.chunks AS df, cs.chunks AS n,
            cs.length::float8 / cs.chunks AS avg_length,
            ln(1 + (cs.chunks - st.chunks + 0.5) / (st.chunks + 0.5)) AS idf,
@@ -129,34 +119,25 @@ query_terms AS MATERIALIZED (
     CROSS JOIN LATERAL (
         SELECT s.chunks FROM rag_termstat AS s
         WHERE s.workspace_id = %(workspace_id)s AND s.config = q.cfg AND s.term = t.lexeme LIMIT 1
-    ) AS st
-),
-ranked_terms AS MATERIALIZED (
+    ) AS st"""
+_RANKED_TERMS = """
     SELECT *, (rarer = 0 OR rarer + postings <= (SELECT essential_budget FROM pruning)) AS essential
     FROM (SELECT *, sum(postings) OVER (PARTITION BY cfg ORDER BY postings, term) - postings AS rarer
-          FROM query_terms) AS ranked
-),
-essential AS MATERIALIZED (
+          FROM query_terms) AS ranked"""
+_ESSENTIAL = """
     SELECT cfg, array_agg(term ORDER BY term) AS all_lexemes,
            array_agg(qtf * idf ORDER BY term) AS weights, min(avg_length) AS avg_length,
            string_agg(quoted, ' | ') FILTER (WHERE essential)::tsquery AS terms
-    FROM ranked_terms GROUP BY cfg
-),
-first_pass AS MATERIALIZED (
-    """
-    + _pass(source="essential AS e", terms="e.terms")
-    + """
-),
--- Max-score's safety test. A chunk holding no essential lexeme scores less than the sum of its lexemes'
--- bounds idf * qtf * (k1 + 1) (a tf term never reaches k1 + 1). Taking the other lexemes commonest first,
--- those whose running sum stays under the first pass's EXACT_DEPTH-th score cannot lift a chunk into that
--- top: only the rarer rest must be searched (none, usually: common lexemes weigh little). That search has
--- a budget of its own (`safety_budget` postings, rarest first): past it the ranking is no longer exact.
-threshold AS MATERIALIZED (
+    FROM ranked_terms GROUP BY cfg"""
+# Max-score's safety test. A chunk holding no essential lexeme scores less than the sum of its lexemes'
+# bounds idf * qtf * (k1 + 1) (a tf term never reaches k1 + 1). Taking the other lexemes commonest first,
+# those whose running sum stays under the first pass's EXACT_DEPTH-th score cannot lift a chunk into that
+# top: only the rarer rest must be searched (none, usually: common lexemes weigh little). That search has
+# a budget of its own (`safety_budget` postings, rarest first): past it the ranking is no longer exact.
+_THRESHOLD = """
     SELECT coalesce((SELECT score FROM first_pass ORDER BY score DESC
-                     OFFSET (SELECT exact_depth - 1 FROM pruning) LIMIT 1), 0) AS theta
-),
-unsafe AS MATERIALIZED (
+                     OFFSET (SELECT exact_depth - 1 FROM pruning) LIMIT 1), 0) AS theta"""
+_UNSAFE = """
     SELECT s.cfg, string_agg(s.quoted, ' | ')::tsquery AS terms
     FROM (SELECT b.cfg, b.quoted,
                  sum(b.postings) OVER (PARTITION BY b.cfg ORDER BY b.postings, b.term) AS searched
@@ -168,19 +149,31 @@ unsafe AS MATERIALIZED (
     -- the search's own budget: the unsafe lexemes rarest first while their postings stay within it (a small
     -- workspace's safety test has none: its list stays exact)
     WHERE s.searched <= %(safety_budget)s OR (SELECT small FROM pruning)
-    GROUP BY s.cfg
-),
-second_pass AS MATERIALIZED (
-    """
-    + _pass(
-        source="unsafe AS x JOIN essential AS e ON e.cfg = x.cfg",
-        terms="x.terms",
-        unless="c.search_vector @@ e.terms",
-    )
-    + """
+    GROUP BY s.cfg"""
+_PARTS = (
+    ("configs", _CONFIGS),
+    ("workspace_configs", _WORKSPACE_CONFIGS),
+    ("pruning", _PRUNING),
+    ("query_terms", _QUERY_TERMS),
+    ("ranked_terms", _RANKED_TERMS),
+    ("essential", _ESSENTIAL),
+    ("first_pass", _pass(source="essential AS e", terms="e.terms")),
+    ("threshold", _THRESHOLD),
+    ("unsafe", _UNSAFE),
+    (
+        "second_pass",
+        _pass(
+            source="unsafe AS x JOIN essential AS e ON e.cfg = x.cfg",
+            terms="x.terms",
+            unless="c.search_vector @@ e.terms",
+        ),
+    ),
 )
+_RESULT = """
 SELECT id, score FROM (SELECT * FROM first_pass UNION ALL SELECT * FROM second_pass) AS h
 ORDER BY score DESC, id
 LIMIT %(text_candidates)s
 """
-)
+
+# Appended to "WITH <scope CTE>" by rag.retrieval.sql.text: the named parts, then the two passes' union.
+BM25_SQL = "".join(f",\n{name} AS MATERIALIZED ({body}\n)" for name, body in _PARTS) + _RESULT

@@ -63,7 +63,8 @@ class FusionChoice:
         """(vector, multilingual, text): how much each side counts, for the statement's candidate
         limits (a side at 0 is not searched) and the RRF formula."""
         if self.method in SIDE_METHODS:
-            return tuple(float(self.method == side) for side in SIDE_METHODS)  # type: ignore[return-value]
+            vector, multi, text = (float(self.method == side) for side in SIDE_METHODS)
+            return (vector, multi, text)
         if self.method == "convex":
             return (self.vector_share, self.multi_share, self.text_share)
         return (self.vector_weight, self.multi_weight, self.text_weight)
@@ -82,7 +83,8 @@ class FusionChoice:
         if method not in METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
         fields = {name: float(value) for name, value in parameters.items() if name in _FIELDS}
-        return cls(method=method, **fields)  # type: ignore[arg-type]
+        # `fields` holds only the float fields (_FIELDS), never `method`, which mypy cannot see in **fields.
+        return cls(method=method, **fields)  # type: ignore[arg-type]  # floats only, see above
 
 
 def sides_applied(*, choice: FusionChoice, vector_on: bool, multi_on: bool) -> FusionChoice:

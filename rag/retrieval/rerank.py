@@ -50,11 +50,14 @@ def rerank_scores(*, query: str, texts: Sequence[str]) -> list[float] | None:
 
 
 def _scores(payload: object, count: int) -> list[float]:
-    items = payload["results"] if isinstance(payload, dict) else payload
+    items = payload.get("results") if isinstance(payload, dict) else payload
+    if not isinstance(items, list):
+        raise ValueError("the reranker answered no list of scores")
     scores: list[float | None] = [None] * count
-    for item in items:  # type: ignore[union-attr]
+    for item in items:
         score = item["relevance_score"] if "relevance_score" in item else item["score"]
         scores[int(item["index"])] = float(score)
-    if any(score is None for score in scores):
+    scored = [score for score in scores if score is not None]
+    if len(scored) != count:
         raise ValueError("the reranker did not score every text")
-    return [float(score) for score in scores]  # type: ignore[arg-type]
+    return scored

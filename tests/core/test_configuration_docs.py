@@ -1,4 +1,4 @@
-"""Every environment variable `config/settings.py` reads is documented: a row of
+"""Every environment variable the settings (config/settings/) read is documented: a row of
 docs/configuration.md and a line of .env.example (read from the settings' syntax tree, so a new
 variable cannot slip in undocumented)."""
 
@@ -14,9 +14,10 @@ _READERS = {"os.environ.get", "os.getenv", "os.environ.setdefault"}
 
 def settings_variables() -> set[str]:
     """The names passed to the typed readers (`env_str`, `env_int`, ...) and to `os.environ`."""
-    tree = ast.parse((ROOT / "config/settings.py").read_text())
+    parts = sorted((ROOT / "config/settings").glob("*.py"))
+    trees = [ast.parse(part.read_text()) for part in parts]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in (node for tree in trees for node in ast.walk(tree)):
         if isinstance(node, ast.Call) and node.args:
             reader = ast.unparse(node.func)
             name = node.args[0]

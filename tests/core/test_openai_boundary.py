@@ -1,4 +1,4 @@
-"""One gateway per external service: exactly one module of the project imports `openai`."""
+"""One gateway per external service: only the gateway package (core/llm/gateway/) imports `openai`."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _dynamic_import_of_openai(call: ast.Call) -> bool:
     )
 
 
-def test_exactly_one_module_imports_openai() -> None:
+def test_only_the_gateway_imports_openai() -> None:
     sources = _project_sources()
     assert len(sources) > 100  # the scan really walked the project
     importers = sorted(
@@ -56,7 +56,8 @@ def test_exactly_one_module_imports_openai() -> None:
         for path in sources
         if _imports_openai(ast.parse(path.read_text(), str(path)))
     )
-    assert importers == ["core/llm/gateway.py"]
+    gateway = "core/llm/gateway/"
+    assert importers and all(path.startswith(gateway) for path in importers), importers
 
 
 def test_the_scan_sees_every_form_of_import() -> None:

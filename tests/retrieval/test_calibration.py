@@ -15,7 +15,7 @@ from core.models import Workspace
 from rag.ingestion import document_ingest
 from rag.models import WorkspaceEmbedding, WorkspaceFusion
 from rag.retrieval import RetrievalScope, chunks_retrieve, document_languages_foreign
-from rag.retrieval.calibration.measure import grid, side_shares, vector_share
+from rag.retrieval.calibration.choose import grid, side_shares, vector_share
 from rag.retrieval.calibration.pairs import sentence_span, synthetic_pairs
 from rag.retrieval.calibration.service import (
     workspace_fusion_calibrate,

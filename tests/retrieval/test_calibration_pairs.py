@@ -13,12 +13,8 @@ from conversations.models import Conversation, CuratedAnswer, Turn, TurnStatus
 from handoff.models import TurnFeedback
 from insights.models import EvaluationCase, EvaluationSet
 from rag.models import Chunk, WorkspaceFusion
-from rag.retrieval.calibration.measure import (
-    PairLists,
-    calibration_choose,
-    pair_lists,
-    vector_share,
-)
+from rag.retrieval.calibration.choose import calibration_choose, vector_share
+from rag.retrieval.calibration.measure import PairLists, pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
 from rag.retrieval.calibration.service import workspace_fusion_calibrate
 from rag.retrieval.calibration.withheld import reranked, text_without

@@ -10,8 +10,8 @@ from conversations.models import Conversation
 from core.models import Workspace
 from rag.embeddings import query_cache_clear
 from rag.models import Chunk
-from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand, sql
-from rag.retrieval.sql import hybrid_plan, plan_settings, text_rows, walk_depth
+from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
+from rag.retrieval.sql import hybrid_plan, plan, plan_settings, text_rows, walk_depth
 from tests.support.knowledge import document_ingested, hybrid_params
 
 pytestmark = pytest.mark.django_db
@@ -164,10 +164,10 @@ def test_the_walk_deepens_with_the_scope_as_walk_depth_says(monkeypatch) -> None
     # At the product's share a scope this small keeps the floor; a share of one walks a row per chunk,
     # and the ceiling holds whatever the share.
     assert chosen["hnsw.ef_search"] == walk_depth(scope_chunks=chunks, ef_search=1) == 1
-    monkeypatch.setattr(sql, "WALK_SHARE", 1.0)
+    monkeypatch.setattr(plan, "WALK_SHARE", 1.0)
     assert plan_settings(params=params, ef_search=1, exact_max=0)["hnsw.ef_search"] == chunks
     assert walk_depth(scope_chunks=chunks, ef_search=1) == chunks
-    monkeypatch.setattr(sql, "WALK_MAX", chunks - 1)
+    monkeypatch.setattr(plan, "WALK_MAX", chunks - 1)
     assert plan_settings(params=params, ef_search=1, exact_max=0)["hnsw.ef_search"] == chunks - 1
     assert plan_settings(params=params, ef_search=50, exact_max=0)["hnsw.ef_search"] == 50
     with connection.cursor() as cursor:  # nothing outlives the look

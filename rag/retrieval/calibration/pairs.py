@@ -25,7 +25,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import pysbd  # type: ignore[import-untyped]
+import pysbd  # type: ignore[import-untyped]  # pysbd ships no type information
 from django.conf import settings
 from django.db import connection
 

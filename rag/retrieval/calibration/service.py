@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from core.models import Workspace
 from rag.models import Chunk, Document, WorkspaceFusion
-from rag.retrieval.calibration.measure import Calibration, Measured, calibration_choose, pair_lists
+from rag.retrieval.calibration.choose import Calibration, Measured, calibration_choose
+from rag.retrieval.calibration.measure import pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
 from rag.selectors import workspace_embedding_model, workspace_multilingual_model
 

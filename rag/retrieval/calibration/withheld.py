@@ -26,7 +26,7 @@ from rag.embeddings import embed_texts
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.fusion import Ranked
-from rag.retrieval.service import FUSION
+from rag.retrieval.planning import FUSION
 
 # A neighbour repeats the sentence's first or last words through the chunks' overlap; fewer than this
 # many shared words at a chunk's edge is a coincidence, not a copy.
