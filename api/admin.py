@@ -83,7 +83,7 @@ class OriginsField(forms.CharField):
     def prepare_value(self, value: Any) -> Any:
         return "\n".join(value) if isinstance(value, list | tuple) else value
 
-    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]  # a list parsed from the text
         return [part for part in re.split(r"[\s,]+", str(value or "")) if part]
 
 

@@ -110,8 +110,7 @@ class SseEventSerializer(serializers.Serializer):
     event = serializers.CharField(
         help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse."
     )
-    # A field named like Serializer.data: this serializer only describes the schema.
-    data = serializers.CharField(  # type: ignore[assignment]
+    data = serializers.CharField(  # type: ignore[assignment]  # named like Serializer.data: schema only
         help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}."
     )
     id = serializers.CharField(help_text="Send the last one back as Last-Event-ID to resume.")

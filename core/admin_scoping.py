@@ -191,7 +191,7 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
                 raise PermissionDenied(f"{grant[0]}.{grant[2]}_{grant[1]}")
             return view(request, *args, **kwargs)
 
-        guarded.role_grant = grant  # type: ignore[attr-defined]
+        guarded.role_grant = grant  # type: ignore[attr-defined]  # read by the roles walk
         return self.admin_site.admin_view(guarded)
 
 

@@ -82,8 +82,8 @@ class DocumentUploadSerializer(serializers.Serializer):
             )
         return value
 
-    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
-        if attrs.get("title") and len(attrs["files"]) > 1:  # type: ignore[arg-type]
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("title") and len(attrs["files"]) > 1:
             raise serializers.ValidationError({"title": ["A title goes with a single file only."]})
         return attrs
 
