@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -97,7 +97,10 @@ def role_action(*, grant: Grant) -> Callable[[Any], Any]:
     return mark
 
 
-class WorkspaceScopedAdmin(admin.ModelAdmin):
+_ModelT = TypeVar("_ModelT", bound=Model)
+
+
+class WorkspaceScopedAdmin(admin.ModelAdmin[_ModelT]):
     workspace_lookup = "workspace"
 
     def role_grant(self, verb: str) -> Grant:
@@ -151,7 +154,7 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
     def action_grant(self, func: Any) -> Grant:
         """What an action needs: its `role_action` grant, else its Django permissions' verb on this model
         (the first of them: Django checks them all), else change: an undeclared action may write."""
-        declared = getattr(func, "role_grant", None)
+        declared: Grant | None = getattr(func, "role_grant", None)
         if declared is not None:
             return declared
         verbs: Any = getattr(func, "allowed_permissions", None) or ("change",)

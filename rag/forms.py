@@ -92,7 +92,7 @@ class DocumentUploadForm(forms.Form):
         return cleaned
 
 
-class DocumentChangeForm(forms.ModelForm):
+class DocumentChangeForm(forms.ModelForm[Document]):
     source_url = forms.URLField(required=False, assume_scheme="https", max_length=2000)
     replace_file = forms.FileField(
         required=False, help_text="Upload a fixed file: the document is ingested again."
