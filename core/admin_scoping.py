@@ -36,9 +36,12 @@ def workspace_ids_granting(*, user: Any, grant: Grant | None) -> list[Any]:
     return [ws for ws, role in roles.items() if role_allows(role=role, key=key, verb=grant[2])]
 
 
+_ModelT = TypeVar("_ModelT", bound=Model)
+
+
 def workspace_scope(
-    queryset: QuerySet[Any], *, user: Any, lookup: str, grant: Grant | None = None
-) -> QuerySet[Any]:
+    queryset: QuerySet[_ModelT], *, user: Any, lookup: str, grant: Grant | None = None
+) -> QuerySet[_ModelT]:
     """The part of a queryset a user may see: all for a superuser, else the rows of the workspaces where
     their role grants `grant` (any of their workspaces when None)."""
     if user.is_superuser:
@@ -95,9 +98,6 @@ def role_action(*, grant: Grant) -> Callable[[Any], Any]:
         return func
 
     return mark
-
-
-_ModelT = TypeVar("_ModelT", bound=Model)
 
 
 class WorkspaceScopedAdmin(admin.ModelAdmin[_ModelT]):
