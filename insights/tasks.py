@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import random
 
-from celery import Task, shared_task
+from celery import Task
+
+from core.typed_tasks import bound_task, task
 
 
-@shared_task(name="insights.gap_clustering_compute", acks_late=True)
+@task(name="insights.gap_clustering_compute", acks_late=True)
 def gap_clustering_compute_task(clustering_id: str) -> bool:
     from insights.services.gaps import gap_clustering_compute
 
     return gap_clustering_compute(clustering_id=clustering_id)
 
 
-@shared_task(name="insights.turn_rollups_refresh", acks_late=True)
+@task(name="insights.turn_rollups_refresh", acks_late=True)
 def turn_rollups_refresh_task() -> int:
     from insights.services.rollups import turn_rollups_refresh
 
     return turn_rollups_refresh()
 
 
-@shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
+@bound_task(name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
 def evaluation_run_execute_task(self: Task, run_id: str) -> str:
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,
@@ -42,14 +44,14 @@ def evaluation_run_execute_task(self: Task, run_id: str) -> str:
         raise self.retry(exc=exc, countdown=countdown) from exc
 
 
-@shared_task(name="insights.faq_candidates_collect", acks_late=True)
+@task(name="insights.faq_candidates_collect", acks_late=True)
 def faq_candidates_collect_task() -> int:
     from insights.services.knowledge import faq_candidates_collect
 
     return faq_candidates_collect()
 
 
-@shared_task(name="insights.gap_clusters_coverage_refresh", acks_late=True)
+@task(name="insights.gap_clusters_coverage_refresh", acks_late=True)
 def gap_clusters_coverage_refresh_task(bot_id: str) -> int:
     from insights.services.gaps import gap_clusters_coverage_refresh
 
