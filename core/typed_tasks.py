@@ -33,16 +33,36 @@ class Task(Protocol[P, R_co]):
     ) -> Any: ...
 
 
+class TaskRequest(Protocol):
+    """The delivery a bound task is running: its id (a claim's token) and how many retries came before."""
+
+    id: str
+    retries: int
+
+
+class RunningTask(Protocol):
+    """What a bound task's body reads of itself."""
+
+    request: TaskRequest
+    max_retries: int | None  # None: no limit
+
+    def retry(
+        self, *, exc: BaseException, countdown: float
+    ) -> Exception: ...  # Celery's Retry, to raise
+
+
 def task(**options: Any) -> Callable[[Callable[P, R]], Task[P, R]]:
     """`@shared_task(**options)`: the function becomes a task that keeps its signature."""
     decorate: Callable[[Callable[P, R]], Task[P, R]] = shared_task(**options)
     return decorate
 
 
-def bound_task(**options: Any) -> Callable[[Callable[Concatenate[Any, P], R]], Task[P, R]]:
+def bound_task(
+    **options: Any,
+) -> Callable[[Callable[Concatenate[RunningTask, P], R]], Task[P, R]]:
     """`@shared_task(bind=True, **options)`: the function takes the running task first (its request,
     `retry`); callers pass the rest."""
-    decorate: Callable[[Callable[Concatenate[Any, P], R]], Task[P, R]] = shared_task(
+    decorate: Callable[[Callable[Concatenate[RunningTask, P], R]], Task[P, R]] = shared_task(
         bind=True, **options
     )
     return decorate

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import random
 
-from celery import Task
-
-from core.typed_tasks import bound_task, task
+from core.typed_tasks import RunningTask, bound_task, task
 
 
 @task(name="insights.gap_clustering_compute", acks_late=True)
@@ -24,7 +22,7 @@ def turn_rollups_refresh_task() -> int:
 
 
 @bound_task(name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
-def evaluation_run_execute_task(self: Task, run_id: str) -> str:
+def evaluation_run_execute_task(self: RunningTask, run_id: str) -> str:
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,
         DocumentsPending,
@@ -35,7 +33,7 @@ def evaluation_run_execute_task(self: Task, run_id: str) -> str:
     try:
         return evaluation_run_execute(run_id=run_id)
     except DocumentsPending as exc:
-        if self.request.retries >= self.max_retries:
+        if self.max_retries is not None and self.request.retries >= self.max_retries:
             evaluation_run_fail(run_id=run_id, code="documents_not_ready", message=str(exc))
             return "failed"
         # Ingestion is still running (the demo's first run is queued with its documents): waited for

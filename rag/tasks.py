@@ -5,11 +5,10 @@ its pool forks."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from celery.signals import worker_init, worker_ready
 
-from core.typed_tasks import bound_task, task
+from core.typed_tasks import RunningTask, bound_task, task
 from rag.errors import TransientIngestError
 
 
@@ -19,7 +18,7 @@ from rag.errors import TransientIngestError
     reject_on_worker_lost=True,
     max_retries=None,
 )
-def document_ingest_task(self: Any, document_id: str) -> str:
+def document_ingest_task(self: RunningTask, document_id: str) -> str:
     from django.conf import settings
 
     from rag.ingestion import document_ingest
