@@ -6,12 +6,13 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 
 from handoff.models import AgentProfile
 from handoff.services.agents import display_name_clean
 
 
-class AgentProfileForm(forms.ModelForm):
+class AgentProfileForm(forms.ModelForm[AgentProfile]):
     class Meta:
         model = AgentProfile
         fields = ["display_name"]
@@ -21,7 +22,7 @@ class AgentProfileForm(forms.ModelForm):
         return display_name_clean(self.cleaned_data.get("display_name") or "")
 
 
-class AgentProfileInline(admin.StackedInline):
+class AgentProfileInline(admin.StackedInline[AgentProfile, AbstractBaseUser]):
     model = AgentProfile
     form = AgentProfileForm
     can_delete = False

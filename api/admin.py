@@ -31,7 +31,7 @@ def _adopt(obj: Any, created: Any) -> None:
 
 
 @admin.register(ServerApiKey)
-class ServerApiKeyAdmin(WorkspaceScopedAdmin):
+class ServerApiKeyAdmin(WorkspaceScopedAdmin[ServerApiKey]):
     list_display = [
         "name",
         "workspace",
@@ -52,7 +52,11 @@ class ServerApiKeyAdmin(WorkspaceScopedAdmin):
         return [*self.readonly_fields, "workspace"] if obj else self.readonly_fields
 
     def save_model(
-        self, request: HttpRequest, obj: ServerApiKey, form: forms.ModelForm, change: bool
+        self,
+        request: HttpRequest,
+        obj: ServerApiKey,
+        form: forms.ModelForm[ServerApiKey],
+        change: bool,
     ) -> None:
         if change:
             obj.save(update_fields=["name", "scopes", "expires_at"])
@@ -83,11 +87,11 @@ class OriginsField(forms.CharField):
     def prepare_value(self, value: Any) -> Any:
         return "\n".join(value) if isinstance(value, list | tuple) else value
 
-    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]  # a list parsed from the text
         return [part for part in re.split(r"[\s,]+", str(value or "")) if part]
 
 
-class WidgetKeyForm(forms.ModelForm):
+class WidgetKeyForm(forms.ModelForm[WidgetKey]):
     allowed_origins = OriginsField(
         help_text="One origin per line, such as https://www.example.com or http://127.0.0.1:8124.",
     )
@@ -106,7 +110,7 @@ class WidgetKeyForm(forms.ModelForm):
 
 
 @admin.register(WidgetKey)
-class WidgetKeyAdmin(WorkspaceScopedAdmin):
+class WidgetKeyAdmin(WorkspaceScopedAdmin[WidgetKey]):
     workspace_lookup = "bot__workspace"
     form = WidgetKeyForm
     list_display = ["name", "bot", "key", "allowed_origins", "revoked_at", "created_at"]
@@ -119,7 +123,7 @@ class WidgetKeyAdmin(WorkspaceScopedAdmin):
         return [*self.readonly_fields, "bot"] if obj else self.readonly_fields
 
     def save_model(
-        self, request: HttpRequest, obj: WidgetKey, form: forms.ModelForm, change: bool
+        self, request: HttpRequest, obj: WidgetKey, form: forms.ModelForm[WidgetKey], change: bool
     ) -> None:
         if change:
             obj.save(update_fields=["name", "allowed_origins"])
@@ -137,7 +141,7 @@ class WidgetKeyAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(BotSigningSecret)
-class BotSigningSecretAdmin(WorkspaceScopedAdmin):
+class BotSigningSecretAdmin(WorkspaceScopedAdmin[BotSigningSecret]):
     workspace_lookup = "bot__workspace"
     list_display = ["bot", "created_at", "rotated_at"]
     readonly_fields = ["secret", "created_at", "rotated_at"]
@@ -149,7 +153,11 @@ class BotSigningSecretAdmin(WorkspaceScopedAdmin):
         return [*self.readonly_fields, "bot"] if obj else self.readonly_fields
 
     def save_model(
-        self, request: HttpRequest, obj: BotSigningSecret, form: forms.ModelForm, change: bool
+        self,
+        request: HttpRequest,
+        obj: BotSigningSecret,
+        form: forms.ModelForm[BotSigningSecret],
+        change: bool,
     ) -> None:
         if not change:
             _adopt(obj, bot_signing_secret_create(bot=obj.bot))

@@ -6,6 +6,8 @@ the OpenAPI schema and the code cannot drift apart.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from api.serializers import StrictCharField, StrictUUIDField
@@ -14,7 +16,7 @@ MAX_QUERY_CHARS = 4000
 MAX_DOCUMENT_IDS = 200
 
 
-class RagSearchRequestSerializer(serializers.Serializer):
+class RagSearchRequestSerializer(serializers.Serializer[dict[str, Any]]):
     query = StrictCharField(max_length=MAX_QUERY_CHARS, help_text="The natural-language question.")
     document_ids = serializers.ListField(
         child=StrictUUIDField(),
@@ -31,7 +33,7 @@ class RagSearchRequestSerializer(serializers.Serializer):
         return list(dict.fromkeys(value))  # duplicates are harmless; keep the caller's order
 
 
-class RagSearchContextSerializer(serializers.Serializer):
+class RagSearchContextSerializer(serializers.Serializer[dict[str, Any]]):
     rank = serializers.IntegerField(min_value=1)
     chunk_id = serializers.UUIDField()
     document_id = serializers.UUIDField()
@@ -39,7 +41,7 @@ class RagSearchContextSerializer(serializers.Serializer):
     used_in_response = serializers.BooleanField()
 
 
-class RagSearchResultSerializer(serializers.Serializer):
+class RagSearchResultSerializer(serializers.Serializer[dict[str, Any]]):
     response = serializers.CharField(
         help_text='Markdown with inline <citation id="CHUNK_ID">[n]</citation>.'
     )
@@ -51,20 +53,20 @@ class RagSearchResultSerializer(serializers.Serializer):
     execution_id = serializers.CharField()
 
 
-class ChunkBoxSerializer(serializers.Serializer):
+class ChunkBoxSerializer(serializers.Serializer[dict[str, Any]]):
     bbox = serializers.ListField(
         child=serializers.FloatField(), min_length=4, max_length=4, help_text="[x1, y1, x2, y2]"
     )
     page_number = serializers.IntegerField(min_value=1)
 
 
-class ChunkMetadataSerializer(serializers.Serializer):
+class ChunkMetadataSerializer(serializers.Serializer[dict[str, Any]]):
     filename = serializers.CharField()
     languages = serializers.ListField(child=serializers.CharField())
     modality = serializers.CharField(help_text="text, audio or video")
 
 
-class ChunkSerializer(serializers.Serializer):
+class ChunkSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.UUIDField()
     document_id = serializers.UUIDField()
     text = serializers.CharField()
@@ -79,7 +81,7 @@ class ChunkSerializer(serializers.Serializer):
     metadata = ChunkMetadataSerializer()
 
 
-class ChatTurnRequestSerializer(serializers.Serializer):
+class ChatTurnRequestSerializer(serializers.Serializer[dict[str, Any]]):
     message = StrictCharField(max_length=MAX_QUERY_CHARS)
     client_message_id = serializers.RegexField(
         r"^[A-Za-z0-9_.:-]{1,64}$",

@@ -18,7 +18,7 @@ SSE_RESPONSE = OpenApiResponse(
 ERROR_STATUSES = ("400", "401", "403", "404", "405", "413", "415", "429", "500")
 
 
-class ApiKeyScheme(OpenApiAuthenticationExtension):
+class ApiKeyScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # unannotated in drf-spectacular
     target_class = "api.authentication.ApiKeyAuthentication"
     name = "ApiKey"
 
@@ -52,7 +52,7 @@ class ApiAutoSchema(AutoSchema):
         responses = super()._get_response_bodies(direction=direction)
         for status in ERROR_STATUSES:
             if status not in responses:
-                responses[status] = self._get_response_for_code(
+                responses[status] = self._get_response_for_code(  # type: ignore[no-untyped-call]  # unannotated upstream
                     ErrorSerializer, status, ["application/json"], direction=direction
                 )
         return responses

@@ -47,7 +47,7 @@ class StrictUUIDField(serializers.UUIDField):
         return value
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[dict[str, Any]]):
     code = serializers.ChoiceField(choices=[code.value for code in ErrorCode])
     message = serializers.CharField()
     extra = serializers.DictField(
@@ -55,7 +55,7 @@ class ErrorSerializer(serializers.Serializer):
     )
 
 
-class PrincipalSerializer(serializers.Serializer):
+class PrincipalSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.CharField()
     workspace_id = serializers.UUIDField()
     bot_id = serializers.UUIDField(allow_null=True)
@@ -64,7 +64,7 @@ class PrincipalSerializer(serializers.Serializer):
     conversation_id = serializers.UUIDField(allow_null=True)
 
 
-class SessionCreateSerializer(serializers.Serializer):
+class SessionCreateSerializer(serializers.Serializer[dict[str, Any]]):
     bot_id = StrictUUIDField(
         required=False, help_text="Required with a server key; a widget key uses its bot."
     )
@@ -77,7 +77,7 @@ class SessionCreateSerializer(serializers.Serializer):
     )
 
 
-class SessionSerializer(serializers.Serializer):
+class SessionSerializer(serializers.Serializer[dict[str, Any]]):
     conversation_id = serializers.UUIDField()
     bot_id = serializers.UUIDField()
     visitor_id = serializers.CharField()
@@ -85,7 +85,7 @@ class SessionSerializer(serializers.Serializer):
     session_token = serializers.CharField(help_text="Send it back as the X-Parley-Session header.")
 
 
-class QueryParamsSerializer(serializers.Serializer):
+class QueryParamsSerializer(serializers.Serializer[dict[str, Any]]):
     """Query parameters, where DRF would read ``?name=`` as "not given": here an empty value is an error."""
 
     def to_internal_value(self, data: Any) -> Any:
@@ -104,14 +104,13 @@ def _is_blank(data: object, name: str) -> bool:
     return getlist is not None and "" in [value.strip() for value in getlist(name)]
 
 
-class SseEventSerializer(serializers.Serializer):
+class SseEventSerializer(serializers.Serializer[dict[str, Any]]):
     """One event of a text/event-stream response, as the schema describes it (docs/api.md: framing)."""
 
     event = serializers.CharField(
         help_text="tool_update, tool_partial_update, error, tool_end, or <event>_delta_sse."
     )
-    # A field named like Serializer.data: this serializer only describes the schema.
-    data = serializers.CharField(  # type: ignore[assignment]
+    data = serializers.CharField(  # type: ignore[assignment]  # named like Serializer.data: schema only
         help_text="JSON text; for a _delta_sse piece: {seq, total, chunk}."
     )
     id = serializers.CharField(help_text="Send the last one back as Last-Event-ID to resume.")

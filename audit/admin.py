@@ -58,7 +58,7 @@ class EntryWorkspaceFilter(admin.SimpleListFilter):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(LogEntryAdminMixin, admin.ModelAdmin):
+class AuditEntryAdmin(LogEntryAdminMixin, admin.ModelAdmin[AuditEntry]):  # type: ignore[misc]  # django-auditlog ships no type hints
     # Its rows follow the role table through audit.selectors (an entry belongs to several workspaces,
     # so it is not a WorkspaceScopedAdmin): tests/core/test_roles_walk.py walks it as one.
     role_scoped = True

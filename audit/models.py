@@ -17,7 +17,7 @@ from audit.changes import changes_cleaned
 from audit.context import audit_context_fill
 
 
-class AuditEntryManager(LogEntryManager):
+class AuditEntryManager(LogEntryManager):  # type: ignore[misc]  # django-auditlog ships no type hints
     """Every entry, from auditlog's receivers or from audit.services, is created through `create`:
     who and from where come from the request being served (audit.context) unless given."""
 
@@ -72,7 +72,7 @@ APPEND_ONLY = "append_only"
 NO_TRUNCATE = "no_truncate"
 
 
-class AuditEntry(AbstractLogEntry):
+class AuditEntry(AbstractLogEntry):  # type: ignore[misc]  # django-auditlog ships no type hints
     class Kind(models.TextChoices):
         BOT = "bot", "Bot"
         TEMPLATE = "template", "Prompt template"
@@ -109,7 +109,7 @@ class AuditEntry(AbstractLogEntry):
 
     objects = AuditEntryManager()
 
-    class Meta(AbstractLogEntry.Meta):
+    class Meta(AbstractLogEntry.Meta):  # type: ignore[misc]  # django-auditlog ships no type hints
         verbose_name = "audit entry"
         verbose_name_plural = "audit entries"
         indexes = [GinIndex(fields=["workspaces"], name="audit_entry_workspaces")]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
 from audit.services import audit_entries_prune
+from core.typed_tasks import task
 
 
-@shared_task(name="audit.entries_prune")
+@task(name="audit.entries_prune")
 def audit_entries_prune_task() -> int:
     """Delete the audit entries older than PARLEY_AUDIT_RETENTION_DAYS; how many went."""
     return audit_entries_prune()

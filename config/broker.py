@@ -28,15 +28,17 @@ ALIASES = ("redis", "rediss")  # the schemes of REDIS_URL (redis+socket:// is "r
 class Channel(redis.Channel):
     def __init__(self, connection: Any, *args: Any, **kwargs: Any) -> None:
         self._conninfo = connection.client
-        super().__init__(connection, *args, **kwargs)
+        super().__init__(connection, *args, **kwargs)  # type: ignore[no-untyped-call]  # kombu leaves it unannotated
 
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         transport = self.connection
         if transport.client is not None:
-            return super()._connparams(asynchronous=asynchronous)
+            params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)  # type: ignore[no-untyped-call]  # kombu leaves it unannotated
+            return params
         transport.client = self._conninfo  # only for this read: the transport is being discarded
         try:
-            return super()._connparams(asynchronous=asynchronous)
+            params = super()._connparams(asynchronous=asynchronous)  # type: ignore[no-untyped-call]  # kombu leaves it unannotated
+            return params
         finally:
             transport.client = None
 

@@ -19,8 +19,6 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-@task_prerun.connect
-@task_postrun.connect
 def _database_connections_tidy(sender: object = None, **_: object) -> None:
     """Django's own rule at each end of a request, around each task: drop a broken or expired connection, and hand a
     pooled one back to its process's pool.
@@ -37,7 +35,6 @@ def _database_connections_tidy(sender: object = None, **_: object) -> None:
     close_old_connections()
 
 
-@worker_init.connect
 def _warm_up(sender: object = None, **_: object) -> None:
     """Before the worker consumes or answers a ping (the health check that `./parley run` waits for).
     A prefork worker's main process only imports the libraries: its pool forks after this."""
@@ -49,3 +46,10 @@ def _warm_up(sender: object = None, **_: object) -> None:
 
     pool = str(getattr(sender, "pool_cls", "") or "")
     process_warm_up(inference="prefork" not in pool.lower())
+
+
+# Connected by a call rather than as decorators: Celery's signals are untyped, and a decorator of theirs
+# would leave the receivers untyped too.
+task_prerun.connect(_database_connections_tidy)
+task_postrun.connect(_database_connections_tidy)
+worker_init.connect(_warm_up)

@@ -49,7 +49,7 @@ def _secret(help_text: str = "") -> forms.CharField:
     )
 
 
-class ChannelForm(forms.ModelForm):
+class ChannelForm(forms.ModelForm[Channel]):
     signing_secret = _secret("Slack: Basic Information → App Credentials → Signing Secret.")
     bot_token = _secret(
         "Slack: OAuth & Permissions → Bot User OAuth Token (xoxb-…). Telegram: BotFather's token."
@@ -144,7 +144,7 @@ class ChannelForm(forms.ModelForm):
 
 
 @admin.register(Channel)
-class ChannelAdmin(WorkspaceScopedAdmin):
+class ChannelAdmin(WorkspaceScopedAdmin[Channel]):
     workspace_lookup = "bot__workspace"
     form = ChannelForm
     list_display = ["name", "kind", "bot", "enabled", "platform_url"]
@@ -178,7 +178,7 @@ class ChannelAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(OutboxMessage)
-class OutboxMessageAdmin(WorkspaceScopedAdmin):
+class OutboxMessageAdmin(WorkspaceScopedAdmin[OutboxMessage]):
     workspace_lookup = "thread__channel__bot__workspace"
     list_display = [
         "created_at",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from celery import shared_task
 from django.utils import timezone
 
 from connectors.errors import MailboxUnavailable
@@ -18,19 +17,20 @@ from connectors.services import (
     outbox_due_threads,
     thread_deliver,
 )
+from core.typed_tasks import task
 
 logger = logging.getLogger(__name__)
 # An accepted message still unprocessed this long after it came (its worker lost) is processed again.
 INBOUND_STALE = timedelta(minutes=2)
 
 
-@shared_task(name="connectors.inbound_process", acks_late=True)
+@task(name="connectors.inbound_process", acks_late=True)
 def inbound_process_task(event_id: int) -> str:
     """Idempotent: the entry point replays a turn it answered (the platform's message id)."""
     return inbound_process(event_id=event_id)
 
 
-@shared_task(name="connectors.conversation_relay", acks_late=True)
+@task(name="connectors.conversation_relay", acks_late=True)
 def conversation_relay_task(conversation_id: str) -> str:
     """Asked by the handoff app (by this name: conversations.channels) after an owner move, an agent's
     or system message, or a bot turn in a conversation once handed off."""
@@ -43,12 +43,12 @@ def conversation_relay_task(conversation_id: str) -> str:
     return thread_deliver(thread_id=thread_id).outcome if thread_id else "no_thread"
 
 
-@shared_task(name="connectors.thread_deliver", acks_late=True)
+@task(name="connectors.thread_deliver", acks_late=True)
 def thread_deliver_task(thread_id: int) -> str:
     return thread_deliver(thread_id=thread_id).outcome
 
 
-@shared_task(name="connectors.outbox_sweep")
+@task(name="connectors.outbox_sweep")
 def outbox_sweep() -> int:
     """Beat's backstop: due rows a lost task left, and messages whose processing was lost."""
     for thread_id in outbox_due_threads():
@@ -61,7 +61,7 @@ def outbox_sweep() -> int:
     return len(stale)
 
 
-@shared_task(name="connectors.imap_poll")
+@task(name="connectors.imap_poll")
 def imap_poll() -> int:
     """Beat's: one poll task per e-mail channel with a mailbox."""
     channels = imap_channels()
@@ -70,7 +70,7 @@ def imap_poll() -> int:
     return len(channels)
 
 
-@shared_task(name="connectors.channel_imap_poll")
+@task(name="connectors.channel_imap_poll")
 def channel_imap_poll_task(channel_id: str) -> int:
     """A mailbox that cannot be read is logged and polled again at the next beat (nothing is lost:
     its messages stay unseen)."""

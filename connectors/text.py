@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-import pysbd  # type: ignore[import-untyped]
-from pysbd.languages import LANGUAGE_CODES  # type: ignore[import-untyped]
+import pysbd  # type: ignore[import-untyped]  # pysbd ships no type hints
+from pysbd.languages import LANGUAGE_CODES  # type: ignore[import-untyped]  # pysbd ships no type hints
 
 
 def text_split(text: str, *, limit: int, language: str = "en") -> list[str]:

@@ -26,7 +26,7 @@ def workspace_admin_panel_register(*, key: str, render: WorkspacePanel) -> None:
 
 
 @admin.register(Workspace)
-class WorkspaceAdmin(WorkspaceScopedAdmin):
+class WorkspaceAdmin(WorkspaceScopedAdmin[Workspace]):
     workspace_lookup = "pk"
     list_display = ["name", "slug", "created_at"]
     search_fields = ["name", "slug"]
@@ -57,7 +57,7 @@ class WorkspaceAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(WorkspaceScopedAdmin):
+class MembershipAdmin(WorkspaceScopedAdmin[Membership]):
     list_display = ["user", "workspace", "role", "created_at"]
     list_filter = [WorkspaceListFilter, "role"]
     list_select_related = ["user", "workspace"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -36,9 +36,12 @@ def workspace_ids_granting(*, user: Any, grant: Grant | None) -> list[Any]:
     return [ws for ws, role in roles.items() if role_allows(role=role, key=key, verb=grant[2])]
 
 
+_ModelT = TypeVar("_ModelT", bound=Model)
+
+
 def workspace_scope(
-    queryset: QuerySet[Any], *, user: Any, lookup: str, grant: Grant | None = None
-) -> QuerySet[Any]:
+    queryset: QuerySet[_ModelT], *, user: Any, lookup: str, grant: Grant | None = None
+) -> QuerySet[_ModelT]:
     """The part of a queryset a user may see: all for a superuser, else the rows of the workspaces where
     their role grants `grant` (any of their workspaces when None)."""
     if user.is_superuser:
@@ -97,7 +100,7 @@ def role_action(*, grant: Grant) -> Callable[[Any], Any]:
     return mark
 
 
-class WorkspaceScopedAdmin(admin.ModelAdmin):
+class WorkspaceScopedAdmin(admin.ModelAdmin[_ModelT]):
     workspace_lookup = "workspace"
 
     def role_grant(self, verb: str) -> Grant:
@@ -151,7 +154,7 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
     def action_grant(self, func: Any) -> Grant:
         """What an action needs: its `role_action` grant, else its Django permissions' verb on this model
         (the first of them: Django checks them all), else change: an undeclared action may write."""
-        declared = getattr(func, "role_grant", None)
+        declared: Grant | None = getattr(func, "role_grant", None)
         if declared is not None:
             return declared
         verbs: Any = getattr(func, "allowed_permissions", None) or ("change",)
@@ -191,7 +194,7 @@ class WorkspaceScopedAdmin(admin.ModelAdmin):
                 raise PermissionDenied(f"{grant[0]}.{grant[2]}_{grant[1]}")
             return view(request, *args, **kwargs)
 
-        guarded.role_grant = grant  # type: ignore[attr-defined]
+        guarded.role_grant = grant  # type: ignore[attr-defined]  # read by the roles walk
         return self.admin_site.admin_view(guarded)
 
 

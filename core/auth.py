@@ -25,7 +25,8 @@ def workspace_roles(*, user: Any) -> dict[Any, str]:
         user._workspace_roles_cache = dict(
             Membership.objects.filter(user_id=user.pk).values_list("workspace_id", "role")
         )
-    return user._workspace_roles_cache
+    roles: dict[Any, str] = user._workspace_roles_cache
+    return roles
 
 
 class WorkspaceMemberBackend(ModelBackend):
@@ -39,4 +40,5 @@ class WorkspaceMemberBackend(ModelBackend):
             own = super().get_group_permissions(user_obj, obj)
             roles = workspace_roles(user=user_obj).values()
             user_obj._group_perm_cache = own | roles_permissions(roles=roles)
-        return user_obj._group_perm_cache
+        permissions: set[str] = user_obj._group_perm_cache
+        return permissions

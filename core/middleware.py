@@ -91,7 +91,7 @@ class ContentSecurityPolicyMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         nonce = CspNonce()
-        request.csp_nonce = nonce  # type: ignore[attr-defined]
+        request.csp_nonce = nonce  # type: ignore[attr-defined]  # templates read it off the request
         response = self.get_response(request)
         if "Content-Security-Policy" not in response:
             policy = content_security_policy(

@@ -15,8 +15,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.errors import ErrorKind, ParleyError
+
+if TYPE_CHECKING:
+    from django.db.backends.utils import CursorWrapper
 
 MB = 1024 * 1024
 GB = 1024 * MB
@@ -193,15 +197,15 @@ def sizing_conf_write(*, pgdata: Path, sizing: Mapping[str, int]) -> bool:
     return changed
 
 
-def sizing_show(*, cursor: object) -> dict[str, int]:
+def sizing_show(*, cursor: CursorWrapper) -> dict[str, int]:
     """What a running server uses for each sized setting, in bytes or as a count."""
     found: dict[str, int] = {}
     for name in SIZED_SETTINGS:
         if name in MEMORY_SETTINGS:
-            cursor.execute("SELECT pg_size_bytes(current_setting(%s))", [name])  # type: ignore[attr-defined]
+            cursor.execute("SELECT pg_size_bytes(current_setting(%s))", [name])
         else:
-            cursor.execute("SELECT current_setting(%s)::int", [name])  # type: ignore[attr-defined]
-        found[name] = int(cursor.fetchone()[0])  # type: ignore[attr-defined]
+            cursor.execute("SELECT current_setting(%s)::int", [name])
+        found[name] = int(cursor.fetchone()[0])
     return found
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import socket
 
-from celery import shared_task
 from django.utils import timezone
 
 from core.models import WorkerProbe
+from core.typed_tasks import task
 
 
-@shared_task(name="core.worker_probe_complete")
+@task(name="core.worker_probe_complete")
 def worker_probe_complete(probe_id: str) -> None:
     WorkerProbe.objects.filter(pk=probe_id, completed_at__isnull=True).update(
         completed_at=timezone.now(), worker_hostname=socket.gethostname(), worker_pid=os.getpid()

@@ -3,10 +3,10 @@ and their handoffs; handoff policies; answer feedback with its question and answ
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html
@@ -17,8 +17,10 @@ from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 from handoff.models import FeedbackReason, Handoff, HandoffPolicy, TurnFeedback
 from handoff.transcript import conversation_transcript, turn_shown_text
 
+_ChildT = TypeVar("_ChildT", bound=Model)
 
-class _ReadOnlyInline(admin.TabularInline):
+
+class _ReadOnlyInline(admin.TabularInline[_ChildT, Conversation]):
     extra = 0
     can_delete = False
 
@@ -29,7 +31,7 @@ class _ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class HandoffInline(_ReadOnlyInline):
+class HandoffInline(_ReadOnlyInline[Handoff]):
     model = Handoff
     fields = readonly_fields = (
         "opened_at",
@@ -48,7 +50,7 @@ if admin.site.is_registered(Conversation):  # this richer view replaces a plain 
 
 
 @admin.register(Conversation)
-class ConversationAdmin(WorkspaceScopedAdmin):
+class ConversationAdmin(WorkspaceScopedAdmin[Conversation]):
     workspace_lookup = "bot__workspace"
     list_display = ["created_at", "bot", "channel", "owner", "visitor_id"]
     list_filter = [
@@ -117,7 +119,7 @@ class FeedbackRatingFilter(admin.SimpleListFilter):
 
 
 @admin.register(TurnFeedback)
-class TurnFeedbackAdmin(WorkspaceScopedAdmin):
+class TurnFeedbackAdmin(WorkspaceScopedAdmin[TurnFeedback]):
     """A feedback row reads on its own: the visitor's question, what the bot answered and the reasons,
     with links to the turn's audit and its conversation."""
 
@@ -188,6 +190,6 @@ class TurnFeedbackAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(HandoffPolicy)
-class HandoffPolicyAdmin(WorkspaceScopedAdmin):
+class HandoffPolicyAdmin(WorkspaceScopedAdmin[HandoffPolicy]):
     workspace_lookup = "bot__workspace"
     list_display = ["bot", "timeout_seconds"]

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import uuid
 
-from celery import shared_task
-
+from core.typed_tasks import task
 from handoff.services import handoff_pending_answer, handoff_timeout
 
 
-@shared_task(name="handoff.timeout_check", acks_late=True)
+@task(name="handoff.timeout_check", acks_late=True)
 def handoff_timeout_check(handoff_id: str) -> bool:
     return handoff_timeout(handoff_id=uuid.UUID(handoff_id))
 
 
-@shared_task(name="handoff.pending_answer", acks_late=True)
+@task(name="handoff.pending_answer", acks_late=True)
 def handoff_pending_answer_task(handoff_id: str) -> str | None:
     """Idempotent: a second run replays the turn the first one recorded (its client message id)."""
     received = handoff_pending_answer(handoff_id=uuid.UUID(handoff_id))

@@ -4,25 +4,25 @@ from __future__ import annotations
 
 import random
 
-from celery import Task, shared_task
+from core.typed_tasks import RunningTask, bound_task, task
 
 
-@shared_task(name="insights.gap_clustering_compute", acks_late=True)
+@task(name="insights.gap_clustering_compute", acks_late=True)
 def gap_clustering_compute_task(clustering_id: str) -> bool:
     from insights.services.gaps import gap_clustering_compute
 
     return gap_clustering_compute(clustering_id=clustering_id)
 
 
-@shared_task(name="insights.turn_rollups_refresh", acks_late=True)
+@task(name="insights.turn_rollups_refresh", acks_late=True)
 def turn_rollups_refresh_task() -> int:
     from insights.services.rollups import turn_rollups_refresh
 
     return turn_rollups_refresh()
 
 
-@shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
-def evaluation_run_execute_task(self: Task, run_id: str) -> str:
+@bound_task(name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
+def evaluation_run_execute_task(self: RunningTask, run_id: str) -> str:
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,
         DocumentsPending,
@@ -33,7 +33,7 @@ def evaluation_run_execute_task(self: Task, run_id: str) -> str:
     try:
         return evaluation_run_execute(run_id=run_id)
     except DocumentsPending as exc:
-        if self.request.retries >= self.max_retries:
+        if self.max_retries is not None and self.request.retries >= self.max_retries:
             evaluation_run_fail(run_id=run_id, code="documents_not_ready", message=str(exc))
             return "failed"
         # Ingestion is still running (the demo's first run is queued with its documents): waited for
@@ -42,14 +42,14 @@ def evaluation_run_execute_task(self: Task, run_id: str) -> str:
         raise self.retry(exc=exc, countdown=countdown) from exc
 
 
-@shared_task(name="insights.faq_candidates_collect", acks_late=True)
+@task(name="insights.faq_candidates_collect", acks_late=True)
 def faq_candidates_collect_task() -> int:
     from insights.services.knowledge import faq_candidates_collect
 
     return faq_candidates_collect()
 
 
-@shared_task(name="insights.gap_clusters_coverage_refresh", acks_late=True)
+@task(name="insights.gap_clusters_coverage_refresh", acks_late=True)
 def gap_clusters_coverage_refresh_task(bot_id: str) -> int:
     from insights.services.gaps import gap_clusters_coverage_refresh
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 
-from celery import shared_task
 from django.utils import timezone
 
+from core.typed_tasks import task
 from privacy.services.erasure import visitor_erasure_execute, visitor_erasures_unfinished
 from privacy.services.retention import retention_apply
 from privacy.subjects import VisitorNotFound
@@ -18,7 +18,7 @@ from privacy.subjects import VisitorNotFound
 RESUME_AFTER = timedelta(minutes=2)
 
 
-@shared_task(
+@task(
     name="privacy.visitor_erasure_execute",
     autoretry_for=(Exception,),
     retry_backoff=5,
@@ -36,7 +36,7 @@ def visitor_erasure_execute_task(erasure_id: str) -> str:
         return "missing"  # permanent: retrying cannot bring the row back
 
 
-@shared_task(name="privacy.erasures_resume")
+@task(name="privacy.erasures_resume")
 def erasures_resume() -> int:
     """Queue every erasure a failure or a killed process left unfinished; the count queued."""
     ids = visitor_erasures_unfinished(older_than=timezone.now() - RESUME_AFTER)
@@ -45,7 +45,7 @@ def erasures_resume() -> int:
     return len(ids)
 
 
-@shared_task(name="privacy.retention_apply")
+@task(name="privacy.retention_apply")
 def retention_apply_task() -> dict[str, int]:
     """Delete what every workspace's retention lets go; what was deleted, by kind."""
     return dataclasses.asdict(retention_apply())

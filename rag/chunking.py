@@ -7,6 +7,7 @@ for PDFs (OCR'd pages too), the first cue's start and last cue's end for subtitl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from langchain_text_splitters import RecursiveCharacterTextSplitter
@@ -22,11 +23,11 @@ class ChunkDraft:
     embed_text: str  # the text prefixed with title and headings, so the chunk stands alone
     heading_path: list[str]
     page_number: int | None
-    bbox: list[dict]
+    bbox: list[dict[str, Any]]
     start_time: float | None
     end_time: float | None
     token_count: int
-    metadata: dict = field(
+    metadata: dict[str, Any] = field(
         default_factory=dict
     )  # merged over the document's (OCR confidence, figures)
 
@@ -131,9 +132,9 @@ def _draft(ordinal: int, blocks: list[Block], title: str) -> ChunkDraft:
     )
 
 
-def _metadata(blocks: list[Block]) -> dict:
+def _metadata(blocks: list[Block]) -> dict[str, Any]:
     """The blocks' own metadata, and for OCR'd text its mean confidence and a low-confidence mark."""
-    metadata: dict = {}
+    metadata: dict[str, Any] = {}
     for block in blocks:
         metadata.update(block.metadata)
     confidences = [b.confidence for b in blocks if b.confidence is not None]
@@ -144,7 +145,7 @@ def _metadata(blocks: list[Block]) -> dict:
     return metadata
 
 
-def _merge_boxes(boxes: list[Box]) -> list[dict]:
+def _merge_boxes(boxes: list[Box]) -> list[dict[str, Any]]:
     """One enclosing box per page, in page order: a chunk that spans pages gets one entry per page."""
     by_page: dict[int, list[Box]] = {}
     for box in boxes:

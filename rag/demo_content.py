@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -80,7 +81,7 @@ def demo_pdf_bytes() -> bytes:
     from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate, Spacer
 
     styles = getSampleStyleSheet()
-    story: list = []
+    story: list[Any] = []  # reportlab's flowables (reportlab ships no type hints)
     for line in (DEMO_DIR / PDF_SOURCE).read_text().splitlines():
         if line.startswith("## "):
             if line == "## Storage and winter":

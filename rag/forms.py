@@ -48,8 +48,7 @@ class DocumentUploadForm(forms.Form):
         help_text="Keep the files out of every bot for now: only rag_search calls not tied to a bot"
         " find them, until you add bots on a document's page.",
     )
-    # A field named like BaseForm.files (the request's files), as the admin's upload page names it.
-    files = MultipleFileField(  # type: ignore[assignment]
+    files = MultipleFileField(  # type: ignore[assignment]  # named like BaseForm.files, as the upload page names it
         help_text="Select one or more files: txt, md, html, pdf, docx, csv, vtt, srt, png, jpg, webp,"
         " tiff (OCR), mp3, m4a, wav, mp4, webm (with a transcription model)."
     )
@@ -61,7 +60,7 @@ class DocumentUploadForm(forms.Form):
         cast("forms.ModelChoiceField[Any]", self.fields["workspace"]).queryset = workspaces
         bots = cast("forms.ModelMultipleChoiceField[Any]", self.fields["bots"])
         bots.queryset = self._bots
-        bots.label_from_instance = lambda bot: f"{bot.workspace} · {bot.name}"  # type: ignore[assignment]
+        bots.label_from_instance = lambda bot: f"{bot.workspace} · {bot.name}"  # type: ignore[assignment]  # per-form label
         self.bots_defaulted = False
         if len(self.default_bots) == 1:  # one workspace: nothing to choose
             self.fields["workspace"].initial = self.default_bots[0][0].pk
@@ -93,7 +92,7 @@ class DocumentUploadForm(forms.Form):
         return cleaned
 
 
-class DocumentChangeForm(forms.ModelForm):
+class DocumentChangeForm(forms.ModelForm[Document]):
     source_url = forms.URLField(required=False, assume_scheme="https", max_length=2000)
     replace_file = forms.FileField(
         required=False, help_text="Upload a fixed file: the document is ingested again."

@@ -10,11 +10,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connection, transaction
 
 from rag.models import INDEXED_DIMENSIONS, Chunk
+
+if TYPE_CHECKING:
+    from django.db.backends.utils import CursorWrapper
 
 
 @dataclass(frozen=True)
@@ -29,10 +33,10 @@ def hnsw_index_name(*, dims: int) -> str:
     return f"chunk_embedding_half_{int(dims)}"
 
 
-def hnsw_build_memory_set(*, cursor: object, memory_mb: int | None = None) -> None:
+def hnsw_build_memory_set(*, cursor: CursorWrapper, memory_mb: int | None = None) -> None:
     """SET LOCAL maintenance_work_mem for the current transaction (the setting unless `memory_mb` is given)."""
     megabytes = int(memory_mb or settings.RETRIEVAL_HNSW_BUILD_MEMORY_MB)
-    cursor.execute(f"SET LOCAL maintenance_work_mem = '{megabytes}MB'")  # type: ignore[attr-defined]
+    cursor.execute(f"SET LOCAL maintenance_work_mem = '{megabytes}MB'")
 
 
 def chunk_indexes_rebuild(

@@ -12,6 +12,7 @@ import io
 import json
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import Any
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -44,7 +45,9 @@ class PreviewUnavailable(ParleyError):
 class Preview:
     png: bytes
     region: (
-        dict  # {"page_number", "box": [x0, top, x1, bottom] in source units, "scale": px per unit}
+        dict[
+            str, Any
+        ]  # {"page_number", "box": [x0, top, x1, bottom] in source units, "scale": px per unit}
     )
 
 
@@ -100,7 +103,8 @@ def _render(chunk: Chunk) -> Preview:
 def _read(name: str) -> bytes:
     try:
         with default_storage.open(name, "rb") as handle:
-            return handle.read()
+            data: bytes = handle.read()
+            return data
     except FileNotFoundError as exc:
         raise PreviewUnavailable("The source file is missing from storage.") from exc
 
@@ -111,7 +115,8 @@ def _pdf_page(data: bytes, page_number: int) -> Image.Image:
     document = pdfium.PdfDocument(data)
     try:
         page = document[page_number - 1]
-        return page.render(scale=PDF_SCALE).to_pil().convert("RGB")
+        image: Image.Image = page.render(scale=PDF_SCALE).to_pil().convert("RGB")
+        return image
     finally:
         document.close()
 

@@ -5,22 +5,20 @@ its pool forks."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
-from celery import shared_task
 from celery.signals import worker_init, worker_ready
 
+from core.typed_tasks import RunningTask, bound_task, task
 from rag.errors import TransientIngestError
 
 
-@shared_task(
-    bind=True,
+@bound_task(
     name="rag.document_ingest",
     acks_late=True,
     reject_on_worker_lost=True,
     max_retries=None,
 )
-def document_ingest_task(self: Any, document_id: str) -> str:
+def document_ingest_task(self: RunningTask, document_id: str) -> str:
     from django.conf import settings
 
     from rag.ingestion import document_ingest
@@ -36,9 +34,7 @@ def document_ingest_task(self: Any, document_id: str) -> str:
         raise self.retry(exc=exc, countdown=countdown) from exc
 
 
-@shared_task(
-    name="rag.workspace_fusion_calibrate", acks_late=True, soft_time_limit=600, time_limit=660
-)
+@task(name="rag.workspace_fusion_calibrate", acks_late=True, soft_time_limit=600, time_limit=660)
 def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     """Idempotent: the same chunks give the same pairs and the same choice (the service releases the
     queued mark on any error, so a failed run may be asked for again)."""
@@ -48,7 +44,7 @@ def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     return calibrated.method if calibrated is not None else "too_few_pairs"
 
 
-@shared_task(name="rag.chunks_multilingual_backfill", acks_late=True)
+@task(name="rag.chunks_multilingual_backfill", acks_late=True)
 def chunks_multilingual_backfill_task(workspace_id: str) -> int:
     """Idempotent: only chunks still without the workspace's multilingual vector are embedded. The
     pending mark is dropped when it ends, and a finished backfill asks for a recalibration (the
@@ -67,16 +63,14 @@ def chunks_multilingual_backfill_task(workspace_id: str) -> int:
     return done
 
 
-@shared_task(name="rag.multilingual_backfill_sweep")
+@task(name="rag.multilingual_backfill_sweep")
 def multilingual_backfill_sweep_task() -> int:
     from rag.embeddings.backfill import multilingual_backfill_sweep
 
     return multilingual_backfill_sweep()
 
 
-@shared_task(
-    name="rag.chunks_passages_backfill", acks_late=True, soft_time_limit=1800, time_limit=1860
-)
+@task(name="rag.chunks_passages_backfill", acks_late=True, soft_time_limit=1800, time_limit=1860)
 def chunks_passages_backfill_task(workspace_id: str) -> int:
     """Idempotent: only chunks still without passages for the workspace's models are made; the
     pending mark is dropped when it ends."""
@@ -90,7 +84,7 @@ def chunks_passages_backfill_task(workspace_id: str) -> int:
         cache.delete(f"parley:passages-backfill:{workspace_id}")
 
 
-@shared_task(name="rag.passages_backfill_sweep")
+@task(name="rag.passages_backfill_sweep")
 def passages_backfill_sweep_task() -> int:
     from rag.passages.backfill import passages_backfill_sweep
 
@@ -99,7 +93,7 @@ def passages_backfill_sweep_task() -> int:
 
 # An HNSW build of a 500k-chunk workspace takes many minutes on 2 cores (bench/scale): far past the
 # default task limit, which would cut every attempt short. It occupies one worker process meanwhile.
-@shared_task(name="rag.workspace_indexes_sync", soft_time_limit=3 * 3600, time_limit=3 * 3600 + 60)
+@task(name="rag.workspace_indexes_sync", soft_time_limit=3 * 3600, time_limit=3 * 3600 + 60)
 def workspace_indexes_sync_task() -> int:
     """Large workspaces' own HNSW indexes (rag.workspace_indexes); a build cut short leaves an
     invalid index, which the next run drops and builds again."""
@@ -109,21 +103,19 @@ def workspace_indexes_sync_task() -> int:
     return len(result.created) + len(result.dropped)
 
 
-@shared_task(name="rag.documents_reclaim_stuck")
+@task(name="rag.documents_reclaim_stuck")
 def documents_reclaim_stuck_task() -> int:
     from rag.services import documents_reclaim_stuck
 
     return documents_reclaim_stuck()
 
 
-@worker_ready.connect
 def _reclaim_on_worker_start(**_: object) -> None:
     """A worker that starts after a crash picks up the documents the crash left behind."""
     documents_reclaim_stuck_task.delay()
     multilingual_backfill_sweep_task.delay()  # chunks stored before the multilingual side existed
 
 
-@worker_init.connect
 def ingestion_preload(**_: object) -> None:
     """Import the pipeline and load the language identifier once, before the pool forks: every pool process shares
     them (~70 MB) instead of spending ~2 s of CPU on them in its first ingestion task."""
@@ -131,3 +123,9 @@ def ingestion_preload(**_: object) -> None:
     from rag.language import language_identifier_load
 
     language_identifier_load()
+
+
+# Connected by a call rather than as decorators: Celery's signals are untyped, and a decorator of theirs
+# would leave the receivers untyped too.
+worker_ready.connect(_reclaim_on_worker_start)
+worker_init.connect(ingestion_preload)

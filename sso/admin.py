@@ -15,7 +15,7 @@ from sso.models import OidcIdentity
 
 
 @admin.register(OidcIdentity)
-class OidcIdentityAdmin(admin.ModelAdmin):
+class OidcIdentityAdmin(admin.ModelAdmin[OidcIdentity]):
     list_display = ("user", "subject", "issuer", "created_at", "last_login_at")
     search_fields = ("user__username", "user__email", "subject")
     list_filter = ("issuer",)

@@ -39,7 +39,7 @@ class LocalPasswordBackend(WorkspaceMemberBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
 
-class OidcStaffBackend(OIDCAuthenticationBackend):
+class OidcStaffBackend(OIDCAuthenticationBackend):  # type: ignore[misc]  # mozilla-django-oidc ships no type hints
     """Signs staff in through the provider; grants no permission itself (LocalPasswordBackend does)."""
 
     def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> User | None:

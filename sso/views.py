@@ -32,14 +32,14 @@ def _enabled() -> None:
         raise Http404("single sign-on is not configured")
 
 
-class SsoLoginView(OIDCAuthenticationRequestView):
+class SsoLoginView(OIDCAuthenticationRequestView):  # type: ignore[misc]  # mozilla-django-oidc ships no type hints
     def get(self, request: HttpRequest) -> HttpResponse:
         _enabled()
         response: HttpResponse = super().get(request)
         return response
 
 
-class SsoCallbackView(OIDCAuthenticationCallbackView):
+class SsoCallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]  # mozilla-django-oidc ships no type hints
     def get(self, request: HttpRequest) -> HttpResponse:
         _enabled()
         try:

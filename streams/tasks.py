@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from celery import shared_task
-
+from core.typed_tasks import task
 from streams.runners import runner_resolve
 from streams.sse import stream_producing
 from streams.sse.supervision import stream_run_claimed
 
 
-@shared_task(name="streams.stream_runner_execute", acks_late=False)
+@task(name="streams.stream_runner_execute", acks_late=False)
 def stream_runner_execute(
     stream_id: str, runner: str, kwargs: dict[str, Any], announced: bool = False
 ) -> None:
@@ -27,7 +26,7 @@ def stream_runner_execute(
 
 
 # The task's name before it moved to this app: messages queued under it before the rename still run.
-@shared_task(name="api.stream_runner_execute", acks_late=False)
+@task(name="api.stream_runner_execute", acks_late=False)
 def stream_runner_execute_former_name(
     stream_id: str, runner: str, kwargs: dict[str, Any], announced: bool = False
 ) -> None:

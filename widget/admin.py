@@ -9,6 +9,6 @@ from widget.models import WidgetAppearance
 
 
 @admin.register(WidgetAppearance)
-class WidgetAppearanceAdmin(WorkspaceScopedAdmin):
+class WidgetAppearanceAdmin(WorkspaceScopedAdmin[WidgetAppearance]):
     workspace_lookup = "bot__workspace"
     list_display = ["bot", "title", "position", "locale", "primary_color"]

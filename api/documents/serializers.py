@@ -43,7 +43,7 @@ def _conversation_id_field() -> StrictUUIDField:
     )
 
 
-class DocumentTextCreateSerializer(serializers.Serializer):
+class DocumentTextCreateSerializer(serializers.Serializer[dict[str, Any]]):
     title = StrictCharField(max_length=300)
     text = StrictCharField(
         trim_whitespace=False, help_text="The document's content, stored as a text file."
@@ -63,7 +63,7 @@ class DocumentTextCreateSerializer(serializers.Serializer):
         return value
 
 
-class DocumentUploadSerializer(serializers.Serializer):
+class DocumentUploadSerializer(serializers.Serializer[dict[str, Any]]):
     files = serializers.ListField(
         child=serializers.FileField(),
         min_length=1,
@@ -82,13 +82,13 @@ class DocumentUploadSerializer(serializers.Serializer):
             )
         return value
 
-    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
-        if attrs.get("title") and len(attrs["files"]) > 1:  # type: ignore[arg-type]
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("title") and len(attrs["files"]) > 1:
             raise serializers.ValidationError({"title": ["A title goes with a single file only."]})
         return attrs
 
 
-class DocumentUpdateSerializer(serializers.Serializer):
+class DocumentUpdateSerializer(serializers.Serializer[dict[str, Any]]):
     title = StrictCharField(max_length=300, required=False)
     bot_ids = serializers.ListField(
         child=StrictUUIDField(),
@@ -110,12 +110,12 @@ class DocumentListQuerySerializer(QueryParamsSerializer):
     offset = serializers.IntegerField(required=False, min_value=0)
 
 
-class BotRefSerializer(serializers.Serializer):
+class BotRefSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.UUIDField()
     name = serializers.CharField()
 
 
-class DocumentSerializer(serializers.Serializer):
+class DocumentSerializer(serializers.Serializer[Document]):
     id = serializers.UUIDField()
     title = serializers.CharField()
     filename = serializers.CharField()
@@ -153,5 +153,5 @@ class DocumentSerializer(serializers.Serializer):
         return [{"id": str(bot.pk), "name": bot.name} for bot in bots]
 
 
-class DocumentBatchSerializer(serializers.Serializer):
+class DocumentBatchSerializer(serializers.Serializer[dict[str, Any]]):
     documents = DocumentSerializer(many=True)

@@ -55,7 +55,7 @@ def _with_bots(documents: QuerySet[Document]) -> QuerySet[Document]:
     return documents.prefetch_related("bots")
 
 
-class DocumentCollectionView(_DocumentScopes, GenericAPIView):
+class DocumentCollectionView(_DocumentScopes, GenericAPIView[Document]):
     serializer_class = DocumentSerializer
     pagination_class = DocumentPagination
     parser_classes = [JSONParser, MultiPartParser]
@@ -82,7 +82,8 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
         if "conversation_id" in filters:
             documents = documents.filter(conversation_id=filters["conversation_id"])
         page = self.paginate_queryset(_with_bots(documents.order_by("-created_at", "pk")))
-        return self.get_paginated_response(DocumentSerializer(page, many=True).data)
+        documents_shown = DocumentSerializer(page, many=True)  # type: ignore[arg-type]  # many=True takes a list (drf-stubs #260)
+        return self.get_paginated_response(documents_shown.data)
 
     @extend_schema(
         summary="Add documents: upload files (multipart) or send a text (JSON)",
@@ -145,15 +146,14 @@ class DocumentCollectionView(_DocumentScopes, GenericAPIView):
         created = _with_bots(
             Document.objects.filter(pk__in=[document.pk for document in outcome.documents])
         )
-        body = {
-            "documents": DocumentSerializer(created.order_by("created_at", "pk"), many=True).data
-        }
+        shown = DocumentSerializer(created.order_by("created_at", "pk"), many=True)  # type: ignore[arg-type]  # many=True takes a list (drf-stubs #260)
+        body = {"documents": shown.data}
         if outcome.replayed:
             return Response(body, 200, headers={"Idempotent-Replayed": "true"})
         return Response(body, 201)
 
 
-class DocumentDetailView(_DocumentScopes, GenericAPIView):
+class DocumentDetailView(_DocumentScopes, GenericAPIView[Document]):
     serializer_class = DocumentSerializer
 
     @extend_schema(
@@ -196,7 +196,7 @@ class DocumentDetailView(_DocumentScopes, GenericAPIView):
         return Response(status=204)
 
 
-class DocumentRerunView(_DocumentScopes, GenericAPIView):
+class DocumentRerunView(_DocumentScopes, GenericAPIView[Document]):
     serializer_class = DocumentSerializer
 
     @extend_schema(

@@ -7,6 +7,7 @@ its own session's conversation.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.http.response import HttpResponseBase
 from drf_spectacular.types import OpenApiTypes
@@ -31,7 +32,7 @@ from streams.live import live_stream_ensure
 from streams.sse import EventStreamRenderer, sse_response
 
 
-class HistoryItemSerializer(serializers.Serializer):
+class HistoryItemSerializer(serializers.Serializer[dict[str, Any]]):
     id = serializers.CharField()
     role = serializers.ChoiceField(choices=["visitor", "bot", "agent", "system"])
     text = serializers.CharField()
@@ -49,16 +50,16 @@ class HistoryItemSerializer(serializers.Serializer):
     context_usage = serializers.ListField(child=serializers.DictField(), required=False)
 
 
-class HandoffRequestSerializer(serializers.Serializer):
+class HandoffRequestSerializer(serializers.Serializer[dict[str, Any]]):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=1000, default="")
 
 
-class HandoffResponseSerializer(serializers.Serializer):
+class HandoffResponseSerializer(serializers.Serializer[dict[str, Any]]):
     owner = serializers.CharField()
     handoff_id = serializers.UUIDField()
 
 
-class FeedbackSerializer(serializers.Serializer):
+class FeedbackSerializer(serializers.Serializer[dict[str, Any]]):
     rating = serializers.ChoiceField(choices=TurnFeedback.Rating.values)
     reasons = serializers.ListField(
         child=serializers.ChoiceField(choices=FeedbackReason.values),

@@ -15,9 +15,9 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from anymail.exceptions import AnymailError  # type: ignore[import-untyped]
-from anymail.inbound import AnymailInboundMessage  # type: ignore[import-untyped]
-from anymail.webhooks.mailgun import MailgunInboundWebhookView  # type: ignore[import-untyped]
+from anymail.exceptions import AnymailError
+from anymail.inbound import AnymailInboundMessage
+from anymail.webhooks.mailgun import MailgunInboundWebhookView
 from django.core.mail import EmailMessage, get_connection
 from django.core.mail.backends.base import BaseEmailBackend
 from django.http import HttpRequest

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from imaplib import IMAP4
 
-from anymail.inbound import AnymailInboundMessage  # type: ignore[import-untyped]
+from anymail.inbound import AnymailInboundMessage
 from imap_tools import AND, BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.consts import MailMessageFlags
 from imap_tools.errors import ImapToolsError

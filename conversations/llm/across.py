@@ -41,7 +41,8 @@ def language_name(*, language: str, in_language: str) -> str:
         names = babel.Locale.parse(in_language).languages
     except (ValueError, babel.UnknownLocaleError):
         return ""
-    return names.get(language, "")
+    name: str = names.get(language, "")
+    return name
 
 
 def embed_across(texts: Sequence[str]) -> Sequence[Sequence[float]]:

@@ -26,7 +26,7 @@ from insights.services.knowledge import (
 
 
 @admin.register(FaqCandidate)
-class FaqCandidateAdmin(WorkspaceScopedAdmin):
+class FaqCandidateAdmin(WorkspaceScopedAdmin[FaqCandidate]):
     workspace_lookup = "bot__workspace"
     list_display = ["created_at", "bot", "short_question", "status", "document"]
     list_filter = ["status", ("bot", admin.RelatedOnlyFieldListFilter)]
@@ -61,14 +61,14 @@ class FaqCandidateAdmin(WorkspaceScopedAdmin):
         return super().response_change(request, obj)
 
     def save_model(
-        self, request: HttpRequest, obj: FaqCandidate, form: ModelForm, change: bool
+        self, request: HttpRequest, obj: FaqCandidate, form: ModelForm[FaqCandidate], change: bool
     ) -> None:
         # Approval stores the edited text itself (with the document, in one transaction).
         if "_approve" not in request.POST:
             super().save_model(request, obj, form, change)
 
 
-class CuratedAnswerForm(ModelForm):
+class CuratedAnswerForm(ModelForm[CuratedAnswer]):
     cluster = forms.ModelChoiceField(
         queryset=GapCluster.objects.none(),
         required=False,
@@ -81,7 +81,7 @@ class CuratedAnswerForm(ModelForm):
 
 
 @admin.register(CuratedAnswer)
-class CuratedAnswerAdmin(WorkspaceScopedAdmin):
+class CuratedAnswerAdmin(WorkspaceScopedAdmin[CuratedAnswer]):
     """Curated answers (a conversations model: the turn's path reads them), written here with the
     rest of the knowledge-gap loop; `?cluster=<id>` preselects the gap cluster to attach."""
 
@@ -124,7 +124,7 @@ class CuratedAnswerAdmin(WorkspaceScopedAdmin):
         return initial
 
     def save_model(
-        self, request: HttpRequest, obj: CuratedAnswer, form: ModelForm, change: bool
+        self, request: HttpRequest, obj: CuratedAnswer, form: ModelForm[CuratedAnswer], change: bool
     ) -> None:
         super().save_model(request, obj, form, change)
         curated_answer_embed(curated_id=obj.pk)
@@ -136,7 +136,7 @@ class CuratedAnswerAdmin(WorkspaceScopedAdmin):
 
 
 @admin.register(CuratedAnswerPolicy)
-class CuratedAnswerPolicyAdmin(WorkspaceScopedAdmin):
+class CuratedAnswerPolicyAdmin(WorkspaceScopedAdmin[CuratedAnswerPolicy]):
     workspace_lookup = "bot__workspace"
     list_display = ["bot", "similarity_threshold"]
 

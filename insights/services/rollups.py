@@ -9,6 +9,7 @@ committed late by a transaction that started earlier.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -17,6 +18,9 @@ from django.utils import timezone
 from conversations.pipeline.curated import CURATED_MODEL
 from insights.models import RollupWatermark
 from insights.selectors.analytics import ANSWERED_STATUSES, HISTOGRAM_BUCKETS, NO_TOPIC
+
+if TYPE_CHECKING:
+    from django.db.backends.utils import CursorWrapper
 
 OVERLAP = timedelta(minutes=5)
 BEGINNING = datetime(2000, 1, 1, tzinfo=UTC)
@@ -138,10 +142,10 @@ def turn_rollups_rebuild(*, bot_id: str) -> int:
     return len(days)
 
 
-def turn_rollup_day_compute(*, cursor: object, bot_id: str, day: date) -> None:
+def turn_rollup_day_compute(*, cursor: CursorWrapper, bot_id: str, day: date) -> None:
     zone = timezone.get_current_timezone()
     start = datetime.combine(day, datetime.min.time(), tzinfo=zone)
-    params = {
+    params: dict[str, str | int | date | datetime | list[str]] = {
         "bot": bot_id,
         "day": day,
         "start": start,
@@ -151,5 +155,5 @@ def turn_rollup_day_compute(*, cursor: object, bot_id: str, day: date) -> None:
         "answered": list(ANSWERED_STATUSES),
         "curated": CURATED_MODEL,
     }
-    cursor.execute(_DELETE_SQL, params)  # type: ignore[attr-defined]
-    cursor.execute(_INSERT_SQL, params)  # type: ignore[attr-defined]
+    cursor.execute(_DELETE_SQL, params)
+    cursor.execute(_INSERT_SQL, params)

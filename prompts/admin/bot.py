@@ -52,7 +52,7 @@ def bot_admin_links(*, bot_id: Any) -> list[tuple[str, str, str]]:
     ]
 
 
-class TopicInline(admin.TabularInline):
+class TopicInline(admin.TabularInline[Topic, Bot]):
     model = Topic
     formset = TopicFormSet
     fields = ["name", "kind"]
@@ -63,7 +63,7 @@ class TopicInline(admin.TabularInline):
     verbose_name_plural = "Scope — covered and excluded topics"
 
 
-class LexiconGroupInline(admin.TabularInline):
+class LexiconGroupInline(admin.TabularInline[LexiconGroup, Bot]):
     model = LexiconGroup
     form = LexiconGroupForm
     extra = 1
@@ -72,7 +72,7 @@ class LexiconGroupInline(admin.TabularInline):
     verbose_name_plural = "Business lexicon — groups of synonyms"
 
 
-class BotLocaleTextInline(admin.StackedInline):
+class BotLocaleTextInline(admin.StackedInline[BotLocaleText, Bot]):
     # Stacked: six long texts side by side in a table ran far past the page's right edge.
     model = BotLocaleText
     form = LocaleTextForm
@@ -86,7 +86,7 @@ class BotLocaleTextInline(admin.StackedInline):
 
 
 @admin.register(Bot)
-class BotAdmin(WorkspaceScopedAdmin):
+class BotAdmin(WorkspaceScopedAdmin[Bot]):
     form = BotForm
     inlines = [TopicInline, LexiconGroupInline, BotLocaleTextInline]
     list_display = [

@@ -16,7 +16,7 @@ from django.core.validators import RegexValidator
 from bots.models import Bot, BotLocaleText
 from bots.models.templates import TEMPLATE_MAX_CHARS
 from prompt_context.limits import IMPORT_MAX_BYTES, TERM_MAX, TERMS_PER_GROUP_MAX
-from prompt_context.models import LexiconGroup
+from prompt_context.models import LexiconGroup, Topic
 from prompt_context.rules import lexicon_group_problems, topic_problems
 from prompts.engine import Chunk, ChunkLike, HistoryTurn, template_check
 
@@ -45,7 +45,7 @@ LOCALE = RegexValidator(
 )
 
 
-class BotForm(forms.ModelForm):
+class BotForm(forms.ModelForm[Bot]):
     class Meta:
         model = Bot
         fields = [
@@ -93,7 +93,7 @@ class BotForm(forms.ModelForm):
         }
 
     def clean_locale(self) -> str:
-        locale = self.cleaned_data["locale"].strip()
+        locale: str = self.cleaned_data["locale"].strip()
         LOCALE(locale)
         return locale
 
@@ -117,7 +117,7 @@ class BotForm(forms.ModelForm):
         return data
 
 
-class LocaleTextForm(forms.ModelForm):
+class LocaleTextForm(forms.ModelForm[BotLocaleText]):
     class Meta:
         model = BotLocaleText
         fields = [
@@ -138,12 +138,12 @@ class LocaleTextForm(forms.ModelForm):
         }
 
     def clean_locale(self) -> str:
-        locale = self.cleaned_data["locale"].strip()
+        locale: str = self.cleaned_data["locale"].strip()
         LOCALE(locale)
         return locale
 
 
-class TopicFormSet(forms.BaseInlineFormSet):
+class TopicFormSet(forms.BaseInlineFormSet[Topic, Bot, forms.ModelForm[Topic]]):
     def clean(self) -> None:
         super().clean()
         pairs = [
@@ -169,7 +169,7 @@ class TermsField(SimpleArrayField):
         return value
 
 
-class LexiconGroupForm(forms.ModelForm):
+class LexiconGroupForm(forms.ModelForm[LexiconGroup]):
     terms = TermsField(
         forms.CharField(max_length=TERM_MAX),
         max_length=TERMS_PER_GROUP_MAX,
@@ -201,7 +201,7 @@ class TemplateVersionForm(forms.Form):
     note = forms.CharField(max_length=200, required=False, help_text="What changed and why.")
 
     def clean_source(self) -> str:
-        source = self.cleaned_data["source"].replace("\r\n", "\n")
+        source: str = self.cleaned_data["source"].replace("\r\n", "\n")
         problem = template_check(source=source)
         if problem is not None:
             raise forms.ValidationError(str(problem), code=problem.code)

@@ -16,7 +16,7 @@ from rag.preview import PreviewUnavailable, chunk_preview
 
 
 @admin.register(Chunk)
-class ChunkAdmin(WorkspaceScopedAdmin):
+class ChunkAdmin(WorkspaceScopedAdmin[Chunk]):
     """Read-only chunks, each with the picture the widget shows: its page region, highlighted."""
 
     list_display = ["__str__", "document", "ordinal", "page_number", "modality", "token_count"]

@@ -31,7 +31,7 @@ from rag.services import (
 
 
 @admin.register(Document)
-class DocumentAdmin(WorkspaceScopedAdmin):
+class DocumentAdmin(WorkspaceScopedAdmin[Document]):
     form = DocumentChangeForm
     list_display = [
         "title",

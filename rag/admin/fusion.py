@@ -28,7 +28,7 @@ def _fusion_label(fusion: WorkspaceFusion | None) -> str:
 
 
 @admin.register(WorkspaceFusion)
-class WorkspaceFusionAdmin(WorkspaceScopedAdmin):
+class WorkspaceFusionAdmin(WorkspaceScopedAdmin[WorkspaceFusion]):
     """Every field is measured, never edited; "change" permission is what the Recalibrate button needs."""
 
     list_display = [

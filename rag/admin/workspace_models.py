@@ -13,7 +13,7 @@ from rag.services import workspace_embedding_model_set
 
 
 @admin.register(WorkspaceEmbedding)
-class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
+class WorkspaceEmbeddingAdmin(admin.ModelAdmin[WorkspaceEmbedding]):
     list_display = ["workspace", "embedding_model", "multilingual_model", "updated_at"]
 
     def save_model(
@@ -30,5 +30,5 @@ class WorkspaceEmbeddingAdmin(admin.ModelAdmin):
 
 
 @admin.register(WorkspaceMediaModels)
-class WorkspaceMediaModelsAdmin(admin.ModelAdmin):
+class WorkspaceMediaModelsAdmin(admin.ModelAdmin[WorkspaceMediaModels]):
     list_display = ["workspace", "vision_model", "transcription_model", "updated_at"]

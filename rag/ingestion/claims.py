@@ -90,7 +90,7 @@ def _claimable_now(previous: Mapping[str, Any], *, claim_id: str, now: datetime)
     )
 
 
-def _claim_fields(claim_id: str, now: object) -> dict:
+def _claim_fields(claim_id: str, now: object) -> dict[str, Any]:
     return {
         "status": Document.Status.PROCESSING,
         "claim_id": claim_id,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from PIL import Image
@@ -43,7 +44,9 @@ class FigureFile:
 class DescribedFigures:
     blocks: list[Block]
     files: list[FigureFile]
-    report: list[dict]  # one entry per figure: page, stored image, source of its text, error
+    report: list[
+        dict[str, Any]
+    ]  # one entry per figure: page, stored image, source of its text, error
 
 
 def figures_describe(
@@ -53,7 +56,11 @@ def figures_describe(
     result = DescribedFigures(blocks=[], files=[], report=[])
     for number, figure in enumerate(figures, start=1):
         name = document_upload_to(document, f"figures/{checksum[:16]}-{number}.png")
-        entry: dict = {"number": number, "page_number": figure.page_number, "image_path": name}
+        entry: dict[str, Any] = {
+            "number": number,
+            "page_number": figure.page_number,
+            "image_path": name,
+        }
         text, source = "", ""
         if vision_model:
             endpoint = MediaEndpoint.vision(model=vision_model)

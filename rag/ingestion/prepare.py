@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from django.conf import settings
 
@@ -33,7 +34,9 @@ class PreparedDocument:
     drafts: list[ChunkDraft]
     title: str  # the document's title once its file is read (rag.parsing.titles)
     figure_files: list[FigureFile] = field(default_factory=list)  # stored with the chunks
-    metadata: dict = field(default_factory=dict)  # the document's: OCR'd pages, figures' outcomes
+    metadata: dict[str, Any] = field(
+        default_factory=dict
+    )  # the document's: OCR'd pages, figures' outcomes
     # The multilingual model of the workspace ("" none) and, once embedded, each chunk's vector of it.
     multi_model_id: str = ""
     multi_vectors: list[list[float]] = field(default_factory=list)
@@ -129,7 +132,8 @@ def _read(document: Document) -> bytes:
                 "file_too_large", f"The file is {size:,} bytes, over the {limit:,}-byte limit."
             )
         with document.file.open("rb") as handle:
-            return handle.read()
+            data: bytes = handle.read()
+            return data
     except FileNotFoundError as exc:
         raise IngestError(
             "file_missing", "The document's file is missing from storage; upload it again."

@@ -10,6 +10,7 @@ import mimetypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import Any
 
 from rag.errors import IngestError
 
@@ -37,7 +38,9 @@ class Block:
     table_id: int | None = None
     standalone: bool = False  # always a chunk of its own (CSV rows, figure descriptions)
     confidence: float | None = None  # Tesseract's mean word confidence (0-100) for an OCR'd line
-    metadata: dict = field(default_factory=dict)  # added to the chunk's metadata (a figure's link)
+    metadata: dict[str, Any] = field(
+        default_factory=dict
+    )  # added to the chunk's metadata (a figure's link)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import statistics
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
@@ -116,10 +116,10 @@ def _image_coverage(page: pdfplumber.page.Page) -> float:
     return max(sizes, default=0.0) / area
 
 
-def _chars(lines: list[dict]) -> int:
+def _chars(lines: list[dict[str, Any]]) -> int:
     return sum(len(line["text"].strip()) for line in lines)
 
 
-def _size(line: dict) -> float:
+def _size(line: dict[str, Any]) -> float:
     chars = line.get("chars") or []
     return round(statistics.median(c["size"] for c in chars), 1) if chars else 0.0

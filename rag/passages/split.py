@@ -16,8 +16,8 @@ import threading
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-import pysbd  # type: ignore[import-untyped]
-from pysbd.languages import LANGUAGE_CODES  # type: ignore[import-untyped]
+import pysbd  # type: ignore[import-untyped]  # pysbd ships no type hints
+from pysbd.languages import LANGUAGE_CODES  # type: ignore[import-untyped]  # pysbd ships no type hints
 
 from rag.passages.tables import (
     table_cells,

@@ -75,7 +75,7 @@ def _unit_similarities(
     if scale is not None:
         scores = np.asarray([scale(float(value)) for value in scores], dtype=np.float32)
     asked = {text: float(scores[count + i]) for i, text in enumerate(chunk.units.asked)}
-    own = scores[:count].astype(np.float32)
+    own: np.ndarray = scores[:count].astype(np.float32)
     for index, unit in enumerate(chunk.units.units):
         if unit.asked in asked:
             own[index] = max(own[index], asked[unit.asked])

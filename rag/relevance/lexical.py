@@ -87,8 +87,7 @@ def _plain(text: str) -> str:
 
 @functools.lru_cache(maxsize=16)
 def _stemmer(language: str) -> Any:
-    # PyStemmer (Snowball's stemmers in C) ships no type hints.
-    import Stemmer  # type: ignore[import-not-found]
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer (compiled) ships no type hints
 
     name = _STEMMER_NAMES.get(language)
     return Stemmer.Stemmer(name) if name else None

@@ -21,6 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 
@@ -76,14 +77,14 @@ class RelevanceWeights:
     answer_threshold: float = 0.5
 
 
-def _logistic(data: dict[str, object], names: tuple[str, ...]) -> Logistic:
-    features = tuple(str(name) for name in data["features"])  # type: ignore[attr-defined]
+def _logistic(data: dict[str, Any], names: tuple[str, ...]) -> Logistic:
+    features = tuple(str(name) for name in data["features"])
     if features != names:
         raise ValueError(f"weights for {features}, the code reads {names}: fit them again")
     return Logistic(
         names=names,
-        coefficients=tuple(float(c) for c in data["coefficients"]),  # type: ignore[attr-defined]
-        intercept=float(data["intercept"]),  # type: ignore[arg-type]
+        coefficients=tuple(float(c) for c in data["coefficients"]),
+        intercept=float(data["intercept"]),
     )
 
 

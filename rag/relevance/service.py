@@ -137,7 +137,8 @@ def retrieved_inputs(
 
 
 def _question_vector(question: str, model_id: str) -> np.ndarray:
-    return vectors_normalised([embed_query(question, model_id=model_id)])[0]
+    vector: np.ndarray = vectors_normalised([embed_query(question, model_id=model_id)])[0]
+    return vector
 
 
 # The question's lexemes in each chunk's text-search configuration, weighted by BM25's idf over the chunk's

@@ -10,7 +10,14 @@ from typing import IO, Any, cast
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from rag.ingestion import document_ingest
@@ -83,7 +90,7 @@ class Command(BaseCommand):
         console.print(f"Stopped waiting after {timeout:.0f} s; the workers carry on.")
 
     @staticmethod
-    def _columns() -> tuple:
+    def _columns() -> tuple[ProgressColumn, ...]:
         return (TextColumn("ingesting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
 
     def _summary(self, console: Console, documents: list[Document]) -> None:
