@@ -25,6 +25,8 @@ class RetrievedChunk:
     page: int | None = None
     # Where the chunk comes from (file name or URL), shown to the LLM with the chunk.
     source: str = ""
+    # The document's web address, which a citation links to ("" for an uploaded file).
+    url: str = ""
     start_time: float | None = None
     # Whether the chunk's first / last character is a sentence boundary of its document (True at
     # the document's start and end); None: unknown, the offline provider judges the edge sentence.
@@ -48,6 +50,7 @@ class RetrievedChunk:
             "chunk_id": self.id,
             "document_id": self.document_id,
             "title": self.title,
+            "url": self.url,
             "page": self.page,
             "start_time": self.start_time,
             "score": round(self.score, 6),

@@ -11,7 +11,7 @@ from django.test import Client
 
 from api.principal import external_user_signature
 from conversations.models import Conversation, Turn
-from rag.models import Chunk
+from rag.models import Chunk, Document
 from tests.api.factories import (
     bearer,
     bot_make,
@@ -307,3 +307,28 @@ def test_a_widget_key_reads_a_chunk_by_referer_only_where_a_browser_could_send_n
         ),  # not a GET: browsers always send Origin
     ]
     assert [response.status_code for response in refused] == [401] * 5
+
+
+def test_a_web_pages_citation_links_to_the_page_at_the_quoted_sentence(shop) -> None:
+    """A document with a web address (a crawled page, or an upload given its URL) is cited by a link
+    that opens the page scrolled to the sentence the answer quoted (a URL text fragment)."""
+    bot, _ = shop
+    Document.objects.filter(workspace=bot.workspace).update(
+        source_url="https://help.shop.example/rentals?utm_source=x"
+    )
+    key = widget_key_make(bot).key
+    client = Client()
+    session = _session(client, key)
+    headers = {
+        "HTTP_ORIGIN": ORIGIN,
+        "HTTP_X_PARLEY_SESSION": session["session_token"],
+        **bearer(key),
+    }
+    body = _turn(
+        client, session["conversation_id"], "How much does a day rental cost?", "m-web", **headers
+    ).json()
+    citation = body["citations"][0]
+    page, _, fragment = citation["url"].partition("#:~:text=")
+    assert page == "https://help.shop.example/rentals?utm_source=x"
+    # The quoted sentence ("A day rental costs 25 euros and includes a helmet."), percent-encoded.
+    assert fragment.startswith("A%20day%20rental%20costs%2025%20euros")

@@ -61,6 +61,8 @@ class HybridRow:
     # The multilingual side: cosine similarity (None without a vector of the current model) and rank.
     multi_score: float | None = None
     multi_rank: int | None = None
+    # The document's web address (a crawled page's canonical URL; "" for an uploaded file).
+    source_url: str = ""
 
 
 @dataclass(frozen=True)
