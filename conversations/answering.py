@@ -19,10 +19,10 @@ from conversations.llm.choose import Estimate
 from conversations.llm.offline import (
     OFFLINE_MODEL,
     Embed,
-    guarded_answer,
     offline_fallback_model,
     offline_generate,
 )
+from conversations.llm.replies import guarded_answer
 from conversations.types import BotRules
 from core.llm.gateway import llm_stream
 from core.llm.types import LLMEndpoint

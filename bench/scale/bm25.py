@@ -16,7 +16,10 @@ planner can match a partial index.
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
+from typing import Any
 
+import psycopg
 from django.conf import settings
 
 _STATS_TABLES = """
@@ -31,21 +34,21 @@ _SCOPE = "WITH scope AS MATERIALIZED (SELECT 0 AS id, 'en'::text AS language)"
 MODEL = "bench"  # the rows' embedding_model column
 
 
-def _migration(name: str) -> object:
+def _migration(name: str) -> ModuleType:
     return importlib.import_module(f"rag.migrations.{name}")
 
 
-def analysis_install(conn) -> None:  # type: ignore[no-untyped-def]
+def analysis_install(conn: psycopg.Connection[Any]) -> None:
     """The product's text analysis, statistics tables and statistics trigger function."""
-    conn.execute(_migration("0003_bm25_term_statistics").FUNCTIONS)  # type: ignore[attr-defined]
-    conn.execute(_migration("0008_bm25_english_stop_words").CONFIG)  # type: ignore[attr-defined]
-    conn.execute(_migration("0009_bm25_english_all_words").FUNCTION)  # type: ignore[attr-defined]
-    triggers: str = _migration("0003_bm25_term_statistics").TRIGGERS  # type: ignore[attr-defined]
+    conn.execute(_migration("0003_bm25_term_statistics").FUNCTIONS)
+    conn.execute(_migration("0008_bm25_english_stop_words").CONFIG)
+    conn.execute(_migration("0009_bm25_english_all_words").FUNCTION)
+    triggers: str = _migration("0003_bm25_term_statistics").TRIGGERS
     conn.execute(triggers[: triggers.index("END $$;") + len("END $$;")])
     conn.execute(_STATS_TABLES)
 
 
-def statistics_fill(conn, table: str) -> None:  # type: ignore[no-untyped-def]
+def statistics_fill(conn: psycopg.Connection[Any], table: str) -> None:
     """Every workspace's statistics counted from `table`'s rows (what the trigger keeps as rows come)."""
     conn.execute("TRUNCATE rag_corpusstat, rag_termstat")
     conn.execute(

@@ -7,10 +7,10 @@ replies out through the SDK's `ConnectorClient` to the activity's service URL, i
 (a Teams channel thread, a personal chat), written as they stream (`update_activity`), the answer and
 its sources as an Adaptive Card.
 
-The bot's own token (the client-credentials grant the SDK asks MSAL for) is fetched here with httpx:
-MSAL accepts only an https authority on Microsoft's hosts, and a channel's ``api_base_url`` (set by a
-superuser: a proxy, the tests' local Bot Framework server) must move both the signing keys and the
-token endpoint.
+The bot's own token (the client-credentials grant the SDK asks MSAL for) is fetched with httpx
+(`teams_credentials`): a channel's ``api_base_url`` (set by a superuser: a proxy, the tests' local Bot
+Framework server) must move both the signing keys and the token endpoint. The messages and the card an
+outgoing text becomes: `teams_cards`.
 """
 
 from __future__ import annotations
@@ -18,21 +18,18 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
-from botbuilder.core import CardFactory, MessageFactory, TurnContext  # type: ignore[import-untyped]
-from botbuilder.schema import (  # type: ignore[import-untyped]
+from botbuilder.core import MessageFactory, TurnContext  # type: ignore[import-untyped]  # the Bot Framework SDK ships no type information
+from botbuilder.schema import (  # type: ignore[import-untyped]  # the Bot Framework SDK ships no type information
     Activity,
     ActivityTypes,
     ConversationReference,
 )
-from botframework.connector import ConnectorClient  # type: ignore[import-untyped]
-from botframework.connector.auth import (  # type: ignore[import-untyped]
-    AppCredentials,
+from botframework.connector import ConnectorClient  # type: ignore[import-untyped]  # the Bot Framework SDK ships no type information
+from botframework.connector.auth import (  # type: ignore[import-untyped]  # the Bot Framework SDK ships no type information
     AuthenticationConstants,
     ChannelValidation,
     JwtTokenExtractor,
@@ -43,19 +40,16 @@ from msrest.exceptions import ClientRequestError, HttpOperationError
 
 from connectors.errors import DeliveryError, InboundInvalid, SignatureRefused
 from connectors.models import Channel, ChannelThread, InboundEvent
-from connectors.notices import notice
 from connectors.platforms.base import Attachment, InboundMessage, Outgoing, Parsed
 from connectors.platforms.stream import EditingStream
-from connectors.text import text_split
+from connectors.platforms.teams_cards import TEXT_LIMIT, teams_activities
+from connectors.platforms.teams_credentials import BotCredentials
 
 TOKEN_URL = "https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token"  # noqa: S105
-TEXT_LIMIT = 4000  # far below a Teams message's ~28 KB, so a card around it fits too
 STREAM_EDIT_SECONDS = 1.0  # Teams throttles a conversation's messages at a few a second
 ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024
 FILE_INFO = "application/vnd.microsoft.teams.file.download.info"
 _MENTION = re.compile(r"<at>[^<]*</at>\s*")
-_TOKENS: dict[tuple[str, str], tuple[str, float]] = {}  # (token URL, app id): (token, expires at)
-_TOKENS_LOCK = threading.Lock()
 _VALIDATION = ThreadPoolExecutor(max_workers=4, thread_name_prefix="teams-jwt")
 
 
@@ -184,7 +178,7 @@ class TeamsConnector:
         """Reply in the thread's conversation (``ref``: update that activity instead); the id."""
         reference = ConversationReference.deserialize(thread.address["reference"])
         TurnContext.apply_conversation_reference(activity, reference)
-        credentials = _BotCredentials(
+        credentials = BotCredentials(
             app_id=self.app_id, password=self.password, token_url=self.token_url
         )
         conversations = ConnectorClient(credentials, base_url=reference.service_url).conversations
@@ -209,97 +203,6 @@ class TeamsConnector:
         except (ClientRequestError, OSError) as error:  # the network, a timeout
             raise DeliveryError(str(error), transient=True, parts=sent) from error
         return str(response.id)
-
-
-def teams_activities(outgoing: Outgoing) -> list[Activity]:
-    """The messages an outgoing text becomes (Teams markdown), cut between sentences; an answer's
-    last piece, with its sources, as an Adaptive Card."""
-    text = outgoing.text
-    if outgoing.kind == "agent" and outgoing.author:
-        text = f"**{outgoing.author}**: {text}"
-    elif outgoing.kind == "notice":
-        text = f"_{text}_"
-    pieces = text_split(text, limit=TEXT_LIMIT, language=outgoing.locale)
-    activities = [MessageFactory.text(piece) for piece in pieces]
-    if outgoing.sources:
-        card = CardFactory.adaptive_card(answer_card(pieces[-1], outgoing=outgoing))
-        activities[-1] = MessageFactory.attachment(card)
-    for activity in activities:
-        activity.text_format = "markdown"
-    return activities
-
-
-def answer_card(text: str, *, outgoing: Outgoing) -> dict[str, Any]:
-    """An Adaptive Card: the answer, then its numbered sources in small subtle lines."""
-    page = notice("page", locale=outgoing.locale)
-    sources = [
-        {
-            "type": "TextBlock",
-            "text": f"[{s.n}] {s.title}" + (f", {page} {s.page}" if s.page else ""),
-            "wrap": True,
-            "size": "Small",
-            "isSubtle": True,
-            "spacing": "None",
-        }
-        for s in outgoing.sources
-    ]
-    return {
-        "type": "AdaptiveCard",
-        "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-        "version": "1.4",
-        "body": [
-            {"type": "TextBlock", "text": text, "wrap": True},
-            {
-                "type": "TextBlock",
-                "text": notice("sources", locale=outgoing.locale),
-                "weight": "Bolder",
-                "size": "Small",
-                "separator": True,
-                "spacing": "Medium",
-            },
-            *sources,
-        ],
-    }
-
-
-class _BotCredentials(AppCredentials):
-    """The SDK's credentials (it signs each connector call with ``get_access_token``), the token
-    had by the client-credentials grant at the channel's token endpoint, kept until near expiry."""
-
-    def __init__(self, *, app_id: str, password: str, token_url: str) -> None:
-        super().__init__(app_id=app_id)
-        self.password, self.token_url = password, token_url
-
-    def get_access_token(self, force_refresh: bool = False) -> str:
-        key = (self.token_url, self.microsoft_app_id)
-        with _TOKENS_LOCK:
-            cached = _TOKENS.get(key)
-        if cached and cached[1] > time.time() + 60 and not force_refresh:
-            return cached[0]
-        try:
-            response = httpx.post(
-                self.token_url,
-                data={
-                    "grant_type": "client_credentials",
-                    "client_id": self.microsoft_app_id,
-                    "client_secret": self.password,
-                    "scope": f"{self.oauth_scope}/.default",
-                },
-                timeout=httpx.Timeout(10.0, connect=5.0),
-            )
-        except httpx.HTTPError as error:
-            raise DeliveryError(f"token endpoint: {error}", transient=True) from error
-        if response.status_code != 200:
-            status = response.status_code
-            raise DeliveryError(
-                f"the token endpoint answered {status}: {response.text[:200]}",
-                transient=status == 429 or status >= 500,
-            )
-        body = response.json()
-        token = str(body["access_token"])
-        with _TOKENS_LOCK:
-            _TOKENS[key] = (token, time.time() + float(body.get("expires_in") or 3600))
-        return token
 
 
 def _activity(request: HttpRequest) -> Activity:

@@ -11,7 +11,7 @@ the contract's enforcement without a repair.
 
 A question in another language than the passages (a French question on English documents): the passages
 are quoted in their own language and framed in the question's: "La documentation (en anglais)
-indique : « … »" (`cross_language_frame`).
+indique : « … »" (`cross_language_frame`). The answers that need no model are `replies`'.
 """
 
 from __future__ import annotations
@@ -25,14 +25,12 @@ from enum import Enum
 from conversations.contract.enforce import (
     UNUSED_REASON_NOT_FOUND,
     UNUSED_REASON_STATUS,
-    injection_explanation,
 )
-from conversations.guards import GuardKind, GuardMatch, message_screen
+from conversations.guards import GuardMatch, message_screen
 from conversations.llm.across import cross_language_frame, embed_across
 from conversations.llm.choose import Estimate, passages_choose
+from conversations.llm.replies import answer_shaped, chunk_unused, chunks_unused, guarded_answer
 from conversations.types import (
-    HUMAN_ESCALATION_INTENT,
-    SMALL_TALK_TOPIC,
     UNKNOWN_TOPIC,
     AnswerStatus,
     BotRules,
@@ -49,34 +47,6 @@ UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."
 
 # embed(texts) -> one vector per text; the team's embedding provider fits this signature.
 Embed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
-
-
-_SMALL_TALK_REPLIES = {
-    ("en", "greeting"): "Hello! How can I help you today?",
-    ("en", "thanks"): "You're welcome! Anything else I can help with?",
-    ("en", "farewell"): "Goodbye, and have a nice day!",
-    ("en", "how_are_you"): "I'm doing well, thank you. How can I help you?",
-    ("fr", "greeting"): "Bonjour ! Comment puis-je vous aider ?",
-    ("fr", "thanks"): "Avec plaisir ! Puis-je vous aider pour autre chose ?",
-    ("fr", "farewell"): "Au revoir et bonne journée !",
-    ("fr", "how_are_you"): "Très bien, merci. Comment puis-je vous aider ?",
-    ("de", "greeting"): "Hallo! Wie kann ich Ihnen heute helfen?",
-    ("de", "thanks"): "Gern geschehen! Kann ich Ihnen noch bei etwas anderem helfen?",
-    ("de", "farewell"): "Auf Wiedersehen und einen schönen Tag!",
-    ("de", "how_are_you"): "Danke, gut. Wie kann ich Ihnen helfen?",
-    ("es", "greeting"): "¡Hola! ¿En qué puedo ayudarle hoy?",
-    ("es", "thanks"): "¡De nada! ¿Puedo ayudarle en algo más?",
-    ("es", "farewell"): "¡Adiós y que tenga un buen día!",
-    ("es", "how_are_you"): "Muy bien, gracias. ¿En qué puedo ayudarle?",
-    ("it", "greeting"): "Buongiorno! Come posso aiutarla oggi?",
-    ("it", "thanks"): "Prego! Posso aiutarla in qualcos'altro?",
-    ("it", "farewell"): "Arrivederci e buona giornata!",
-    ("it", "how_are_you"): "Bene, grazie. Come posso aiutarla?",
-    ("pt", "greeting"): "Olá! Como posso ajudar hoje?",
-    ("pt", "thanks"): "De nada! Posso ajudar em mais alguma coisa?",
-    ("pt", "farewell"): "Até logo e tenha um bom dia!",
-    ("pt", "how_are_you"): "Estou bem, obrigado. Como posso ajudar?",
-}
 
 
 @dataclass(frozen=True)
@@ -155,24 +125,24 @@ def offline_answer(
         return guarded_answer(guard=guard, question=question, chunks=chunks, rules=rules)
     topic, out_of_scope = _scope(question, rules, embed, tuning, scale)
     if out_of_scope:
-        return _answer(
+        return answer_shaped(
             AnswerStatus.OUT_OF_SCOPE,
             rules.out_of_scope_text,
             0.0,
             UNKNOWN_TOPIC,
             understanding,
-            _all_unused(chunks, UNUSED_REASON_STATUS),
+            chunks_unused(chunks, UNUSED_REASON_STATUS),
         )
     ranked = sorted(chunks, key=lambda chunk: (-chunk.score, chunk.rank))
     top_score = _clamp(ranked[0].score) if ranked else 0.0
     if top_score < rules.confidence_threshold:
-        return _answer(
+        return answer_shaped(
             AnswerStatus.NOT_FOUND_IN_CONTEXT,
             rules.no_answer_text,
             top_score,
             topic,
             understanding,
-            _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
+            chunks_unused(chunks, UNUSED_REASON_NOT_FOUND),
         )
     # The most relevant first: the estimate reads the question's words and meaning together, where
     # retrieval's fused rank weighs sides measured on other questions.
@@ -198,22 +168,24 @@ def offline_answer(
                 }
             )
         else:
-            usage.append(_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
+            usage.append(chunk_unused(chunk.id, UNUSED_REASON_LESS_RELEVANT))
     text = " ".join(sentence for chunk in chunks for sentence in quotes.get(chunk.id, []))
     if text:
         text = cross_language_frame(
             text=text, question_language=question_language, passage_language=passage_language
         )
     if not text:
-        return _answer(
+        return answer_shaped(
             AnswerStatus.NOT_FOUND_IN_CONTEXT,
             rules.no_answer_text,
             top_score,
             topic,
             understanding,
-            _all_unused(chunks, UNUSED_REASON_NOT_FOUND),
+            chunks_unused(chunks, UNUSED_REASON_NOT_FOUND),
         )
-    return _answer(AnswerStatus.FOUND_IN_CONTEXT, text, top_score, topic, understanding, usage)
+    return answer_shaped(
+        AnswerStatus.FOUND_IN_CONTEXT, text, top_score, topic, understanding, usage
+    )
 
 
 def estimate_default(
@@ -227,54 +199,6 @@ def estimate_default(
         chunks=chunks,
         model_id=LOCAL_MODEL_ID,
         multi_model_id=MULTI_MODEL_ID,
-    )
-
-
-def guarded_answer(
-    *, guard: GuardMatch, question: str, chunks: Sequence[RetrievedChunk], rules: BotRules
-) -> dict[str, object]:
-    """The contract-abiding answer to a message a cheap guard caught (no model needed)."""
-    understanding = " ".join(question.split())
-    if guard.kind is GuardKind.SMALL_TALK:
-        # The turn's language when there are replies in it, else the greeting's own language.
-        language = rules.locale.split("-")[0].lower() or guard.language
-        reply = _SMALL_TALK_REPLIES.get(
-            (language, guard.label),
-            _SMALL_TALK_REPLIES.get(
-                (guard.language, guard.label), _SMALL_TALK_REPLIES[("en", "greeting")]
-            ),
-        )
-        return _answer(AnswerStatus.SMALL_TALK, reply, 1.0, SMALL_TALK_TOPIC, understanding, [])
-    unused = _all_unused(chunks, UNUSED_REASON_STATUS)
-    if guard.kind is GuardKind.INJECTION:
-        explanation = injection_explanation(
-            question=question, detail=f"{guard.label} pattern on {guard.excerpt!r}."
-        )
-        return _answer(
-            AnswerStatus.INJECTION_ATTEMPT,
-            rules.refusal_text,
-            0.0,
-            UNKNOWN_TOPIC,
-            explanation,
-            unused,
-        )
-    if rules.declares_intent(HUMAN_ESCALATION_INTENT):
-        return _answer(
-            AnswerStatus.HUMAN_ESCALATION,
-            rules.handoff_text,
-            0.0,
-            UNKNOWN_TOPIC,
-            understanding,
-            unused,
-            intent=HUMAN_ESCALATION_INTENT,
-        )
-    return _answer(
-        AnswerStatus.HUMAN_ESCALATION,
-        rules.handoff_unavailable_text,
-        0.0,
-        UNKNOWN_TOPIC,
-        understanding,
-        unused,
     )
 
 
@@ -315,37 +239,6 @@ def _scope(
     if covered and best_covered >= tuning.topic_similarity and not out_of_scope:
         return covered[covered_scores.index(best_covered)], False
     return UNKNOWN_TOPIC, out_of_scope
-
-
-def _answer(
-    status: AnswerStatus,
-    text: str,
-    confidence: float,
-    topic: str,
-    understanding: str,
-    usage: list[dict[str, object]],
-    *,
-    intent: str | None = None,
-) -> dict[str, object]:
-    return {
-        "status": status.value,
-        "answer": text,
-        "display_answer": True,
-        "confidence_score": round(confidence, 4),
-        "topic": topic,
-        "suggested_topics": [],
-        "understanding": understanding,
-        "redirection_intent": intent,
-        "context_usage": usage,
-    }
-
-
-def _unused(chunk_id: str, reason: str) -> dict[str, object]:
-    return {"chunk": chunk_id, "sentences": [], "used_in_response": False, "reason": reason}
-
-
-def _all_unused(chunks: Sequence[RetrievedChunk], reason: str) -> list[dict[str, object]]:
-    return [_unused(chunk.id, reason) for chunk in chunks]
 
 
 def _clamp(score: float) -> float:

@@ -1,5 +1,5 @@
 """Parley's gateway to OpenAI-compatible endpoints (chat completions and embeddings).
 
-`gateway.py` is the only module of the project that imports `openai`: one client factory and one
+`gateway/` is the only package of the project that imports `openai`: one client factory and one
 retry policy for every call. `types.py` holds the plain endpoint and result types the callers build.
 """

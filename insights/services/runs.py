@@ -9,7 +9,6 @@ the cases already answered. Progress is the count of stored results.
 from __future__ import annotations
 
 import dataclasses
-import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -22,9 +21,10 @@ from conversations.adapters import llm_endpoint_for_bot
 from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import PipelineRun, answer_run
 from core.errors import ErrorKind, ParleyError
-from insights.models import EvaluationCase, EvaluationResult, EvaluationRun, EvaluationSet
+from insights.models import EvaluationCase, EvaluationRun, EvaluationSet
 from insights.services.gaps import gap_clusters_coverage_refresh
-from insights.services.metrics import NO_ANSWER_STATUSES, ResultFacts, run_metrics
+from insights.services.metrics import ResultFacts, run_metrics
+from insights.services.run_results import document_names, result_store
 from prompts.engine import BotSettings, HistoryTurn, TemplateSource
 from prompts.selectors import bot_settings_get
 from rag.models import Document
@@ -158,14 +158,14 @@ def evaluation_run_execute(*, run_id: uuid.UUID | str) -> str:
     settings = settings_with_overrides(
         settings=bot_settings_get(bot_id=run.bot_id), overrides=run.overrides
     )
-    names = _document_names(run.bot)
+    names = document_names(run.bot)
     answered = set(run.results.values_list("case_id", flat=True))
     try:
         for case in cases:
             if case.pk in answered:
                 continue
             pipeline = _answer(settings, case)
-            _result_store(run, case, pipeline, names)
+            result_store(run, case, pipeline, names)
     except Exception as error:
         _fail(run, "run_error", f"{type(error).__name__}: {error}")
         raise
@@ -214,83 +214,6 @@ def _answer(settings: BotSettings, case: EvaluationCase) -> PipelineRun:
         scope=scope,
         endpoint=llm_endpoint_for_bot(bot=settings),
     )
-
-
-def _document_names(bot: Bot) -> dict[str, set[str]]:
-    """Each document's id → the names a case may call it by (title, file name), casefolded."""
-    return {
-        str(pk): {title.casefold(), filename.casefold()}
-        for pk, title, filename in Document.objects.filter(bots=bot).values_list(
-            "pk", "title", "filename"
-        )
-    }
-
-
-def _normal(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().casefold()
-
-
-def _result_store(
-    run: EvaluationRun, case: EvaluationCase, pipeline: PipelineRun, names: dict[str, set[str]]
-) -> None:
-    answer = pipeline.generated.outcome.enforced.answer
-    chunks = pipeline.chunks
-    used = {usage.chunk for usage in answer.context_usage if usage.used_in_response}
-    cited = [chunk for chunk in chunks if chunk.id in used]
-    expected = [source.casefold() for source in case.expected_sources]
-    snippet = _normal(case.expected_snippet)
-
-    def matches(chunk: Any, item: str) -> bool:
-        if item == "\0snippet":
-            return snippet in _normal(chunk.text)
-        return item in names.get(chunk.document_id, set()) or item == chunk.title.casefold()
-
-    items = expected + (["\0snippet"] if snippet else [])
-    recall = (
-        sum(any(matches(c, item) for c in chunks) for item in items) / len(items) if items else None
-    )
-    precision = (
-        sum(any(matches(c, item) for item in items) for c in cited) / len(cited)
-        if items and cited
-        else None
-    )
-    status = answer.status.value
-    failures = []
-    if case.expected_status and status != case.expected_status:
-        failures.append(f"status: expected {case.expected_status}, got {status}")
-    if case.expect_no_answer and status not in NO_ANSWER_STATUSES:
-        failures.append(f"expected no answer, got {status}")
-    if recall is not None and recall < 1:
-        failures.append(f"sources: {round(recall * len(items))} of {len(items)} expected retrieved")
-    generated = pipeline.generated
-    _, created = EvaluationResult.objects.get_or_create(
-        run=run,
-        case=case,
-        defaults={
-            "position": case.position,
-            "question": case.question,
-            "expected_status": case.expected_status,
-            "expect_no_answer": case.expect_no_answer,
-            "status": status,
-            "answer": pipeline.route.text,
-            "retrieved": [
-                {"document_id": c.document_id, "title": c.title, "rank": c.rank, "score": c.score}
-                for c in chunks
-            ],
-            "cited": [c.rank for c in cited],
-            "source_recall": recall,
-            "citation_precision": precision,
-            "repairs": len(generated.outcome.enforced.repairs),
-            "latency_ms": pipeline.latencies.get("total", 0),
-            "prompt_tokens": generated.prompt_tokens,
-            "completion_tokens": generated.completion_tokens,
-            "model": generated.model[:200],
-            "passed": not failures,
-            "failures": failures,
-        },
-    )
-    if created:
-        EvaluationRun.objects.filter(pk=run.pk).update(done=run.results.count())
 
 
 def _complete(run: EvaluationRun, settings: BotSettings) -> str:

@@ -15,7 +15,7 @@ from django.test import Client
 from bots.models import Bot
 from connectors.models import Channel, InboundEvent
 from connectors.platforms.base import Outgoing, Source
-from connectors.platforms.teams import teams_activities
+from connectors.platforms.teams_cards import teams_activities
 from connectors.services import inbound_process
 from conversations.models import Conversation, Turn
 from tests.connectors.conftest import found_answer, teams_channel_make

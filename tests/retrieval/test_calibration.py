@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 
 import pytest
 from django.core.files.base import ContentFile
@@ -350,7 +351,7 @@ def test_a_bulk_upload_calibrates_once_after_its_last_document_settles(
     assert sent == [str(workspace.pk)]
 
 
-def _run(callbacks: list) -> None:  # type: ignore[type-arg]
+def _run(callbacks: list[Callable[[], object]]) -> None:
     for callback in callbacks:
         callback()
 

@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 
 from conversations.models import Conversation, CuratedAnswer, Turn, TurnStatus
+from core.models import Workspace
 from handoff.models import TurnFeedback
 from insights.models import EvaluationCase, EvaluationSet
 from rag.models import Chunk, WorkspaceFusion
@@ -123,7 +124,7 @@ def test_the_measured_winner_is_chosen_even_when_it_is_one_side_alone() -> None:
     assert calibration_choose(swapped).chosen.choice.method == "vector"
 
 
-def _chunk_of(workspace, sentence: str) -> Chunk:  # type: ignore[no-untyped-def]
+def _chunk_of(workspace: Workspace, sentence: str) -> Chunk:
     return Chunk.objects.get(workspace=workspace, text__startswith=sentence)
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connections
 
-from core import embedded
+from core.embedded.postgres import postgres_ensure, postgres_stop
+from core.embedded.valkey import valkey_ensure, valkey_stop
 
 
 def _postgres_dir() -> Path:
@@ -35,12 +36,12 @@ def _outage(stop: Callable[[], object], start: Callable[[], object]) -> Iterator
 @contextmanager
 def postgres_down() -> Iterator[None]:
     """PostgreSQL stopped (fast shutdown: sessions are cut, as in a restart) for the body of the block."""
-    with _outage(lambda: embedded._postgres_stop(_postgres_dir()), _postgres_start):
+    with _outage(lambda: postgres_stop(_postgres_dir()), _postgres_start):
         yield
 
 
 def _postgres_start() -> None:
-    embedded._postgres_ensure(_postgres_dir())
+    postgres_ensure(_postgres_dir())
     # This process's own connections died with the server; a request would drop them (Django's
     # health check at request start), a test has to.
     connections.close_all()
@@ -50,8 +51,8 @@ def _postgres_start() -> None:
 def valkey_down() -> Iterator[None]:
     """Valkey stopped (SIGTERM: it writes its append-only file, as in a restart) for the body of the block."""
     with _outage(
-        lambda: embedded._valkey_stop(_valkey_dir()),
-        lambda: embedded._valkey_ensure(_valkey_dir()),
+        lambda: valkey_stop(_valkey_dir()),
+        lambda: valkey_ensure(_valkey_dir()),
     ):
         yield
 

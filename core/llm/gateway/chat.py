@@ -14,7 +14,7 @@ from core.llm import errors
 from core.llm.connections import db_connections_released
 from core.llm.gateway.clients import openai_client
 from core.llm.gateway.events import stream_chunks
-from core.llm.gateway.retry import CALL_ERRORS, classify, interrupted, retry_wait
+from core.llm.gateway.retry import CALL_ERRORS, Attempts, interrupted
 from core.llm.lines import paced_reads
 from core.llm.types import (
     JSON_MODE_NONE,
@@ -77,17 +77,16 @@ class LLMStream:
     def __iter__(self) -> Iterator[str]:
         endpoint = self.endpoint
         started = time.monotonic()
-        attempt = failures = 0
         minimal = False
         client = openai_client(endpoint)
+        attempts = Attempts(endpoint)
         with db_connections_released():
-            while True:
-                attempt += 1
+            for attempt in attempts:
                 state = _AttemptState()
                 try:
                     yield from self._attempt(client, minimal, state, started)
                 except CALL_ERRORS as exc:
-                    error = classify(exc, endpoint, attempt)
+                    error = attempts.failed(exc)
                     if state.yielded:
                         raise interrupted(error) from exc
                     if (
@@ -104,8 +103,7 @@ class LLMStream:
                         )
                         minimal = True
                         continue
-                    failures += 1
-                    retry_wait(exc, error, failures, endpoint)
+                    attempts.retry(exc, error)
                     continue
                 json_mode = _json_mode(self.json_output, self._wants_format() and not minimal)
                 self._result = LLMResult(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -33,15 +33,41 @@ class Retried(Generic[T]):
     attempts: int
 
 
+class Attempts:
+    """The one retry loop, as an iterator of attempt numbers (1, 2, ...): the caller tries once per number
+    and, on a failure, asks `failed` what it was, then either `retry` (which waits by the policy, or raises
+    when retrying cannot help) or handles the error itself (the stream's plain-request retry and its
+    interruption after the first tokens)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self.number = 0
+        self.failures = 0  # the attempts the policy counted (a plain-request retry is not one)
+
+    def __iter__(self) -> Iterator[int]:
+        while True:
+            self.number += 1
+            yield self.number
+
+    def failed(self, exc: Exception) -> LLMError:
+        """The failure of the current attempt, named."""
+        return classify(exc, self.endpoint, self.number)
+
+    def retry(self, exc: Exception, error: LLMError) -> None:
+        """Wait before the next attempt, or raise `error` when retrying cannot help."""
+        self.failures += 1
+        retry_wait(exc, error, self.failures, self.endpoint)
+
+
 def call_retried(*, endpoint: Endpoint, call: Callable[[], T]) -> Retried[T]:
     """`call` until it succeeds, retried by the policy (`retry_wait`). Raises LLMError."""
-    attempt = 0
-    while True:
-        attempt += 1
+    attempts = Attempts(endpoint)
+    for attempt in attempts:
         try:
             return Retried(value=call(), attempts=attempt)
         except CALL_ERRORS as exc:
-            retry_wait(exc, classify(exc, endpoint, attempt), attempt, endpoint)
+            attempts.retry(exc, attempts.failed(exc))
+    raise AssertionError("unreachable: the attempts never end")
 
 
 def retry_wait(exc: Exception, error: LLMError, failures: int, endpoint: Endpoint) -> None:
