@@ -16,7 +16,7 @@ _TOKENS: dict[tuple[str, str], tuple[str, float]] = {}  # (token URL, app id): (
 _TOKENS_LOCK = threading.Lock()
 
 
-class BotCredentials(AppCredentials):
+class BotCredentials(AppCredentials):  # type: ignore[misc]  # the SDK ships no types: its base is Any
     """The SDK's credentials (it signs each connector call with ``get_access_token``), the token
     had by the client-credentials grant at the channel's token endpoint, kept until near expiry."""
 

@@ -28,7 +28,7 @@ from insights.services.sets import evaluation_cases_add
 FORMATS = (("jsonl", "JSON Lines"), ("csv", "CSV"))
 
 
-class EvaluationCaseInline(admin.TabularInline):
+class EvaluationCaseInline(admin.TabularInline[EvaluationCase, EvaluationSet]):
     model = EvaluationCase
     fields = ["position", *CASE_FIELDS, "source_turn"]
     readonly_fields = ["source_turn"]
@@ -79,7 +79,7 @@ class RunForm(forms.Form):
 
 
 @admin.register(EvaluationSet)
-class EvaluationSetAdmin(WorkspaceScopedAdmin):
+class EvaluationSetAdmin(WorkspaceScopedAdmin[EvaluationSet]):
     workspace_lookup = "bot__workspace"
     list_display = ["name", "bot", "case_count", "updated_at", "actions_links"]
     list_filter = [("bot", admin.RelatedOnlyFieldListFilter)]
@@ -90,11 +90,12 @@ class EvaluationSetAdmin(WorkspaceScopedAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[EvaluationSet]:
         from django.db.models import Count
 
-        return super().get_queryset(request).annotate(n_cases=Count("cases"))
+        queryset: QuerySet[EvaluationSet] = super().get_queryset(request)
+        return queryset.annotate(n_cases=Count("cases"))
 
     @admin.display(description="cases", ordering="n_cases")
     def case_count(self, evaluation_set: Any) -> int:
-        return evaluation_set.n_cases
+        return int(evaluation_set.n_cases)
 
     @admin.display(description="")
     def actions_links(self, evaluation_set: EvaluationSet) -> str:

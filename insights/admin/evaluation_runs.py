@@ -19,7 +19,7 @@ from insights.selectors.runs import run_confusion, runs_compare, runs_for_bot
 
 
 @admin.register(EvaluationRun)
-class EvaluationRunAdmin(WorkspaceScopedAdmin):
+class EvaluationRunAdmin(WorkspaceScopedAdmin[EvaluationRun]):
     workspace_lookup = "bot__workspace"
     list_display = [
         "created_at",
