@@ -16,8 +16,8 @@ from django.db import transaction
 
 from bots.models import Bot
 from conversations.models import CuratedAnswer
-from rag.embeddings import embed_query
 from rag.selectors import workspace_embedding_model
+from textmodels.embeddings import embed_query
 
 # One queued re-embedding per bot and process at a time (the task is idempotent: a second run finds
 # nothing stale).

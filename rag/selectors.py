@@ -15,7 +15,6 @@ from pgvector.utils import HalfVector
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import embedding_model_default, multilingual_model_default
 from rag.models import (
     Chunk,
     Document,
@@ -25,6 +24,7 @@ from rag.models import (
     embedding_as,
     embedding_half,
 )
+from textmodels.embeddings import embedding_model_default, multilingual_model_default
 
 
 def workspace_embedding_model(*, workspace_id: uuid.UUID | str) -> str:

@@ -128,6 +128,6 @@ def ingestion_preload(**_: object) -> None:
     """Import the pipeline and load the language identifier once, before the pool forks: every pool process shares
     them (~70 MB) instead of spending ~2 s of CPU on them in its first ingestion task."""
     import rag.ingestion  # noqa: F401
-    from rag.language import language_identifier_load
+    from textmodels.language import language_identifier_load
 
     language_identifier_load()

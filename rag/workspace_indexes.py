@@ -35,8 +35,8 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Count
 
-from rag.embeddings import MULTI_MODEL_DIMS
 from rag.models import INDEXED_DIMENSIONS, Chunk
+from textmodels.embeddings import MULTI_MODEL_DIMS
 
 _PREFIX = "chunk_ws_"
 # Exactly the names `workspace_index_name` makes, and those of earlier releases (`hnsw`, `multi`: full-

@@ -280,7 +280,7 @@ def _chunk_texts(files: list[Path]) -> list[str]:
 
 
 def _embed_plainly(texts: list[str]) -> float:
-    from rag.embeddings import embedding_provider_get, multilingual_model_default
+    from textmodels.embeddings import embedding_provider_get, multilingual_model_default
 
     # Both models, as ingestion embeds every chunk with the workspace model and the multilingual one.
     providers = [embedding_provider_get()]

@@ -20,7 +20,7 @@ import uuid
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from rag.embeddings import MULTI_MODELS, embed_texts
+from textmodels.embeddings import MULTI_MODELS, embed_texts
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +120,6 @@ def multilingual_backfill_sweep() -> int:
 
 
 def _default() -> str:
-    from rag.embeddings import multilingual_model_default
+    from textmodels.embeddings import multilingual_model_default
 
     return multilingual_model_default()

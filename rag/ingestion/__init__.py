@@ -14,9 +14,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from rag.embeddings import EmbeddingError
+from guard.detector import Detection
 from rag.errors import IngestError, TransientIngestError
-from rag.guard import Detection
 from rag.ingestion.claims import (
     document_fail,
     document_finish_unchanged,
@@ -30,6 +29,7 @@ from rag.ingestion.store import chunks_replace
 from rag.models import Document
 from rag.retrieval.calibration.triggers import fusion_changes_record
 from rag.selectors import workspace_embedding_model, workspace_multilingual_model
+from textmodels.embeddings.errors import EmbeddingError
 
 logger = logging.getLogger(__name__)
 

@@ -26,10 +26,10 @@ from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
-from rag.guard import NOTHING, Detection
+from guard.detector import NOTHING, Detection
+from guard.screen import chunk_quarantined
 from rag.ingestion.figures import FigureFile
 from rag.ingestion.prepare import PreparedDocument
-from rag.ingestion.screen import chunk_quarantined
 from rag.language import iso639_3, search_config_for
 from rag.models import Chunk, Document, document_upload_to
 from rag.passages.make import passages_write

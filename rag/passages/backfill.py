@@ -20,8 +20,8 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from rag.embeddings import MULTI_MODELS
 from rag.passages.make import PassageSource, passages_make, passages_write
+from textmodels.embeddings import MULTI_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def chunks_passages_backfill_queue(*, workspace_id: uuid.UUID | str) -> bool:
 
 def passages_backfill_sweep() -> int:
     """Queue a backfill for every workspace that has chunks without passages for its current models."""
-    from rag.embeddings import embedding_model_default, multilingual_model_default
+    from textmodels.embeddings import embedding_model_default, multilingual_model_default
 
     with connection.cursor() as cursor:
         cursor.execute(

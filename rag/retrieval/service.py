@@ -23,8 +23,6 @@ from typing import Literal
 
 from django.conf import settings
 
-from rag.embeddings import LOCAL_MODEL_ID, embed_query
-from rag.language import language_detect
 from rag.relevance.estimate import ChunkInput, chunks_probability
 from rag.relevance.service import retrieved_inputs
 from rag.retrieval.concurrent import text_search_start
@@ -33,6 +31,8 @@ from rag.retrieval.rerank import rerank_scores
 from rag.retrieval.sql import HybridParams, HybridRow, hybrid_rows, scope_languages
 from rag.retrieval.types import RetrievedChunk
 from rag.selectors import workspace_search_setup
+from textmodels.embeddings import LOCAL_MODEL_ID, embed_query
+from textmodels.language import language_detect
 
 
 @dataclass(frozen=True)

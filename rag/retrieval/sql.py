@@ -32,10 +32,10 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
-from rag.embeddings import MULTI_MODEL_DIMS
 from rag.language import search_config_for, ts_config_map
 from rag.retrieval.bm25 import BM25_SQL
 from rag.workspace_indexes import workspace_index_name
+from textmodels.embeddings import MULTI_MODEL_DIMS
 
 # `{dims}` is formatted in from an int (never user input): the cast must match the partial index.
 # The documents in scope; shared by the plan statement and the query, so both read the same boundary.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery.signals import worker_process_init
 
-from rag.embeddings import threads
+from textmodels.embeddings import threads
 
 
 def test_one_thread_outside_the_ingestion_workers_processes(settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -31,14 +31,14 @@ from dataclasses import dataclass, replace
 
 from django.conf import settings
 
-from rag.embeddings import embed_texts
-from rag.language import language_detect
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.calibration.withheld import WithheldSides, withheld_lists
 from rag.retrieval.fusion import FusionChoice, Ranked, fused_ids, sides_applied
 from rag.retrieval.service import FUSION, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
+from textmodels.embeddings import embed_texts
+from textmodels.language import language_detect
 
 RRF_KS = (10.0, 30.0, 60.0)
 # The three sides' weights (vector, multilingual, text): the points of the simplex in sixths (RRF) and
