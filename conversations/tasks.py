@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from conversations.curated_embeddings import curated_answers_reembed
+from conversations.curated_embeddings import REEMBED_TASK, curated_answers_reembed
 
 
-@shared_task(name="conversations.curated_answers_reembed", acks_late=True)
+@shared_task(name=REEMBED_TASK, acks_late=True)
 def curated_answers_reembed_task(bot_id: str) -> int:
     """Idempotent: a second run finds every curated answer already in the workspace's model."""
     return curated_answers_reembed(bot_id=bot_id)

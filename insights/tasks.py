@@ -6,8 +6,10 @@ import random
 
 from celery import Task, shared_task
 
+from insights.queue import EVALUATION_RUN_EXECUTE_TASK, GAP_CLUSTERING_COMPUTE_TASK
 
-@shared_task(name="insights.gap_clustering_compute", acks_late=True)
+
+@shared_task(name=GAP_CLUSTERING_COMPUTE_TASK, acks_late=True)
 def gap_clustering_compute_task(clustering_id: str) -> bool:
     from insights.services.gaps import gap_clustering_compute
 
@@ -21,7 +23,7 @@ def turn_rollups_refresh_task() -> int:
     return turn_rollups_refresh()
 
 
-@shared_task(bind=True, name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
+@shared_task(bind=True, name=EVALUATION_RUN_EXECUTE_TASK, acks_late=True, max_retries=180)
 def evaluation_run_execute_task(self: Task, run_id: str) -> str:
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from rag.parsing import Block, Box
+from rag.parsing.blocks import Block, Box
 from rag.tokens import token_count, token_counts
 
 

@@ -29,6 +29,7 @@ from rag.models import Chunk, Document, WorkspaceEmbedding, document_upload_to
 from rag.parsing import AUDIO_EXTENSIONS, SUPPORTED_EXTENSIONS, mime_type_guess
 from rag.parsing.titles import document_title
 from rag.preview import preview_cache_clear
+from rag.queue import documents_ingest_enqueue
 from rag.retrieval.calibration.service import workspace_fusion_change_record
 from rag.selectors import (
     workspace_embedding_model,
@@ -45,15 +46,9 @@ TRANSCRIPTION_MISSING = (
 
 def _enqueue(document_ids: list[uuid.UUID | str]) -> None:
     """One ingestion message per document, sent after commit through one broker connection."""
-    from rag.tasks import document_ingest_task
-
-    def publish() -> None:
-        with document_ingest_task.app.producer_or_acquire() as producer:
-            for document_id in document_ids:
-                document_ingest_task.apply_async((str(document_id),), producer=producer)
-
-    if document_ids:
-        transaction.on_commit(publish)
+    ids = [str(document_id) for document_id in document_ids]
+    if ids:
+        transaction.on_commit(lambda: documents_ingest_enqueue(document_ids=ids))
 
 
 @dataclass(frozen=True)
@@ -101,8 +96,8 @@ def documents_create(
 ) -> list[Document]:
     """Store uploaded files as pending documents and queue their ingestion, all in one transaction.
 
-    The rows and bot links go in with one INSERT each (a 300-file folder cost ~10 ms of CPU per file
-    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES, or
+    The rows and bot links go in with one INSERT each (one by one, a folder's files cost the web
+    process CPU per file; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES, or
     a recording when the workspace has no transcription model, is not stored: its document is created
     failed, saying so. When anything fails, the files already
     stored are removed again, so an error leaves neither rows nor files behind.

@@ -11,11 +11,17 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 
 from rag.errors import TransientIngestError
+from rag.queue import (
+    CHUNKS_MULTILINGUAL_BACKFILL_TASK,
+    CHUNKS_PASSAGES_BACKFILL_TASK,
+    DOCUMENT_INGEST_TASK,
+    WORKSPACE_FUSION_CALIBRATE_TASK,
+)
 
 
 @shared_task(
     bind=True,
-    name="rag.document_ingest",
+    name=DOCUMENT_INGEST_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     max_retries=None,
@@ -37,7 +43,7 @@ def document_ingest_task(self: Any, document_id: str) -> str:
 
 
 @shared_task(
-    name="rag.workspace_fusion_calibrate", acks_late=True, soft_time_limit=600, time_limit=660
+    name=WORKSPACE_FUSION_CALIBRATE_TASK, acks_late=True, soft_time_limit=600, time_limit=660
 )
 def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     """Idempotent: the same chunks give the same pairs and the same choice (the service releases the
@@ -48,7 +54,7 @@ def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     return calibrated.method if calibrated is not None else "too_few_pairs"
 
 
-@shared_task(name="rag.chunks_multilingual_backfill", acks_late=True)
+@shared_task(name=CHUNKS_MULTILINGUAL_BACKFILL_TASK, acks_late=True)
 def chunks_multilingual_backfill_task(workspace_id: str) -> int:
     """Idempotent: only chunks still without the workspace's multilingual vector are embedded. The
     pending mark is dropped when it ends, and a finished backfill asks for a recalibration (the
@@ -75,7 +81,7 @@ def multilingual_backfill_sweep_task() -> int:
 
 
 @shared_task(
-    name="rag.chunks_passages_backfill", acks_late=True, soft_time_limit=1800, time_limit=1860
+    name=CHUNKS_PASSAGES_BACKFILL_TASK, acks_late=True, soft_time_limit=1800, time_limit=1860
 )
 def chunks_passages_backfill_task(workspace_id: str) -> int:
     """Idempotent: only chunks still without passages for the workspace's models are made; the
@@ -126,7 +132,7 @@ def _reclaim_on_worker_start(**_: object) -> None:
 @worker_init.connect
 def ingestion_preload(**_: object) -> None:
     """Import the pipeline and load the language identifier once, before the pool forks: every pool process shares
-    them (~70 MB) instead of spending ~2 s of CPU on them in its first ingestion task."""
+    them instead of loading its own copy in its first ingestion task (docs/decisions/first-ten-minutes.md)."""
     import rag.ingestion  # noqa: F401
     from textmodels.language import language_identifier_load
 

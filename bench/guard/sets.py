@@ -62,7 +62,7 @@ def ingestion_chunks(text: str) -> list[str]:
     """A document's chunks as ingestion cuts them (rag.chunking at the configured size and overlap,
     one block per line)."""
     from rag.chunking import chunks_build
-    from rag.parsing import Block
+    from rag.parsing.blocks import Block
 
     blocks = [Block(text=paragraph) for paragraph in text.split("\n") if paragraph.strip()]
     drafts = chunks_build(

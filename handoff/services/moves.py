@@ -21,6 +21,7 @@ from core.redaction import pii_redact
 from handoff.live import conversation_channel, queue_channel
 from handoff.models import Handoff, HandoffReason, Message, OwnerEvent
 from handoff.names import agent_console_name, agent_display_name
+from handoff.queue import handoff_pending_answer_enqueue, handoff_timeout_enqueue
 from handoff.selectors import handoff_policy_get
 from streams.live import live_publish, live_publish_on_commit
 
@@ -148,8 +149,6 @@ def handoff_open(
 def _handoff_create(
     conversation: Conversation, *, reason: str, detail: str, turn_id: uuid.UUID | None
 ) -> Handoff:
-    from handoff.tasks import handoff_timeout_check  # tasks import services
-
     if conversation.bot.workspace.redact_personal_data:
         detail = pii_redact(detail)
     handoff = Handoff.objects.create(
@@ -159,9 +158,7 @@ def _handoff_create(
     policy = handoff_policy_get(conversation=conversation)
     handoff_id = str(handoff.pk)
     transaction.on_commit(
-        lambda: handoff_timeout_check.apply_async(
-            args=[handoff_id], countdown=policy.timeout_seconds
-        )
+        lambda: handoff_timeout_enqueue(handoff_id=handoff_id, countdown=policy.timeout_seconds)
     )
     return handoff
 
@@ -260,10 +257,8 @@ def _close(*, conversation_id: uuid.UUID, agent: Any, to_owner: str, outcome: st
 
 
 def _pending_answer_enqueue(*, handoff_id: uuid.UUID) -> None:
-    from handoff.tasks import handoff_pending_answer_task  # tasks import services
-
     key = str(handoff_id)
-    transaction.on_commit(lambda: handoff_pending_answer_task.delay(key))
+    transaction.on_commit(lambda: handoff_pending_answer_enqueue(handoff_id=key))
 
 
 def handoff_return_to_bot(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:

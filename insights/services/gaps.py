@@ -18,6 +18,7 @@ from sklearn.cluster import AgglomerativeClustering
 
 from bots.models import Bot
 from insights.models import GapCluster, GapClustering
+from insights.queue import gap_clustering_compute_enqueue
 from insights.selectors.scope import SCOPED_TURNS_SQL, AnalyticsScope
 from rag.selectors import workspace_embedding_model
 from textmodels.embeddings import embed_texts
@@ -50,12 +51,10 @@ def gap_clustering_request(
     *, bot_id: uuid.UUID | str, start: datetime, end: datetime, channel: str = ""
 ) -> GapClustering:
     """Queue a clustering of the scope's failed questions (the task starts after commit)."""
-    from insights.tasks import gap_clustering_compute_task
-
     clustering = GapClustering.objects.create(
         bot_id=bot_id, period_start=start, period_end=end, channel=channel
     )
-    gap_clustering_compute_task.delay_on_commit(str(clustering.pk))
+    gap_clustering_compute_enqueue(clustering_id=str(clustering.pk))
     return clustering
 
 

@@ -27,6 +27,7 @@ from rag.ingestion.prepare import PreparedDocument, document_prepare
 from rag.ingestion.screen import chunks_screen, chunks_screen_batch
 from rag.ingestion.store import chunks_replace
 from rag.models import Document
+from rag.queue import document_ingest_enqueue
 from rag.retrieval.calibration.triggers import fusion_changes_record
 from rag.selectors import workspace_embedding_model, workspace_multilingual_model
 from textmodels.embeddings.errors import EmbeddingError
@@ -202,7 +203,5 @@ def _out_of_time(*, documents: list[Document], claim_id: str, outcomes: Outcomes
 
 def _requeue_later(*, document: Document) -> None:
     """A batch mate released for a retry gets its own message, with the same backoff a retried task uses."""
-    from rag.tasks import document_ingest_task
-
     countdown = min(300, 2 ** (document.attempts + 1)) + random.uniform(0, 1)  # noqa: S311
-    document_ingest_task.apply_async((str(document.pk),), countdown=countdown)
+    document_ingest_enqueue(document_id=str(document.pk), countdown=countdown)

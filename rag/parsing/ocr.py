@@ -18,7 +18,7 @@ from PIL import Image
 
 from rag.errors import IngestError
 from rag.language import iso639_3
-from rag.parsing import Block, Box
+from rag.parsing.blocks import Block, Box
 from textmodels.language import language_detect
 
 # Tesseract's OpenMP threads would fight the worker pool's processes for the same cores.
