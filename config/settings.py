@@ -401,6 +401,11 @@ CELERY_BEAT_SCHEDULE = {
 PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")
 PARLEY_PORT = env_int("PARLEY_PORT", 8000, minimum=1, maximum=65535)
 PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
+# The first superuser `./parley run` creates when there is none (config.launcher.prepare.admin_ensure):
+# "admin" when unnamed, a generated password (shown once) when none is given.
+PARLEY_ADMIN_USERNAME = env_str("PARLEY_ADMIN_USERNAME", "admin")
+PARLEY_ADMIN_EMAIL = env_str("PARLEY_ADMIN_EMAIL")
+PARLEY_ADMIN_PASSWORD = env_str("PARLEY_ADMIN_PASSWORD")
 
 # --- Streams worker (issue 6) ---------------------------------------------------------------
 # Streamed answers (SSE chat turns and rag_search) mostly wait on the LLM: they go to their own
@@ -517,8 +522,9 @@ RERANKER_TIMEOUT_SECONDS = env_float("RERANKER_TIMEOUT_SECONDS", 2.0, minimum=0.
 # HNSW candidate list per vector search (pgvector's hnsw.ef_search, at least the 40 candidates
 # retrieval fuses); 100 measured by bench/retrieval --latency: recall of the exact top-40 0.99 at 10k.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=1, maximum=1000)
-# A scope of at most this many chunks is searched exactly (every vector compared: complete, and ~7 ms at
-# 2,000 chunks); a larger one walks the HNSW index (1.4 ms at 10k chunks, bench/turn), see rag.retrieval.sql.
+# A scope of at most this many chunks is searched exactly (every vector compared: complete, and still fast
+# at this size); a larger one walks the HNSW index, see rag.retrieval.sql and
+# docs/decisions/vector-search-plan.md for the measured cut.
 RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 2000, minimum=0)
 # A workspace (per embedding dimension) of at least this many chunks gets an HNSW index of its own from
 # `manage.py chunks_workspace_indexes` (rag.workspace_indexes; docs/decisions/tenant-isolation.md).
@@ -533,16 +539,17 @@ RETRIEVAL_TEXT_THREADS = env_int("RETRIEVAL_TEXT_THREADS", 4, minimum=0, maximum
 RETRIEVAL_BM25_K1 = env_float("RETRIEVAL_BM25_K1", 1.2, minimum=0.0, maximum=10.0)
 RETRIEVAL_BM25_B = env_float("RETRIEVAL_BM25_B", 0.75, minimum=0.0, maximum=1.0)
 # Max-score pruning: a query's lexemes are taken rarest first (the rarest always) while the chunks holding them
-# number at most this; commoner lexemes still score those candidates but find none. 1000 measured at 100k chunks
-# (docs/decisions/bm25-pruning.md): text p50 191 -> 45 ms, spf-fr's full-text R@5 unchanged against 5000.
+# number at most this; commoner lexemes still score those candidates but find none. 1000: the full-text side's
+# time cut by about four at 100k chunks with its recall unchanged (docs/decisions/bm25-pruning.md).
 RETRIEVAL_BM25_POSTINGS_BUDGET = env_int("RETRIEVAL_BM25_POSTINGS_BUDGET", 1000, minimum=1)
 # The safety test's own budget: the lexemes it must search (chunks holding no essential one could still reach
 # the exact top 20) are taken rarest first while their chunks number at most this; past it the commonest go
-# unsearched and the ranking may differ from exact BM25's. 5000 measured at 1M rows (bench/scale, a 500k-chunk
-# workspace): text p50 98 -> 18 ms, p95 621 -> 35 ms, recall@10 unchanged (docs/decisions/bm25-pruning.md).
+# unsearched and the ranking may differ from exact BM25's. 5000: measured at 1M rows (bench/scale, a 500k-chunk
+# workspace), much faster with recall@10 unchanged (docs/decisions/bm25-pruning.md).
 RETRIEVAL_BM25_SAFETY_BUDGET = env_int("RETRIEVAL_BM25_SAFETY_BUDGET", 5000, minimum=0)
 # maintenance_work_mem (MB) of the transaction that (re)builds an HNSW index (`manage.py chunks_reindex`):
-# with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs 2.3-3.5x slower.
+# with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs several times slower
+# (bench/README.md).
 RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int(
     "RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536
 )
@@ -601,8 +608,8 @@ API_SSE_RUNNER_LEASE_SECONDS = env_float(
     "API_SSE_RUNNER_LEASE_SECONDS", 10.0, minimum=0.5, maximum=300
 )
 # SSE: at most one tool_partial_update per stream per this many ms (later deltas join the pending
-# one, so no text is lost; 0: one event per token). 100 ms (ten updates a second) rather than 50: each
-# event costs ~1.4 ms of CPU between the worker and the relay (docs/decisions/answer-path-cpu.md).
+# one, so no text is lost; 0: one event per token). 100 ms (ten updates a second) rather than 50: every
+# event costs CPU in both the worker and the relay (docs/decisions/answer-path-cpu.md).
 API_SSE_PARTIAL_INTERVAL_MS = env_int("API_SSE_PARTIAL_INTERVAL_MS", 100, minimum=0, maximum=5000)
 API_VISITOR_SESSION_MAX_AGE = env_int("API_VISITOR_SESSION_MAX_AGE", 30 * 24 * 3600, minimum=60)
 # Verified API keys are cached in Redis (api.key_cache): a change made through Parley drops the cache
@@ -629,7 +636,7 @@ API_DOCUMENTS_MAX_FILES = env_int("API_DOCUMENTS_MAX_FILES", 20, minimum=1, maxi
 # reused and concurrent requests open one connection each (past PostgreSQL's max_connections at
 # ~100 simultaneous requests; see bench/api). Every LLM call also hands its thread's connection
 # back for its length (core.llm.connections): without a pool the next query reconnects (a new
-# PostgreSQL backend, ~10 ms; bench/turn). So each process keeps a psycopg pool of at most this
+# PostgreSQL backend; docs/decisions/connection-pool.md). So each process keeps a psycopg pool of at most this
 # many connections (requests wait for one); 0 turns it off for Django's persistent connections.
 DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 20, minimum=0, maximum=1000)
 if DATABASE_POOL_MAX_SIZE:

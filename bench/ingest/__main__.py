@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.ingest.baseline import embed_in_processes
 from bench.ingest.cpu import postgres_server_pid, tree_cpu_seconds
 from bench.ingest.ocr import ocr_print, ocr_run, scanned_pdfs_write
-from config.launcher import WORKER_FLAGS
+from config.launcher.workers import WORKER_FLAGS
 
 
 def main() -> None:
