@@ -60,8 +60,8 @@ def embedding_models_in_use() -> list[str]:
 def process_warm_up(*, inference: bool = True) -> WarmUp:
     """Load what a first turn needs, in this process. `inference` False (a prefork worker's main
     process, before it forks its pool): import the libraries only, since running a torch model in a
-    parent that then forks can hang its children's thread pools; each child then builds its model in
-    about a second instead of the ~15 s the imports take.
+    parent that then forks can hang its children's thread pools; each child then only builds its
+    model, without the imports, which take most of the time (docs/decisions/first-ten-minutes.md).
 
     A step that fails is logged and skipped: the first turn then loads that part itself, as before."""
     steps: dict[str, int] = {}

@@ -160,8 +160,8 @@ def _with_tasks(
 
 
 def instruction_like(text: str) -> bool:
-    """Whether a sentence reads as an instruction to the model (patterns only: no embedding, ~0.1 ms);
-    the answer check uses it on retrieved chunks' sentences."""
+    """Whether a sentence reads as an instruction to the model (patterns only: no embedding, so cheap
+    enough for every sentence); the answer check uses it on retrieved chunks' sentences."""
     return patterns_score(patterns_match(text_fold(text))) >= BORDERLINE
 
 

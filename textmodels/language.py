@@ -30,7 +30,8 @@ def language_identifier() -> Any:
 
 
 def language_identifier_load() -> None:
-    """Load the identifier now (~1.4 s of CPU), e.g. in a worker's main process before its pool forks."""
+    """Load the identifier now (seconds of CPU cold: docs/decisions/first-ten-minutes.md), e.g. in a
+    worker's main process before its pool forks."""
     language_identifier()
 
 

@@ -48,8 +48,8 @@ CHUNK_CACHE_SIZE = 2048
 @functools.lru_cache(maxsize=CHUNK_CACHE_SIZE)
 def _planted_in(text: str) -> tuple[str, ...]:
     """A chunk's instruction-like sentences. Kept per chunk text: the same chunks are retrieved again
-    and again, and the detector's patterns over every sentence of six chunks took ~300 ms of a loaded
-    2-core machine per answer (bench.turn.profile, docs/decisions/passages-at-ingestion.md)."""
+    and again, and the detector's patterns over every sentence of every chunk were the largest step of
+    the answer check (bench.turn.profile, docs/decisions/passages-at-ingestion.md)."""
     return tuple(s for s in _sentences(text) if instruction_like(s))
 
 

@@ -65,7 +65,8 @@ class LocalProvider:
 
     def _linear_weights_cast(self) -> None:
         """The linear layers' weights and biases in bfloat16, once: autocast would cast them again on
-        every call (~1.2 ms of a question's ~5.7 ms), to the very same values (tested)."""
+        every call (a sizeable share of a question's time: docs/decisions/embedding-precision.md), to
+        the very same values (tested)."""
         torch = self._torch
         for module in self._model.modules():
             if isinstance(module, torch.nn.Linear):
@@ -104,8 +105,8 @@ class LocalProvider:
 
     def embed_query(self, text: str) -> list[float]:
         """The vector `embed_texts([text])[0]` returns, bit for bit, by the model's own modules without
-        encode()'s batch machinery (length sorting, device resolution, eval() on every call): ~1 ms of
-        a question's ~9 ms of CPU (docs/decisions/answer-path-cpu.md)."""
+        encode()'s batch machinery (length sorting, device resolution, eval() on every call), spent on
+        every question for nothing (docs/decisions/answer-path-cpu.md)."""
         torch = self._torch
         features = self._model.preprocess([text])
         with torch.inference_mode(), self._precision():

@@ -6,7 +6,7 @@ It is the second vector side of retrieval (`MULTI_MODEL_ID`): every chunk keeps 
 vector and also gets this one, so a question in another language than the documents still finds its
 passage. Speed (docs/decisions/multilingual-retrieval.md): the package already runs its matrix products in
 float32 on micro-batches of whole token runs; what we add is one instance per process (the weights load
-once, ~1.2 s and ~90 MB), texts sorted by length so a micro-batch holds similar lengths, texts cut to
+once), texts sorted by length so a micro-batch holds similar lengths, texts cut to
 `MAX_CHARS` (beyond it the mean of the n-gram features barely moves, and the CPU is spent in the
 pure-Python tokenizer), and the BLAS threads of the process's share of the cores.
 """

@@ -3,8 +3,9 @@
 Automatic: one thread where requests embed questions (web processes, the streams worker, scripts):
 several requests embed at once there, and retrieval's full-text statement runs in PostgreSQL while the
 question is embedded (`rag.retrieval.concurrent`), so a second torch thread only competes with them for
-the cores. On 2 cores bench/turn measured a whole turn at 66.7 ms p50 with one thread and 89.7 ms with
-torch's default of one per core (OpenMP threads spinning against PostgreSQL and each other). In the
+the cores: on 2 cores bench/turn measured a whole turn faster with one thread than with torch's default
+of one per core (OpenMP threads spinning against PostgreSQL and each other;
+docs/decisions/embedding-threads.md). In the
 ingestion worker's prefork processes, which embed large batches and nothing else, the cores are shared
 out instead: cores / PARLEY_WORKER_CONCURRENCY each (Celery's `worker_process_init` marks them).
 """
