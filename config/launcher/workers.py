@@ -26,41 +26,32 @@ def worker_commands(
     common = [*WORKER_FLAGS, f"--loglevel={loglevel}"]
     default_queue = str(settings.CELERY_TASK_DEFAULT_QUEUE)
     stream_queue = str(settings.CELERY_STREAM_QUEUE)
-    worker = [
+    worker = _celery_worker(
         python,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "-Q",
-        default_queue,
-        "-n",
-        f"worker@{node}",
-        f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}",
-        *common,
-    ]
+        queue=default_queue,
+        name=f"worker@{node}",
+        options=[f"--concurrency={settings.PARLEY_WORKER_CONCURRENCY}", *common],
+    )
     if beat_schedule:
         worker += ["--beat", f"--schedule={beat_schedule}"]
     commands = [("celery worker", worker)]
     if stream_queue != default_queue:
-        streams = [
+        streams = _celery_worker(
             python,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            stream_queue,
-            "-n",
-            f"streams@{node}",
-            "--pool=threads",
-            f"--concurrency={settings.PARLEY_STREAM_WORKER_THREADS}",
-            *common,
-        ]
+            queue=stream_queue,
+            name=f"streams@{node}",
+            options=[
+                "--pool=threads",
+                f"--concurrency={settings.PARLEY_STREAM_WORKER_THREADS}",
+                *common,
+            ],
+        )
         commands.append(("celery streams worker", streams))
     return commands
+
+
+def _celery_worker(python: str, *, queue: str, name: str, options: list[str]) -> list[str]:
+    return [python, "-m", "celery", "-A", "config", "worker", "-Q", queue, "-n", name, *options]
 
 
 def node_names(workers: list[tuple[str, list[str]]]) -> list[str]:
