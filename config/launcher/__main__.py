@@ -4,4 +4,5 @@ import sys
 
 from config.launcher import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a test imports every module
+    sys.exit(main())
