@@ -8,7 +8,7 @@ refusal plus watch band ("+watch", score >= watch). The outside sets (bench/guar
 validation parts of wildguard-benign and indirect-train, deepset out of fold) close the run in one
 table with the corpora documents and the written rounds, one column per source.
 
-Sets (bench/guard/sets, written apart from the training examples in guard/data): held-out attacks
+Sets (bench/guard/sets, written apart from the training examples in training-data/guard): held-out attacks
 per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
 looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
 tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
