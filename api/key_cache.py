@@ -1,8 +1,8 @@
 """A short-lived Redis cache of verified API keys: most requests authenticate without a database round trip.
 
-The key look-up was the largest step before a streamed answer's first event (bench/api: ~20 ms of a
-~60 ms first event, a pooled connection's health check and one SELECT); a hit costs one Redis round
-trip, which every API request makes anyway (rate limits, streams).
+The key look-up (a pooled connection's health check and one SELECT) was the largest step before a
+streamed answer's first event (bench/api; docs/decisions/widget-keys-cors-and-rate-limits.md); a hit
+costs one Redis round trip, which every API request makes anyway (rate limits, streams).
 
 - Entries live in one Redis hash, a field per key: the sha256 of the presented key (never the key),
   whose value is what authentication needs (the key's ids and scopes, its expiry; for a widget key

@@ -15,6 +15,7 @@ from django.db import models
 
 from audit.changes import changes_cleaned
 from audit.context import audit_context_fill
+from audit.kinds import AuditKind
 
 
 class AuditEntryManager(LogEntryManager):  # type: ignore[misc]  # django-auditlog ships no type hints
@@ -73,22 +74,8 @@ NO_TRUNCATE = "no_truncate"
 
 
 class AuditEntry(AbstractLogEntry):  # type: ignore[misc]  # django-auditlog ships no type hints
-    class Kind(models.TextChoices):
-        BOT = "bot", "Bot"
-        TEMPLATE = "template", "Prompt template"
-        TOPIC = "topic", "Topic"
-        LEXICON = "lexicon", "Lexicon group"
-        DOCUMENT = "document", "Document"
-        API_KEY = "api_key", "Server API key"
-        WIDGET_KEY = "widget_key", "Widget key and origins"
-        SIGNING_SECRET = "signing_secret", "Bot signing secret"
-        MEMBER = "member", "Member and role"
-        WORKSPACE = "workspace", "Workspace settings"
-        HANDOFF_POLICY = "handoff_policy", "Handoff policy"
-        QUARANTINE_RELEASE = "quarantine_release", "Release from quarantine"
-        LOGIN = "login", "Login"
-        LOGIN_FAILED = "login_failed", "Failed login"
-        USER = "user", "User account"
+    # The kinds are their own module (audit.kinds): the audited table names them without this model.
+    Kind = AuditKind
 
     # No foreign key to the user: an entry must outlive its actor, and deleting a user may not
     # update an entry (the trigger below refuses it). `actor_label` is who it was, as written then.

@@ -1,6 +1,6 @@
 """The one place that says what is audited: every model whose changes matter, named by label (the apps
 are above audit on the layer map, so it imports none of them), with its kind, the path to its
-workspace and the fields worth a diff. django-auditlog connects them; logins are connected here too.
+workspace and the fields worth a diff. django-auditlog connects them (audit.apps), with the logins.
 
 Writes that bypass model signals (conditional UPDATEs, bulk inserts) call audit.services instead:
 key revocation and rotation, document uploads, releases from quarantine."""
@@ -10,15 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from auditlog.registry import auditlog
-from django.apps import apps
 from django.conf import settings
-from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.exceptions import ObjectDoesNotExist
 
-from audit.models import AuditEntry
-
-Kind = AuditEntry.Kind
+from audit.kinds import AuditKind as Kind
 
 
 @dataclass(frozen=True)
@@ -139,22 +134,3 @@ def audited_kind(label: str) -> str | None:
     """The kind of entry an audited model's changes make; None when the model is not audited."""
     audited = _BY_LABEL.get(label)
     return audited.kind if audited else None
-
-
-def audit_registry_connect() -> None:
-    """Register every audited model with django-auditlog and connect the login receivers (once)."""
-    from audit.services import login_failed_record, login_record
-
-    for audited in AUDITED:
-        model = apps.get_model(audited.label)
-        if auditlog.contains(model):
-            continue
-        auditlog.register(
-            model,
-            include_fields=list(audited.include) or None,
-            exclude_fields=list(audited.exclude) or None,
-            mask_fields=list(audited.mask) or None,
-            m2m_fields=set(audited.m2m) or None,
-        )
-    user_logged_in.connect(login_record, dispatch_uid="audit.login")
-    user_login_failed.connect(login_failed_record, dispatch_uid="audit.login_failed")

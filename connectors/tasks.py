@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from connectors.errors import MailboxUnavailable
 from connectors.models import ChannelThread, InboundEvent
+from connectors.queue import INBOUND_PROCESS_TASK, THREAD_DELIVER_TASK
 from connectors.services import (
     channel_imap_poll,
     conversation_outbox_fill,
@@ -24,7 +25,7 @@ logger = logging.getLogger(__name__)
 INBOUND_STALE = timedelta(minutes=2)
 
 
-@task(name="connectors.inbound_process", acks_late=True)
+@task(name=INBOUND_PROCESS_TASK, acks_late=True)
 def inbound_process_task(event_id: int) -> str:
     """Idempotent: the entry point replays a turn it answered (the platform's message id)."""
     return inbound_process(event_id=event_id)
@@ -43,7 +44,7 @@ def conversation_relay_task(conversation_id: str) -> str:
     return thread_deliver(thread_id=thread_id).outcome if thread_id else "no_thread"
 
 
-@task(name="connectors.thread_deliver", acks_late=True)
+@task(name=THREAD_DELIVER_TASK, acks_late=True)
 def thread_deliver_task(thread_id: int) -> str:
     return thread_deliver(thread_id=thread_id).outcome
 

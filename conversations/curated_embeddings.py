@@ -16,12 +16,15 @@ from django.db import transaction
 
 from bots.models import Bot
 from conversations.models import CuratedAnswer
-from rag.embeddings import embed_query
+from core.queue import task_enqueue
 from rag.selectors import workspace_embedding_model
+from textmodels.embeddings import embed_query
 
 # One queued re-embedding per bot and process at a time (the task is idempotent: a second run finds
 # nothing stale).
 REEMBED_GUARD_SECONDS = 600
+# Queued by name (core.queue): conversations.tasks imports this module, never the other way.
+REEMBED_TASK = "conversations.curated_answers_reembed"
 
 
 def curated_answer_embed(*, curated_id: uuid.UUID | str) -> None:
@@ -59,7 +62,6 @@ def curated_answers_reembed_queue(*, bot_id: uuid.UUID | str) -> bool:
     already queued from this process."""
     if not cache.add(f"parley:curated-reembed:{bot_id}", 1, REEMBED_GUARD_SECONDS):
         return False
-    from conversations.tasks import curated_answers_reembed_task  # tasks import this module
-
-    transaction.on_commit(lambda: curated_answers_reembed_task.delay(str(bot_id)))
+    key = str(bot_id)
+    transaction.on_commit(lambda: task_enqueue(REEMBED_TASK, args=[key]))
     return True

@@ -1,5 +1,5 @@
-"""Cheap guards run before any LLM call: the injection detector (rag.guard), explicit requests for a
-human, small talk.
+"""Cheap guards run before any LLM call: the injection guard's message screen (guard.screen), explicit
+requests for a human, small talk.
 
 The detector scores injections in six languages and the bot's threshold decides; the human-request
 and small-talk patterns cover the same six (English, French, German, Spanish, Italian, Portuguese) and
@@ -14,7 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH, Detection, injection_detect
+from guard.detector import DEFAULT_THRESHOLD
+from guard.screen import message_flagged
 
 
 class GuardKind(StrEnum):
@@ -236,8 +237,7 @@ def message_screen(
     *, text: str, injection_threshold: float = DEFAULT_THRESHOLD
 ) -> GuardMatch | None:
     """The first guard `text` trips (injection, then a request for a human, then small talk), or None."""
-    detection = injection_detect(text=text)
-    if detection.flagged(injection_threshold):
+    if detection := message_flagged(text=text, threshold=injection_threshold):
         return GuardMatch(
             kind=GuardKind.INJECTION,
             label=detection.label,
@@ -259,16 +259,6 @@ def message_screen(
             kind=GuardKind.SMALL_TALK, label=category, excerpt=text.strip(), language=language
         )
     return None
-
-
-def injection_watched(
-    *, text: str, threshold: float = DEFAULT_THRESHOLD, watch: float = DEFAULT_WATCH
-) -> Detection | None:
-    """The detector's verdict when `text` falls in the watch band [watch, threshold): the message is
-    answered like any other (the prompt frames it as untrusted data) and recorded as a security event.
-    The turn already scored it in message_screen: the detector's cache answers."""
-    detection = injection_detect(text=text)
-    return detection if detection.watched(threshold=threshold, watch=watch) else None
 
 
 def _small_talk(text: str) -> tuple[str, str] | None:

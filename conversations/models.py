@@ -179,7 +179,7 @@ class SecurityEvent(models.Model):
     excerpt = models.TextField()
     explanation = models.TextField(blank=True)
     model = models.CharField(max_length=200, blank=True)
-    # The injection detector's verdict on the message (rag.guard): its score and strongest cue
+    # The injection detector's verdict on the message (guard): its score and strongest cue
     # ("override", "classifier"...; "model_flag" when only the LLM flagged it).
     score = models.FloatField(null=True, blank=True)
     label = models.CharField(max_length=40, blank=True)

@@ -23,7 +23,7 @@ from conversations.audit import ERROR_MESSAGE_LIMIT, AnswerRecord, answer_audit_
 from conversations.models import RagSearchExecution, SecurityEvent, Turn
 from conversations.types import AnswerStatus
 from core.redaction import pii_redact
-from rag.guard import DEFAULT_THRESHOLD, LABEL_CLASSIFIER, Detection, injection_detect
+from guard.detector import DEFAULT_THRESHOLD, LABEL_CLASSIFIER, Detection, injection_detect
 
 SECURITY_EXCERPT_LIMIT = 2000
 # A security event's label when the LLM flagged the message and the detector did not.

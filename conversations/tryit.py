@@ -126,7 +126,8 @@ def _stages(bot: Bot, data: dict[str, Any]) -> dict[str, Any]:
         "contract_met": CONTRACT_MET,
         "outcome": outcome,
         # Every step the pipeline times, and what they add up to beside its total: a gap between the
-        # two is time no step accounts for (issue 26 found 16 s of it: the models' cold load).
+        # two is time no step accounts for (issue 26 found the models' cold load there:
+        # docs/decisions/first-ten-minutes.md).
         "steps": steps,
         "steps_ms": sum(steps.values()),
         "total_ms": run.latencies.get("total", 0),

@@ -42,8 +42,8 @@ def embedding_models_in_use() -> list[str]:
     an edit here."""
     from django.db.models import CharField
 
-    from rag.embeddings import embedding_model_default
     from rag.models import WorkspaceEmbedding
+    from textmodels.embeddings import embedding_model_default
 
     models = {embedding_model_default()}
     for model_field in WorkspaceEmbedding._meta.concrete_fields:
@@ -60,8 +60,8 @@ def embedding_models_in_use() -> list[str]:
 def process_warm_up(*, inference: bool = True) -> WarmUp:
     """Load what a first turn needs, in this process. `inference` False (a prefork worker's main
     process, before it forks its pool): import the libraries only, since running a torch model in a
-    parent that then forks can hang its children's thread pools; each child then builds its model in
-    about a second instead of the ~15 s the imports take.
+    parent that then forks can hang its children's thread pools; each child then only builds its
+    model, without the imports, which take most of the time (docs/decisions/first-ten-minutes.md).
 
     A step that fails is logged and skipped: the first turn then loads that part itself, as before."""
     steps: dict[str, int] = {}
@@ -106,7 +106,7 @@ def _database_connect() -> None:
 
 
 def _language_identifier_load() -> None:
-    from rag.language import language_identifier_load
+    from textmodels.language import language_identifier_load
 
     language_identifier_load()
 
@@ -114,7 +114,7 @@ def _language_identifier_load() -> None:
 def _embedding_libraries_import() -> None:
     import importlib
 
-    # As rag.embeddings.local does before it imports them: the model ships in site-packages.
+    # As textmodels.embeddings.local does before it imports them: the model ships in site-packages.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     importlib.import_module("torch")
@@ -122,7 +122,7 @@ def _embedding_libraries_import() -> None:
 
 
 def _embedding_load(model_id: str) -> None:
-    from rag.embeddings import embedding_provider_get
+    from textmodels.embeddings import embedding_provider_get
 
     provider = embedding_provider_get(model_id=model_id)
     if model_id.startswith("local/"):

@@ -1,10 +1,10 @@
 """The embedded PostgreSQL's memory and parallelism, derived from the machine it starts on.
 
 PostgreSQL's defaults (128 MB shared_buffers, 4 MB work_mem, 64 MB maintenance_work_mem) fit a
-laptop of 2005; at 100k chunks the chunk table alone is ~580 MB. At each start the embedded server
-gets settings sized from the memory it may use (the cgroup's limit when lower than the machine's)
-and the cores it may run on (the CPU affinity and the cgroup's quota), each overridable
-(PARLEY_PG_* in docs/configuration.md). They are written to an include file in PGDATA.
+laptop of 2005, far below a large workspace's chunk table (docs/decisions/bm25-pruning.md). At each
+start the embedded server gets settings sized from the memory it may use (the cgroup's limit when
+lower than the machine's) and the cores it may run on (the CPU affinity and the cgroup's quota), each
+overridable (PARLEY_PG_* in docs/configuration.md). They are written to an include file in PGDATA.
 """
 
 from __future__ import annotations

@@ -121,9 +121,9 @@ def _phone_regions() -> tuple[str, ...]:
 def _phone_spans(text: str, regions: Sequence[str]) -> Iterable[PiiSpan]:
     """Phone numbers valid in one of `regions` (national formats) or anywhere (international ones).
 
-    The matcher leaves dates, times and numbers glued to letters alone; running it once per region
-    costs ~2 ms a region on a message with numbers, so texts without a digit run long enough to be
-    a phone number skip it."""
+    The matcher leaves dates, times and numbers glued to letters alone; it runs once per region, and
+    that is the costly part of redaction (docs/decisions/privacy.md), so texts without a digit run long
+    enough to be a phone number skip it."""
     hints = [m for m in _PHONE_HINT.finditer(text) if _digit_count(m.group()) >= _MIN_PHONE_DIGITS]
     if not hints:
         return

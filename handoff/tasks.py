@@ -5,15 +5,16 @@ from __future__ import annotations
 import uuid
 
 from core.typed_tasks import task
+from handoff.queue import PENDING_ANSWER_TASK, TIMEOUT_CHECK_TASK
 from handoff.services import handoff_pending_answer, handoff_timeout
 
 
-@task(name="handoff.timeout_check", acks_late=True)
+@task(name=TIMEOUT_CHECK_TASK, acks_late=True)
 def handoff_timeout_check(handoff_id: str) -> bool:
     return handoff_timeout(handoff_id=uuid.UUID(handoff_id))
 
 
-@task(name="handoff.pending_answer", acks_late=True)
+@task(name=PENDING_ANSWER_TASK, acks_late=True)
 def handoff_pending_answer_task(handoff_id: str) -> str | None:
     """Idempotent: a second run replays the turn the first one recorded (its client message id)."""
     received = handoff_pending_answer(handoff_id=uuid.UUID(handoff_id))

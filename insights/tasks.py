@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 from core.typed_tasks import RunningTask, bound_task, task
+from insights.queue import EVALUATION_RUN_EXECUTE_TASK, GAP_CLUSTERING_COMPUTE_TASK
 
 
-@task(name="insights.gap_clustering_compute", acks_late=True)
+@task(name=GAP_CLUSTERING_COMPUTE_TASK, acks_late=True)
 def gap_clustering_compute_task(clustering_id: str) -> bool:
     from insights.services.gaps import gap_clustering_compute
 
@@ -21,7 +22,7 @@ def turn_rollups_refresh_task() -> int:
     return turn_rollups_refresh()
 
 
-@bound_task(name="insights.evaluation_run_execute", acks_late=True, max_retries=180)
+@bound_task(name=EVALUATION_RUN_EXECUTE_TASK, acks_late=True, max_retries=180)
 def evaluation_run_execute_task(self: RunningTask, run_id: str) -> str:
     from insights.services.runs import (
         WAIT_FOR_DOCUMENTS_SECONDS,

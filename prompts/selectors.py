@@ -56,7 +56,8 @@ def bot_settings_get(*, bot_id: Any, workspace_id: Any | None = None) -> BotSett
 
     One statement, written in SQL: the bot's row, and its locale texts, active templates, topics and
     lexicon as JSON. A turn reads this on every message; the same read through the ORM (annotations or
-    prefetches) cost 4-5 ms of query building in Python, the statement itself 0.1 ms.
+    prefetches) spent many times the statement's own time building the query in Python
+    (docs/decisions/answer-path-cpu.md).
     """
     try:
         ids = {

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from rag.parsing import Block, Box
+from rag.parsing.blocks import Block, Box
 from rag.tokens import token_count, token_counts
 
 

@@ -1,8 +1,8 @@
 """(Re)building the chunks' HNSW indexes with the measured build memory (RETRIEVAL_HNSW_BUILD_MEMORY_MB).
 
 pgvector builds the graph in `maintenance_work_mem`; once the graph stops fitting, the build goes on
-much slower (bench/README.md: at 100k chunks PostgreSQL's default 64 MB makes it 2.3-3.5x slower than
-512 MB). The memory is raised with SET LOCAL, so it lasts only as long as the build's transaction.
+several times slower at 100k chunks with PostgreSQL's default 64 MB (bench/README.md). The memory is
+raised with SET LOCAL, so it lasts only as long as the build's transaction.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from pgvector.utils import HalfVector
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import embedding_model_default, multilingual_model_default
 from rag.models import (
     Chunk,
     Document,
@@ -25,6 +24,7 @@ from rag.models import (
     embedding_as,
     embedding_half,
 )
+from textmodels.embeddings import embedding_model_default, multilingual_model_default
 
 
 def workspace_embedding_model(*, workspace_id: uuid.UUID | str) -> str:
@@ -57,7 +57,7 @@ class SearchSetup:
 def workspace_search_setup(*, workspace_id: uuid.UUID | str) -> SearchSetup:
     """The workspace's models and calibrated fusion in one query. The calibration counts only if it
     measured these very models. A fixed statement, not the ORM's: every search runs it, and compiling
-    the annotated queryset cost ~0.9 ms of CPU per call against ~0.05 ms."""
+    the annotated queryset cost far more CPU than the statement (docs/decisions/answer-path-cpu.md)."""
     with connection.cursor() as cursor:
         cursor.execute(_SEARCH_SETUP_SQL, {"workspace_id": str(workspace_id)})
         row = cursor.fetchone()

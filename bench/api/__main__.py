@@ -6,7 +6,7 @@
         [--ingest-timeout 900] [--idle-timeout 600] [--idle-window 30] [--profile DIR]
 
 Processes, all on loopback: uvicorn serving config.asgi, the Celery workers ``./parley run`` starts
-(config.launcher.worker_commands: the prefork worker, and the thread-pool streams worker that runs
+(config.launcher.workers.worker_commands: the prefork worker, and the thread-pool streams worker that runs
 streamed answers), Redis (Valkey) buffering the events, the scripted OpenAI-compatible server
 (tests/support/llm_server.py, in a process of its own) answering every LLM call with a 55-token
 answer spaced by --token-delay seconds. Questions come from the corpus's queries.jsonl; five corpus documents are

@@ -28,7 +28,8 @@ from tests.support.processes import (
 
 
 class Stack:
-    """uvicorn and the Celery workers of ``./parley run`` (config.launcher.worker_commands), on the bench's queues."""
+    """uvicorn and the Celery workers of ``./parley run`` (config.launcher.workers.worker_commands),
+    on the bench's queues."""
 
     def __init__(
         self, *, pool_size: int, offline: bool = False, profile: Path | None = None
@@ -48,7 +49,7 @@ class Stack:
     def __enter__(self) -> Stack:
         from api.services import server_api_key_create
         from bots.models import Bot
-        from config.launcher import worker_commands
+        from config.launcher.workers import worker_commands
         from core.models import Workspace
 
         name = f"bench-api-{uuid.uuid4().hex[:8]}"

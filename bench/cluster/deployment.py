@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from config.launcher import WORKER_FLAGS
+from config.launcher.workers import WORKER_FLAGS
 
 
 class Nodes:

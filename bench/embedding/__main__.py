@@ -1,4 +1,4 @@
-"""The local model in float32 and in bfloat16 (rag.embeddings.precision), side by side in one run.
+"""The local model in float32 and in bfloat16 (textmodels.embeddings.precision), side by side in one run.
 
     .venv/bin/python -m bench.embedding /work/shared/corpora/covid-faq-en /work/shared/corpora/xquad-dev \
         [--limit 2000] [--threads 1]
@@ -35,9 +35,9 @@ def main() -> None:
     import torch
 
     from bench.beir import beir_load
-    from rag.embeddings import LOCAL_MODEL_ID
-    from rag.embeddings.local import LocalProvider
-    from rag.embeddings.precision import bf16_native
+    from textmodels.embeddings import LOCAL_MODEL_ID
+    from textmodels.embeddings.local import LocalProvider
+    from textmodels.embeddings.precision import bf16_native
 
     torch.set_num_threads(args.threads)
     print(f"bfloat16 in hardware: {bf16_native()}; torch threads: {args.threads}")

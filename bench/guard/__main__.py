@@ -8,7 +8,7 @@ refusal plus watch band ("+watch", score >= watch). The outside sets (bench/guar
 validation parts of wildguard-benign and indirect-train, deepset out of fold) close the run in one
 table with the corpora documents and the written rounds, one column per source.
 
-Sets (bench/guard/sets, written apart from the training examples in rag/guard/data): held-out attacks
+Sets (bench/guard/sets, written apart from the training examples in training-data/guard): held-out attacks
 per language (EN FR DE ES IT PT) and benign look-alikes that use trigger words (attacks/lookalikes.txt:
 looked at while the patterns were written; *_late.txt: written after a first freeze, measured, then
 tuned on; *_fresh.txt: written after the second freeze, its misses read in issue 18's second pass;
@@ -105,7 +105,7 @@ def main() -> None:
     django.setup()
     from bench.guard.baseline import baseline_flags
     from bench.guard.sets import corpora_dir, corpora_questions, labelled_lines
-    from rag.guard import DEFAULT_THRESHOLD, DEFAULT_WATCH, injection_detect
+    from guard.detector import DEFAULT_THRESHOLD, DEFAULT_WATCH, injection_detect
 
     threshold = DEFAULT_THRESHOLD if args.threshold is None else args.threshold
     watch = DEFAULT_WATCH if args.watch is None else args.watch
@@ -236,10 +236,10 @@ def _row(
 
 
 def _out_of_fold(root: Path, old: Callable[[str], bool]) -> None:
-    """The training data's rows scored out of fold (rag.guard.training.out_of_fold_detector, in the
+    """The training data's rows scored out of fold (guard.training.out_of_fold_detector, in the
     model's meta): the public set's attacks and benign rows as an unseen split would meet them."""
-    from rag.guard.classifier import classifier_model
-    from rag.guard.training import examples_jsonl
+    from guard.classifier import classifier_model
+    from guard.training import examples_jsonl
 
     model = classifier_model()
     report = model.meta.get("out_of_fold_detector") if model else None
@@ -266,7 +266,7 @@ def _chunks(
     quarantine would touch (one chunk is enough), by corpus (n, old, new, share with a task finding
     recorded below quarantine)."""
     from bench.guard.sets import corpora_chunks, ingestion_chunks
-    from rag.guard import LABEL_TASK, injection_detect_batch
+    from guard.detector import LABEL_TASK, injection_detect_batch
 
     print(
         "-- ordinary documents cut into ingestion's chunks (the share quarantined; task recorded):"
@@ -292,8 +292,8 @@ def _chunks(
 
 def _latency(texts: list[str]) -> None:
     """Per question: the retrieval embed alone (a fresh text) vs detector + retrieval embed (a cache hit)."""
-    from rag.embeddings import LOCAL_MODEL_ID, embed_query, query_cache_clear
-    from rag.guard import detection_cache_clear, injection_detect
+    from guard.detector import detection_cache_clear, injection_detect
+    from textmodels.embeddings import LOCAL_MODEL_ID, embed_query, query_cache_clear
 
     embed_query("warm-up", model_id=LOCAL_MODEL_ID)
     injection_detect(text="warm-up question")

@@ -22,9 +22,9 @@ from pathlib import Path
 
 def ingest_throughput(root: Path, *, corpus: str, limit: int) -> None:
     from bench.guard.sets import corpora_chunks, ingestion_chunks
-    from rag.embeddings import LOCAL_MODEL_ID, embed_texts, multilingual_model_default
-    from rag.guard import injection_detect_batch
+    from guard.detector import injection_detect_batch
     from rag.passages.make import document_sources, passages_make
+    from textmodels.embeddings import LOCAL_MODEL_ID, embed_texts, multilingual_model_default
 
     documents = corpora_chunks(root, limit=limit).get(corpus, [])
     if not documents:

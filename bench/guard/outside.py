@@ -1,4 +1,4 @@
-"""bench/guard's outside sets: public data nobody here wrote, in their validation parts (rag.guard.public:
+"""bench/guard's outside sets: public data nobody here wrote, in their validation parts (guard.public:
 never trained or tuned on), scored with the bands, beside the written rounds in one table.
 
 - wildguard-benign, validation part: benign requests that sound risky, the share each band takes;
@@ -28,7 +28,7 @@ ROWS = (
     ("benign in the watch band", "benign_watched"),
     ("attacked docs quarantined", "attacked_quarantined"),
     ("clean docs quarantined", "clean_quarantined"),
-    # A task finding (rag.guard.tasks) at or above the borderline band: quarantined or recorded.
+    # A task finding (guard.tasks) at or above the borderline band: quarantined or recorded.
     ("attacked docs, task recorded", "attacked_task"),
     ("clean docs, task recorded", "clean_task"),
 )
@@ -37,8 +37,8 @@ ROWS = (
 def wildguard_column(
     root: Path, threshold: float, watch: float, old: Callable[[str], bool]
 ) -> tuple[Column, Column]:
-    from rag.guard import injection_detect_batch
-    from rag.guard.public import wildguard_benign
+    from guard.detector import injection_detect_batch
+    from guard.public import wildguard_benign
 
     texts = wildguard_benign(root=root, part="validation")
     scores = [d.score for d in injection_detect_batch(texts=texts)]
@@ -52,7 +52,7 @@ def wildguard_column(
 
 
 def deepset_column() -> Column | None:
-    from rag.guard.classifier import classifier_model
+    from guard.classifier import classifier_model
 
     model = classifier_model()
     report = model.meta.get("out_of_fold_detector") if model else None
@@ -76,8 +76,8 @@ def deepset_column() -> Column | None:
 def indirect_columns(
     root: Path, threshold: float, old: Callable[[str], bool], *, misses: bool = False
 ) -> list[Column]:
-    from rag.guard import LABEL_TASK, injection_detect_batch
-    from rag.guard.public import INDIRECT_KINDS, context_windows, indirect_contexts
+    from guard.detector import LABEL_TASK, injection_detect_batch
+    from guard.public import INDIRECT_KINDS, context_windows, indirect_contexts
 
     contexts = indirect_contexts(root=root, part="validation")
     columns = []

@@ -45,8 +45,8 @@ def corpora_questions(root: Path) -> dict[str, list[str]]:
 def corpora_chunks(root: Path, *, limit: int) -> dict[str, list[str]]:
     """Up to `limit` documents (title and text) of each corpus's corpus.jsonl, by corpus folder name:
     ordinary document text, which quarantine must leave alone. The FAQ collections whose tuning part
-    trains the task scorer (rag.guard.public.FAQ_CORPORA) give their validation part only."""
-    from rag.guard.public import FAQ_CORPORA, corpus_documents
+    trains the task scorer (guard.public.FAQ_CORPORA) give their validation part only."""
+    from guard.public import FAQ_CORPORA, corpus_documents
 
     return {
         path.parent.name: corpus_documents(
@@ -62,7 +62,7 @@ def ingestion_chunks(text: str) -> list[str]:
     """A document's chunks as ingestion cuts them (rag.chunking at the configured size and overlap,
     one block per line)."""
     from rag.chunking import chunks_build
-    from rag.parsing import Block
+    from rag.parsing.blocks import Block
 
     blocks = [Block(text=paragraph) for paragraph in text.split("\n") if paragraph.strip()]
     drafts = chunks_build(

@@ -26,7 +26,7 @@ from pathlib import Path
 from bench.ingest.baseline import embed_in_processes
 from bench.ingest.cpu import postgres_server_pid, tree_cpu_seconds
 from bench.ingest.ocr import ocr_print, ocr_run, scanned_pdfs_write
-from config.launcher import WORKER_FLAGS
+from config.launcher.workers import WORKER_FLAGS
 
 
 def main() -> None:
@@ -280,7 +280,7 @@ def _chunk_texts(files: list[Path]) -> list[str]:
 
 
 def _embed_plainly(texts: list[str]) -> float:
-    from rag.embeddings import embedding_provider_get, multilingual_model_default
+    from textmodels.embeddings import embedding_provider_get, multilingual_model_default
 
     # Both models, as ingestion embeds every chunk with the workspace model and the multilingual one.
     providers = [embedding_provider_get()]

@@ -38,7 +38,7 @@ def _embed_share(
     import django
 
     django.setup()
-    from rag.embeddings import embedding_provider_get, multilingual_model_default
+    from textmodels.embeddings import embedding_provider_get, multilingual_model_default
 
     # Both models, as ingestion embeds every chunk with the workspace model and the multilingual one.
     providers = [embedding_provider_get()]

@@ -39,8 +39,8 @@ def main(argv: list[str]) -> int:
     from bench.retrieval.embed import tokenizer_load
     from bench.retrieval.latency import CORPORA_ROOT, LATENCY_QUERIES
     from core.models import Workspace
-    from rag.embeddings import LOCAL_MODEL_ID
     from rag.retrieval.sql import HybridParams, text_rows
+    from textmodels.embeddings import LOCAL_MODEL_ID
 
     workspace = Workspace.objects.get(slug=slug)
     per_corpus = [  # the latency bench's queries, interleaved across corpora

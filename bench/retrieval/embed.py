@@ -33,7 +33,7 @@ def model_load():
 @cache
 def multi_model_load():  # type: ignore[no-untyped-def]
     """The product's multilingual encoder (the same class and settings ingestion uses)."""
-    from rag.embeddings.multilingual import MultilingualEncoder
+    from textmodels.embeddings.multilingual import MultilingualEncoder
 
     return MultilingualEncoder(threads=int(os.environ.get("BENCH_EMBED_THREADS", "1")))
 

@@ -29,10 +29,10 @@ from bench.retrieval.embed import (
 )
 from bench.retrieval.evaluate import NO_THRESHOLD
 from bench.retrieval.load import Row, workspace_load
-from rag.embeddings import LOCAL_MODEL_ID, embed_query
 from rag.indexes import chunk_indexes_rebuild
 from rag.retrieval import FUSION, RetrievalScope, chunks_retrieve
 from rag.workspace_indexes import workspace_indexes_sync
+from textmodels.embeddings import LOCAL_MODEL_ID, embed_query
 
 CORPORA_ROOT = Path("/work/shared/corpora")
 EF_SEARCH_VALUES = (40, 64, 100, 200, 400)

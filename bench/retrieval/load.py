@@ -20,10 +20,10 @@ from django.db import connection, transaction
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
 from rag.indexes import hnsw_build_memory_set, hnsw_index_name
 from rag.language import search_config_for
 from rag.models import Chunk, Document
+from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
 
 # (corpus document id, ISO 639-1 language, chunk text)
 Row = tuple[str, str, str]

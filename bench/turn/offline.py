@@ -23,11 +23,11 @@ from conversations.pipeline import turn_answer
 from conversations.pipeline.rag_search import rag_search_answer
 from conversations.pipeline.retrieve import embedder_for, estimator_for
 from prompts.selectors import bot_settings_get
-from rag.embeddings import embedding_provider_get
 from rag.models import Chunk, ChunkPassages
 from rag.passages.make import PassageSource, passages_make, passages_write
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from rag.selectors import workspace_embedding_model, workspace_multilingual_model
+from textmodels.embeddings import embedding_provider_get
 
 COMPOSER_CHUNKS = 6
 

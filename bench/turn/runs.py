@@ -18,9 +18,9 @@ from core.llm.types import LLMEndpoint
 from prompts.engine import Chunk as PromptChunk
 from prompts.engine import prompt_build
 from prompts.selectors import bot_settings_get
-from rag.embeddings import embed_query, embed_texts
 from rag.models import Document
 from tests.support.llm_server import Reply, ScriptedLLMServer
+from textmodels.embeddings import embed_query, embed_texts
 
 STUB_ANSWER = {
     "status": "not_found_in_context",

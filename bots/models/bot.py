@@ -16,9 +16,9 @@ from core.models import Workspace
 SHORT = 200
 MEDIUM = 1000
 LONG = 4000
-# rag.guard.DEFAULT_THRESHOLD: where bench/guard measured few false positives and most attacks caught.
+# guard.detector.DEFAULT_THRESHOLD: where bench/guard measured few false positives and most attacks caught.
 INJECTION_THRESHOLD_DEFAULT = 0.6
-# rag.guard.DEFAULT_WATCH: training maps the watch band's cut, picked on public benign prompts, onto it.
+# guard.detector.DEFAULT_WATCH: training maps the watch band's cut, picked on public benign prompts, onto it.
 INJECTION_WATCH_DEFAULT = 0.3
 
 

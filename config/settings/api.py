@@ -43,8 +43,8 @@ API_SSE_RUNNER_LEASE_SECONDS = env_float(
     "API_SSE_RUNNER_LEASE_SECONDS", 10.0, minimum=0.5, maximum=300
 )
 # SSE: at most one tool_partial_update per stream per this many ms (later deltas join the pending
-# one, so no text is lost; 0: one event per token). 100 ms (ten updates a second) rather than 50: each
-# event costs ~1.4 ms of CPU between the worker and the relay (docs/decisions/answer-path-cpu.md).
+# one, so no text is lost; 0: one event per token). 100 ms (ten updates a second) rather than 50: every
+# event costs CPU in both the worker and the relay (docs/decisions/answer-path-cpu.md).
 API_SSE_PARTIAL_INTERVAL_MS = env_int("API_SSE_PARTIAL_INTERVAL_MS", 100, minimum=0, maximum=5000)
 API_VISITOR_SESSION_MAX_AGE = env_int("API_VISITOR_SESSION_MAX_AGE", 30 * 24 * 3600, minimum=60)
 # Verified API keys are cached in Redis (api.key_cache): a change made through Parley drops the cache

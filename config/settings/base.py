@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI's files, served from this package: /api/docs/ needs no CDN
     "core",
+    "textmodels",
+    "guard",
     "bots",
     "prompt_context",
     "prompts",

@@ -16,12 +16,12 @@ PARLEY_EMBEDDING_OPENAI_BASE_URL = env_str(
 )
 PARLEY_EMBEDDING_OPENAI_API_KEY = env_str("PARLEY_EMBEDDING_OPENAI_API_KEY", "")
 PARLEY_EMBEDDING_OPENAI_MODEL = env_str("PARLEY_EMBEDDING_OPENAI_MODEL", "text-embedding-3-small")
-# The second, multilingual vector of every chunk (rag.embeddings.multilingual); "" turns it off.
+# The second, multilingual vector of every chunk (textmodels.embeddings.multilingual); "" turns it off.
 PARLEY_EMBEDDING_MULTILINGUAL = env_choice(
     "PARLEY_EMBEDDING_MULTILINGUAL", "local/use-multilingual-v3", ("local/use-multilingual-v3", "")
 )
 PARLEY_EMBEDDING_BATCH_SIZE = env_int("PARLEY_EMBEDDING_BATCH_SIZE", 32, minimum=1, maximum=2048)
-# The local model's matrix products in bfloat16 (rag.embeddings.precision): "auto" where the CPU does
+# The local model's matrix products in bfloat16 (textmodels.embeddings.precision): "auto" where the CPU does
 # bfloat16 in hardware, "on", or "off" (float32 everywhere).
 PARLEY_EMBEDDING_BF16 = env_choice("PARLEY_EMBEDDING_BF16", "auto", ("auto", "on", "off"))
 # CPU threads of the local model per process (0: torch's default, one per core); see bench/ingest.

@@ -13,8 +13,9 @@ RERANKER_TIMEOUT_SECONDS = env_float("RERANKER_TIMEOUT_SECONDS", 2.0, minimum=0.
 # HNSW candidate list per vector search (pgvector's hnsw.ef_search, at least the 40 candidates
 # retrieval fuses); 100 measured by bench/retrieval --latency: recall of the exact top-40 0.99 at 10k.
 RETRIEVAL_HNSW_EF_SEARCH = env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=1, maximum=1000)
-# A scope of at most this many chunks is searched exactly (every vector compared: complete, and ~7 ms at
-# 2,000 chunks); a larger one walks the HNSW index (1.4 ms at 10k chunks, bench/turn), see rag.retrieval.sql.
+# A scope of at most this many chunks is searched exactly (every vector compared: complete, and still fast
+# at this size); a larger one walks the HNSW index, see rag.retrieval.sql and
+# docs/decisions/vector-search-plan.md for the measured cut.
 RETRIEVAL_EXACT_SCAN_MAX_CHUNKS = env_int("RETRIEVAL_EXACT_SCAN_MAX_CHUNKS", 2000, minimum=0)
 # A workspace (per embedding dimension) of at least this many chunks gets an HNSW index of its own from
 # `manage.py chunks_workspace_indexes` (rag.workspace_indexes; docs/decisions/tenant-isolation.md).
@@ -29,16 +30,17 @@ RETRIEVAL_TEXT_THREADS = env_int("RETRIEVAL_TEXT_THREADS", 4, minimum=0, maximum
 RETRIEVAL_BM25_K1 = env_float("RETRIEVAL_BM25_K1", 1.2, minimum=0.0, maximum=10.0)
 RETRIEVAL_BM25_B = env_float("RETRIEVAL_BM25_B", 0.75, minimum=0.0, maximum=1.0)
 # Max-score pruning: a query's lexemes are taken rarest first (the rarest always) while the chunks holding them
-# number at most this; commoner lexemes still score those candidates but find none. 1000 measured at 100k chunks
-# (docs/decisions/bm25-pruning.md): text p50 191 -> 45 ms, spf-fr's full-text R@5 unchanged against 5000.
+# number at most this; commoner lexemes still score those candidates but find none. 1000: the full-text side's
+# time cut by about four at 100k chunks with its recall unchanged (docs/decisions/bm25-pruning.md).
 RETRIEVAL_BM25_POSTINGS_BUDGET = env_int("RETRIEVAL_BM25_POSTINGS_BUDGET", 1000, minimum=1)
 # The safety test's own budget: the lexemes it must search (chunks holding no essential one could still reach
 # the exact top 20) are taken rarest first while their chunks number at most this; past it the commonest go
-# unsearched and the ranking may differ from exact BM25's. 5000 measured at 1M rows (bench/scale, a 500k-chunk
-# workspace): text p50 98 -> 18 ms, p95 621 -> 35 ms, recall@10 unchanged (docs/decisions/bm25-pruning.md).
+# unsearched and the ranking may differ from exact BM25's. 5000: measured at 1M rows (bench/scale, a 500k-chunk
+# workspace), much faster with recall@10 unchanged (docs/decisions/bm25-pruning.md).
 RETRIEVAL_BM25_SAFETY_BUDGET = env_int("RETRIEVAL_BM25_SAFETY_BUDGET", 5000, minimum=0)
 # maintenance_work_mem (MB) of the transaction that (re)builds an HNSW index (`manage.py chunks_reindex`):
-# with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs 2.3-3.5x slower.
+# with PostgreSQL's 64 MB the 100k-chunk graph stops fitting and the build runs several times slower
+# (bench/README.md).
 RETRIEVAL_HNSW_BUILD_MEMORY_MB = env_int(
     "RETRIEVAL_HNSW_BUILD_MEMORY_MB", 512, minimum=64, maximum=65536
 )

@@ -75,7 +75,7 @@ DATABASES["default"]["OPTIONS"].setdefault(
 # reused and concurrent requests open one connection each (past PostgreSQL's max_connections at
 # ~100 simultaneous requests; see bench/api). Every LLM call also hands its thread's connection
 # back for its length (core.llm.connections): without a pool the next query reconnects (a new
-# PostgreSQL backend, ~10 ms; bench/turn). So each process keeps a psycopg pool of at most this
+# PostgreSQL backend; docs/decisions/connection-pool.md). So each process keeps a psycopg pool of at most this
 # many connections (requests wait for one); 0 turns it off for Django's persistent connections.
 DATABASE_POOL_MAX_SIZE = env_int("DATABASE_POOL_MAX_SIZE", 20, minimum=0, maximum=1000)
 if DATABASE_POOL_MAX_SIZE:

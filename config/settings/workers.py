@@ -99,6 +99,11 @@ CELERY_BEAT_SCHEDULE = {
 PARLEY_HOST = env_str("PARLEY_HOST", "127.0.0.1")
 PARLEY_PORT = env_int("PARLEY_PORT", 8000, minimum=1, maximum=65535)
 PARLEY_WORKER_CONCURRENCY = env_int("PARLEY_WORKER_CONCURRENCY", 1, minimum=1, maximum=64)
+# The first superuser `./parley run` creates when there is none (config.launcher.prepare.admin_ensure):
+# "admin" when unnamed, a generated password (shown once) when none is given.
+PARLEY_ADMIN_USERNAME = env_str("PARLEY_ADMIN_USERNAME", "admin")
+PARLEY_ADMIN_EMAIL = env_str("PARLEY_ADMIN_EMAIL")
+PARLEY_ADMIN_PASSWORD = env_str("PARLEY_ADMIN_PASSWORD")
 
 # --- Streams worker (issue 6) ---------------------------------------------------------------
 # Streamed answers (SSE chat turns and rag_search) mostly wait on the LLM: they go to their own

@@ -16,6 +16,7 @@ from connectors.errors import InboundInvalid
 from connectors.models import Channel, ChannelThread, InboundEvent, OutboxMessage
 from connectors.platforms import connector_for
 from connectors.platforms.base import Attachment, InboundMessage
+from connectors.queue import inbound_process_enqueue
 from connectors.services.outbox import conversation_outbox_fill, thread_deliver
 from conversations.models import Conversation
 from handoff.services import visitor_message_receive
@@ -67,14 +68,8 @@ def inbound_accept(*, channel: Channel, message: InboundMessage) -> InboundEvent
         except IntegrityError:  # the same delivery, concurrently
             return None
         event_id = event.pk
-        transaction.on_commit(lambda: _process_enqueue(event_id))
+        transaction.on_commit(lambda: inbound_process_enqueue(event_id=event_id))
     return event
-
-
-def _process_enqueue(event_id: int) -> None:
-    from connectors.tasks import inbound_process_task  # tasks import services
-
-    inbound_process_task.delay(event_id)
 
 
 def _thread_for(*, channel: Channel, message: InboundMessage) -> ChannelThread | None:

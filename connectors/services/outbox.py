@@ -25,6 +25,7 @@ from connectors.models import ChannelThread, InboundEvent, OutboxMessage
 from connectors.notices import notice
 from connectors.platforms import connector_for
 from connectors.platforms.base import Outgoing, Source
+from connectors.queue import thread_deliver_enqueue
 from conversations.models import Conversation, Turn
 from conversations.pipeline.results import turn_citations
 from handoff.models import Message, OwnerEvent
@@ -158,12 +159,8 @@ def _streamed_ref(row: OutboxMessage, thread: ChannelThread) -> str:
 
 
 def _retry_schedule(*, thread_id: int, at: datetime) -> None:
-    from connectors.tasks import thread_deliver_task  # tasks import services
-
     countdown = max(0.0, (at - timezone.now()).total_seconds())
-    transaction.on_commit(
-        lambda: thread_deliver_task.apply_async(args=[thread_id], countdown=countdown)
-    )
+    transaction.on_commit(lambda: thread_deliver_enqueue(thread_id=thread_id, countdown=countdown))
 
 
 def outgoing_render(*, thread: ChannelThread, source_key: str) -> Outgoing | None:

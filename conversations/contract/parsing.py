@@ -118,10 +118,9 @@ class AnswerPreview:
     """``answer_preview`` of an output that grows delta by delta, without parsing it all again each time.
 
     ``answer_preview`` parses the whole output with partial_json_parser at every streamed delta: its
-    cost grows with the square of the answer's length (1.4 ms of CPU for bench/api's 55-token answer,
-    20 ms for a 269-token one, on this VM). This reads each new character once, keeping where the
-    top-level object's ``answer`` string starts and ends, and decodes only that string (C's json):
-    0.3 and 1.9 ms for the same two answers.
+    cost grows with the square of the answer's length. This reads each new character once, keeping
+    where the top-level object's ``answer`` string starts and ends, and decodes only that string (C's
+    json), so the cost grows with the length alone (docs/decisions/answer-path-cpu.md).
 
     It returns what ``answer_preview`` returns for every prefix of a JSON object (tests compare them on
     every prefix of real and awkward outputs). Anything else (a code fence, text after the object, a

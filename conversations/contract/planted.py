@@ -2,7 +2,7 @@
 on an instruction planted in a retrieved chunk, nor a contact (URL, phone number, e-mail address) that no
 retrieved chunk holds. Offending sentences are dropped from the answer and from the quotes, and recorded.
 
-Instruction-like sentences are found with the injection detector's patterns (rag.guard), sentence by
+Instruction-like sentences are found with the injection detector's patterns (guard), sentence by
 sentence: a chunk the detector quarantined never reaches here, a borderline or released one may.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from conversations.contract.schema import Draft
 from conversations.types import AnswerStatus, BotRules
-from rag.guard import instruction_like
-from rag.guard.normalise import text_fold
+from guard.detector import instruction_like
+from guard.normalise import text_fold
 from rag.retrieval import RetrievedChunk
 
 # A sentence ends at . ! or ? before a space (not inside a URL or an address), or at a line break.
@@ -48,8 +48,8 @@ CHUNK_CACHE_SIZE = 2048
 @functools.lru_cache(maxsize=CHUNK_CACHE_SIZE)
 def _planted_in(text: str) -> tuple[str, ...]:
     """A chunk's instruction-like sentences. Kept per chunk text: the same chunks are retrieved again
-    and again, and the detector's patterns over every sentence of six chunks took ~300 ms of a loaded
-    2-core machine per answer (bench.turn.profile, docs/decisions/passages-at-ingestion.md)."""
+    and again, and the detector's patterns over every sentence of every chunk were the largest step of
+    the answer check (bench.turn.profile, docs/decisions/passages-at-ingestion.md)."""
     return tuple(s for s in _sentences(text) if instruction_like(s))
 
 

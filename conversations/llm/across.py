@@ -48,7 +48,7 @@ def language_name(*, language: str, in_language: str) -> str:
 def embed_across(texts: Sequence[str]) -> Sequence[Sequence[float]]:
     """The multilingual model's vectors: texts in different languages on one scale. One text alone is
     the question (the passages are stored): the query's vector retrieval has just computed."""
-    from rag.embeddings import MULTI_MODEL_ID, embed_query, embed_texts
+    from textmodels.embeddings import MULTI_MODEL_ID, embed_query, embed_texts
 
     if len(texts) == 1:
         return [embed_query(texts[0], model_id=MULTI_MODEL_ID)]

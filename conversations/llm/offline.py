@@ -35,12 +35,12 @@ from conversations.types import (
     AnswerStatus,
     BotRules,
 )
-from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
-from rag.embeddings.multilingual import monolingual_scale
-from rag.language import language_detect
 from rag.relevance.estimate import ChunkEstimate
 from rag.relevance.service import retrieved_estimate
 from rag.retrieval import RetrievedChunk
+from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
+from textmodels.embeddings.multilingual import monolingual_scale
+from textmodels.language import language_detect
 
 OFFLINE_MODEL = "offline"
 UNUSED_REASON_LESS_RELEVANT = "Less relevant than the chunks used."

@@ -1,6 +1,6 @@
 """The language a turn answers in: the user's message's, when the bot may answer in it, else the bot's locale.
 
-A message too short for the identifier (rag.language) still has one when a guard's phrase named it
+A message too short for the identifier (textmodels.language) still has one when a guard's phrase named it
 ("Bonjour !", "un humain"); anything else falls back to the bot's default locale.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from conversations.guards import message_screen
 from prompts.engine import BotSettings
-from rag.language import language_detect
+from textmodels.language import language_detect
 
 
 def turn_locale(*, bot: BotSettings, question: str) -> str:

@@ -38,7 +38,7 @@ from core.redaction import pii_redact
 from core.selectors import workspace_privacy_get
 from prompts.engine import BotSettings, BotTexts, BusinessRules
 from prompts.selectors import bot_settings_get
-from rag.embeddings import EmbeddingError
+from textmodels.embeddings.errors import EmbeddingError
 
 logger = logging.getLogger(__name__)
 

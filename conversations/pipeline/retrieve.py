@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from conversations.llm.choose import Estimate
 from prompts.engine import BotSettings
-from rag.embeddings import embed_query, embed_texts
 from rag.relevance.estimate import ChunkEstimate, ChunkInput
 from rag.relevance.service import retrieved_estimate
 from rag.retrieval import RetrievalResult, RetrievalScope, RetrievedChunk, chunks_retrieve
+from textmodels.embeddings import embed_query, embed_texts
 
 
 def scope_for(

@@ -23,7 +23,7 @@ from conversations.answering import (
     offline_stream,
 )
 from conversations.audit import AnswerRecord
-from conversations.guards import injection_watched, message_screen
+from conversations.guards import message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.curated import (
     CuratedMatch,
@@ -42,15 +42,16 @@ from conversations.pipeline.retrieve import (
 from conversations.routing import RouteDecision, answer_route
 from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
+from guard.detector import Detection
+from guard.screen import message_watched
 from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
-from rag.embeddings import embed_query, embedding_model_default, multilingual_model_default
-from rag.guard import Detection
 from rag.retrieval import (
     RetrievalResult,
     RetrievalScope,
     RetrievedChunk,
     document_languages_foreign,
 )
+from textmodels.embeddings import embed_query, embedding_model_default, multilingual_model_default
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def answer_run(
     watched = (
         None
         if guarded
-        else injection_watched(
+        else message_watched(
             text=question, threshold=bot.injection_threshold, watch=bot.injection_watch
         )
     )

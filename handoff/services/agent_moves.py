@@ -13,6 +13,7 @@ from django.utils import timezone
 from conversations.models import Conversation
 from handoff.models import Handoff, Message, OwnerEvent
 from handoff.names import agent_console_name
+from handoff.queue import handoff_pending_answer_enqueue
 from handoff.services.messages import message_create
 from handoff.services.moves import HandoffError, Owner, conversation_get, owner_move, queue_changed
 
@@ -98,10 +99,8 @@ def _close(*, conversation_id: uuid.UUID, agent: Any, to_owner: str, outcome: st
 
 
 def _pending_answer_enqueue(*, handoff_id: uuid.UUID) -> None:
-    from handoff.tasks import handoff_pending_answer_task  # tasks import services
-
     key = str(handoff_id)
-    transaction.on_commit(lambda: handoff_pending_answer_task.delay(key))
+    transaction.on_commit(lambda: handoff_pending_answer_enqueue(handoff_id=key))
 
 
 def handoff_return_to_bot(*, conversation_id: uuid.UUID, agent: Any) -> Conversation:

@@ -12,6 +12,7 @@ from conversations.models import Conversation, Turn
 from core.redaction import pii_redact
 from handoff.live import conversation_channel
 from handoff.models import Handoff, HandoffReason, Message, OwnerEvent
+from handoff.queue import handoff_timeout_enqueue
 from handoff.selectors import handoff_policy_get
 from handoff.services.messages import message_create
 from handoff.services.moves import HandoffError, Owner, conversation_get, owner_move, queue_changed
@@ -53,8 +54,6 @@ def handoff_open(
 def _handoff_create(
     conversation: Conversation, *, reason: str, detail: str, turn_id: uuid.UUID | None
 ) -> Handoff:
-    from handoff.tasks import handoff_timeout_check  # tasks import services
-
     if conversation.bot.workspace.redact_personal_data:
         detail = pii_redact(detail)
     handoff = Handoff.objects.create(
@@ -64,9 +63,7 @@ def _handoff_create(
     policy = handoff_policy_get(conversation=conversation)
     handoff_id = str(handoff.pk)
     transaction.on_commit(
-        lambda: handoff_timeout_check.apply_async(
-            args=[handoff_id], countdown=policy.timeout_seconds
-        )
+        lambda: handoff_timeout_enqueue(handoff_id=handoff_id, countdown=policy.timeout_seconds)
     )
     return handoff
 

@@ -1,5 +1,5 @@
 """Knowledge gaps: a bot's not-found and low-confidence questions, embedded with the workspace's
-model (rag.embeddings) and grouped by agglomerative clustering under a cosine distance threshold.
+model (textmodels.embeddings) and grouped by agglomerative clustering under a cosine distance threshold.
 
 The clustering runs in a Celery task (embedding a thousand questions takes seconds); the analytics
 page reads the latest one. A question asked many times is embedded once.
@@ -18,9 +18,10 @@ from sklearn.cluster import AgglomerativeClustering
 
 from bots.models import Bot
 from insights.models import GapCluster, GapClustering
+from insights.queue import gap_clustering_compute_enqueue
 from insights.selectors.scope import SCOPED_TURNS_SQL, AnalyticsScope
-from rag.embeddings import embed_texts
 from rag.selectors import workspace_embedding_model
+from textmodels.embeddings import embed_texts
 
 # The most recent failed questions of a period that one clustering groups (embedding and the O(n²)
 # distance matrix both grow with it).
@@ -50,12 +51,10 @@ def gap_clustering_request(
     *, bot_id: uuid.UUID | str, start: datetime, end: datetime, channel: str = ""
 ) -> GapClustering:
     """Queue a clustering of the scope's failed questions (the task starts after commit)."""
-    from insights.tasks import gap_clustering_compute_task
-
     clustering = GapClustering.objects.create(
         bot_id=bot_id, period_start=start, period_end=end, channel=channel
     )
-    gap_clustering_compute_task.delay_on_commit(str(clustering.pk))
+    gap_clustering_compute_enqueue(clustering_id=str(clustering.pk))
     return clustering
 
 

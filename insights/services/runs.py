@@ -22,6 +22,7 @@ from conversations.pipeline.retrieve import scope_for
 from conversations.pipeline.run import PipelineRun, answer_run
 from core.errors import ErrorKind, ParleyError
 from insights.models import EvaluationCase, EvaluationRun, EvaluationSet
+from insights.queue import evaluation_run_execute_enqueue
 from insights.services.gaps import gap_clusters_coverage_refresh
 from insights.services.metrics import ResultFacts, run_metrics
 from insights.services.run_results import document_names, result_store
@@ -93,8 +94,6 @@ def evaluation_run_create(
 ) -> EvaluationRun:
     """Queue a run of the set (the task starts after commit; `enqueue=False` leaves it to the caller,
     e.g. the `evaluate` command, which executes it in its own process); RunRefused says why not."""
-    from insights.tasks import evaluation_run_execute_task
-
     evaluation_set = EvaluationSet.objects.select_related("bot").get(pk=set_id)
     clean = overrides_clean(bot_id=evaluation_set.bot_id, raw=overrides or {})
     total = evaluation_set.cases.count()
@@ -108,7 +107,7 @@ def evaluation_run_create(
         created_by=user if getattr(user, "pk", None) else None,
     )
     if enqueue:
-        evaluation_run_execute_task.delay_on_commit(str(run.pk))
+        evaluation_run_execute_enqueue(run_id=str(run.pk))
     return run
 
 

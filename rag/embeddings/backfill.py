@@ -20,7 +20,8 @@ import uuid
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from rag.embeddings import MULTI_MODELS, embed_texts
+from rag.queue import chunks_multilingual_backfill_enqueue
+from textmodels.embeddings import MULTI_MODELS, embed_texts
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +101,8 @@ def chunks_multilingual_backfill_queue(*, workspace_id: uuid.UUID | str) -> bool
     """Queue a backfill of the workspace after commit, once while one is pending; False if one is."""
     if not cache.add(f"parley:multi-backfill:{workspace_id}", 1, GUARD_SECONDS):
         return False
-    from rag.tasks import chunks_multilingual_backfill_task
-
-    transaction.on_commit(lambda: chunks_multilingual_backfill_task.delay(str(workspace_id)))
+    key = str(workspace_id)
+    transaction.on_commit(lambda: chunks_multilingual_backfill_enqueue(workspace_id=key))
     return True
 
 
@@ -120,6 +120,6 @@ def multilingual_backfill_sweep() -> int:
 
 
 def _default() -> str:
-    from rag.embeddings import multilingual_model_default
+    from textmodels.embeddings import multilingual_model_default
 
     return multilingual_model_default()

@@ -14,9 +14,8 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from rag.embeddings import EmbeddingError
+from guard.detector import Detection
 from rag.errors import IngestError, TransientIngestError
-from rag.guard import Detection
 from rag.ingestion.claims import (
     document_fail,
     document_finish_unchanged,
@@ -28,8 +27,10 @@ from rag.ingestion.prepare import PreparedDocument, document_prepare
 from rag.ingestion.screen import chunks_screen, chunks_screen_batch
 from rag.ingestion.store import chunks_replace
 from rag.models import Document
+from rag.queue import document_ingest_enqueue
 from rag.retrieval.calibration.triggers import fusion_changes_record
 from rag.selectors import workspace_embedding_model, workspace_multilingual_model
+from textmodels.embeddings.errors import EmbeddingError
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +203,5 @@ def _out_of_time(*, documents: list[Document], claim_id: str, outcomes: Outcomes
 
 def _requeue_later(*, document: Document) -> None:
     """A batch mate released for a retry gets its own message, with the same backoff a retried task uses."""
-    from rag.tasks import document_ingest_task
-
     countdown = min(300, 2 ** (document.attempts + 1)) + random.uniform(0, 1)  # noqa: S311
-    document_ingest_task.apply_async((str(document.pk),), countdown=countdown)
+    document_ingest_enqueue(document_id=str(document.pk), countdown=countdown)

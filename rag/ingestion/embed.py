@@ -13,11 +13,12 @@ import logging
 
 from django.conf import settings
 
-from rag.embeddings import EmbeddingError, embedding_provider_get
 from rag.errors import IngestError
 from rag.ingestion.claims import documents_progress_report
 from rag.ingestion.prepare import PreparedDocument
 from rag.passages.make import document_sources, passages_make
+from textmodels.embeddings import embedding_provider_get
+from textmodels.embeddings.errors import EmbeddingError
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from core.llm.gateway import vision_describe
 from core.llm.types import MediaEndpoint
 from rag.errors import IngestError
 from rag.models import Document, document_upload_to
-from rag.parsing import Block, Figure
+from rag.parsing.blocks import Block, Figure
 from rag.parsing.ocr import ocr_text
 
 logger = logging.getLogger(__name__)

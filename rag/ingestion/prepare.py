@@ -14,12 +14,13 @@ from rag.chunking import ChunkDraft, chunks_build
 from rag.errors import IngestError
 from rag.ingestion.figures import DescribedFigures, FigureFile, figures_describe
 from rag.ingestion.transcribe import audio_transcribe
-from rag.language import language_detect
 from rag.models import Document
-from rag.parsing import AUDIO_EXTENSIONS, Block, ParsedDocument, document_parse
+from rag.parsing import AUDIO_EXTENSIONS, document_parse
+from rag.parsing.blocks import Block, ParsedDocument
 from rag.parsing.titles import title_after_ingestion
 from rag.passages.make import MadePassages
 from rag.selectors import workspace_media_models
+from textmodels.language import language_detect
 
 
 @dataclass

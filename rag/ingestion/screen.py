@@ -1,16 +1,16 @@
-"""Score documents' chunks with the injection detector before they are stored (indirect injection):
-one detector batch for all the documents of an ingestion batch (the few sentences it embeds go to the
-model together), reusing the chunk vectors when they come from the detector's own model."""
+"""Score documents' chunks with the guard's document screen before they are stored (indirect
+injection): one screen for all the documents of an ingestion batch."""
 
 from __future__ import annotations
 
-from rag.embeddings import LOCAL_MODEL_ID
-from rag.guard import DEFAULT_THRESHOLD, Detection, injection_detect_batch
+from guard.detector import Detection
+from guard.screen import documents_screen
 from rag.ingestion.prepare import PreparedDocument
 
 
 def chunks_screen(*, prepared: PreparedDocument, vectors: list[list[float]]) -> list[Detection]:
-    """The detector's verdict on each chunk, in draft order (a chunk is quarantined when flagged())."""
+    """The detector's verdict on each chunk, in draft order (a chunk is quarantined when
+    guard.screen.chunk_quarantined says so)."""
     return chunks_screen_batch(prepared=[prepared], vectors=[vectors])[0]
 
 
@@ -18,22 +18,8 @@ def chunks_screen_batch(
     *, prepared: list[PreparedDocument], vectors: list[list[list[float]]]
 ) -> list[list[Detection]]:
     """Each document's verdicts, as `chunks_screen` gives them, from one detector batch."""
-    texts = [draft.text for item in prepared for draft in item.drafts]
-    reused = [
-        vector if item.model_id == LOCAL_MODEL_ID else None
-        for item, item_vectors in zip(prepared, vectors, strict=True)
-        for vector in item_vectors
-    ]
-    sources = [number for number, item in enumerate(prepared) for _ in item.drafts]
-    detections = injection_detect_batch(
-        texts=texts, embeddings=reused, documents=True, sources=sources
+    return documents_screen(
+        documents=[[draft.text for draft in item.drafts] for item in prepared],
+        vectors=vectors,
+        model_ids=[item.model_id for item in prepared],
     )
-    verdicts, start = [], 0
-    for item in prepared:
-        verdicts.append(detections[start : start + len(item.drafts)])
-        start += len(item.drafts)
-    return verdicts
-
-
-def chunk_quarantined(detection: Detection) -> bool:
-    return detection.flagged(DEFAULT_THRESHOLD)

@@ -5,8 +5,8 @@ commit, an earlier version's figures and the document's cached previews are drop
 
 The chunks go in with one ``INSERT ... SELECT FROM unnest(...)``: one array parameter per column, so
 the statement is the same size of SQL for 2 chunks or 500, and nothing is compiled per row (the
-ORM's ``bulk_create`` compiled two ``SearchVector`` expressions for every row, ~2 ms of worker CPU
-per chunk; bench/ingest). The full-text vector is computed by the INSERT itself, so each chunk row
+ORM's ``bulk_create`` compiled two ``SearchVector`` expressions for every row, worker CPU per chunk;
+bench/ingest). The full-text vector is computed by the INSERT itself, so each chunk row
 (and its HNSW and GIN entries) is written once; it indexes the heading path as jsonb text (weight A)
 and the text (B), as ``SearchVector(heading) + SearchVector(text)`` would, through ``parley_tsvector`` (the
 configuration's stemmer and stop words, then accents folded: the analysis the BM25 query uses too), and its length.
@@ -26,10 +26,10 @@ from django.core.files.storage import default_storage
 from django.db import connection, transaction
 from django.utils import timezone
 
-from rag.guard import NOTHING, Detection
+from guard.detector import NOTHING, Detection
+from guard.screen import chunk_quarantined
 from rag.ingestion.figures import FigureFile
 from rag.ingestion.prepare import PreparedDocument
-from rag.ingestion.screen import chunk_quarantined
 from rag.language import iso639_3, search_config_for
 from rag.models import Chunk, Document, document_upload_to
 from rag.passages.make import passages_write

@@ -16,7 +16,7 @@ from core.llm.errors import LLMError
 from core.llm.gateway import transcription_create
 from core.llm.types import MediaEndpoint
 from rag.errors import IngestError, TransientIngestError
-from rag.parsing import Block, ParsedDocument
+from rag.parsing.blocks import Block, ParsedDocument
 
 VIDEO_EXTENSIONS = (".mp4", ".webm")
 

@@ -2,7 +2,7 @@
 
 import pgvector.django.indexes
 import pgvector.django.vector
-import rag.embeddings
+import textmodels.embeddings
 from django.db import migrations, models
 
 
@@ -31,7 +31,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='workspaceembedding',
             name='multilingual_model',
-            field=models.CharField(blank=True, default=rag.embeddings.multilingual_model_default, help_text="The second, multilingual vector of every chunk: 'local/use-multilingual-v3', or empty for none. Changing it re-embeds that vector in the background.", max_length=200),
+            field=models.CharField(blank=True, default=textmodels.embeddings.multilingual_model_default, help_text="The second, multilingual vector of every chunk: 'local/use-multilingual-v3', or empty for none. Changing it re-embeds that vector in the background.", max_length=200),
         ),
         migrations.AddField(
             model_name='workspacefusion',

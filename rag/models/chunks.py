@@ -21,8 +21,8 @@ from django.db.models.lookups import GreaterThanOrEqual
 from pgvector.django import HalfVectorField, HnswIndex, VectorField
 
 from core.models import Workspace
-from rag.embeddings import MULTI_MODEL_DIMS
 from rag.models.documents import Document
+from textmodels.embeddings import MULTI_MODEL_DIMS
 
 # Dimensions with an HNSW index: MiniLM/bge-small (384), base models (768), large (1024), OpenAI small (1536).
 INDEXED_DIMENSIONS = (384, 768, 1024, 1536)
@@ -58,7 +58,7 @@ class Chunk(models.Model):
     embedding = VectorField()
     embedding_dims = models.PositiveSmallIntegerField()
     embedding_model = models.CharField(max_length=200)
-    # The multilingual side (rag.embeddings.multilingual): a second vector of the same text, tagged with
+    # The multilingual side (textmodels.embeddings.multilingual): a second vector of the same text, tagged with
     # its model so a search never mixes vector spaces; NULL / "" until ingestion or the backfill
     # (rag.embeddings.backfill) computes it. Its own HNSW index (one dimension, one model family).
     embedding_multi = VectorField(dimensions=MULTI_MODEL_DIMS, null=True, blank=True)
@@ -69,7 +69,7 @@ class Chunk(models.Model):
     search_vector = SearchVectorField(null=True)
     # Lexeme occurrences in search_vector (heading and text): BM25's document length, kept by the INSERT.
     search_length = models.PositiveIntegerField(db_default=0)
-    # Indirect injection: the detector's verdict on the chunk at ingestion (rag.guard). A quarantined
+    # Indirect injection: the detector's verdict on the chunk at ingestion (guard). A quarantined
     # chunk is left out of retrieval until an admin releases it (quarantined=False, released_at set).
     # Database defaults too: chunks are written by raw INSERTs (rag.ingestion.store).
     injection_score = models.FloatField(default=0.0, db_default=0.0)

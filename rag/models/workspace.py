@@ -7,7 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.models import Workspace
-from rag.embeddings import multilingual_model_default
+from textmodels.embeddings import multilingual_model_default
 
 
 class WorkspaceEmbedding(models.Model):

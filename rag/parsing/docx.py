@@ -10,7 +10,7 @@ from django.conf import settings
 from docx.oxml.ns import qn
 
 from rag.errors import IngestError
-from rag.parsing import Block, Figure, ParsedDocument
+from rag.parsing.blocks import Block, Figure, ParsedDocument
 from rag.parsing.images import image_open, image_png
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from rag.parsing import Box, Figure, ParsedDocument
+from rag.parsing.blocks import Box, Figure, ParsedDocument
 from rag.parsing.images import image_open, image_png
 from rag.parsing.ocr import ocr_page
 

@@ -1,6 +1,6 @@
 """Tesseract OCR through pytesseract: an image's text lines with their boxes and confidences.
 
-The language follows the text: a first pass with PARLEY_OCR_DEFAULT_LANGUAGE, then rag.language
+The language follows the text: a first pass with PARLEY_OCR_DEFAULT_LANGUAGE, then textmodels.language
 on what it read, then (when that is another installed pack) the page again with the right one.
 Boxes come back in the caller's coordinates: pixels divided by `scale` (PDF points for a page
 rendered at `scale` pixels per point).
@@ -17,8 +17,9 @@ from django.conf import settings
 from PIL import Image
 
 from rag.errors import IngestError
-from rag.language import iso639_3, language_detect
-from rag.parsing import Block, Box
+from rag.language import iso639_3
+from rag.parsing.blocks import Block, Box
+from textmodels.language import language_detect
 
 # Tesseract's OpenMP threads would fight the worker pool's processes for the same cores.
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")

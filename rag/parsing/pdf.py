@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from rag.errors import IngestError
-from rag.parsing import Block, Box, ParsedDocument
+from rag.parsing.blocks import Block, Box, ParsedDocument
 from rag.parsing.pdf_raster import pdf_figures, pdf_pages_ocr
 
 if TYPE_CHECKING:

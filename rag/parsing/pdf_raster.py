@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from rag.errors import IngestError
-from rag.parsing import Block, Box, Figure
+from rag.parsing.blocks import Block, Box, Figure
 from rag.parsing.images import image_png
 from rag.parsing.ocr import ocr_page
 

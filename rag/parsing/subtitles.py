@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from webvtt.models import Caption
 
 from rag.errors import IngestError
-from rag.parsing import Block, ParsedDocument
+from rag.parsing.blocks import Block, ParsedDocument
 from rag.parsing.decode import text_decode
 
 

@@ -6,7 +6,7 @@ import csv
 import io
 
 from rag.errors import IngestError
-from rag.parsing import Block, ParsedDocument
+from rag.parsing.blocks import Block, ParsedDocument
 from rag.parsing.decode import text_decode
 
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from markdown_it import MarkdownIt
 
 from rag.errors import IngestError
-from rag.parsing import Block, ParsedDocument
+from rag.parsing.blocks import Block, ParsedDocument
 from rag.parsing.decode import text_decode
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")

@@ -20,8 +20,9 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from rag.embeddings import MULTI_MODELS
 from rag.passages.make import PassageSource, passages_make, passages_write
+from rag.queue import chunks_passages_backfill_enqueue
+from textmodels.embeddings import MULTI_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -87,15 +88,14 @@ def chunks_passages_backfill_queue(*, workspace_id: uuid.UUID | str) -> bool:
     """Queue a backfill of the workspace after commit, once while one is pending; False if one is."""
     if not cache.add(f"parley:passages-backfill:{workspace_id}", 1, GUARD_SECONDS):
         return False
-    from rag.tasks import chunks_passages_backfill_task
-
-    transaction.on_commit(lambda: chunks_passages_backfill_task.delay(str(workspace_id)))
+    key = str(workspace_id)
+    transaction.on_commit(lambda: chunks_passages_backfill_enqueue(workspace_id=key))
     return True
 
 
 def passages_backfill_sweep() -> int:
     """Queue a backfill for every workspace that has chunks without passages for its current models."""
-    from rag.embeddings import embedding_model_default, multilingual_model_default
+    from textmodels.embeddings import embedding_model_default, multilingual_model_default
 
     with connection.cursor() as cursor:
         cursor.execute(

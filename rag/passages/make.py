@@ -17,8 +17,8 @@ import numpy as np
 from django.conf import settings
 from django.db import connection
 
-from rag.embeddings import embedding_provider_get
 from rag.passages.prepared import ChunkUnits, chunk_units, units_texts, vectors_pack
+from textmodels.embeddings import embedding_provider_get
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag.language import language_detect
 from rag.passages.split import PassageKind, passages_split
+from textmodels.language import language_detect
 
 # Passages of one chunk the composer considers, in chunk order: bounds its cost and a long chunk's.
 PASSAGES_PER_CHUNK = 40

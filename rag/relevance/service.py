@@ -18,11 +18,11 @@ from typing import Protocol
 import numpy as np
 from django.db import connection
 
-from rag.embeddings import MULTI_MODEL_ID, embed_query, embed_texts
-from rag.embeddings.multilingual import multilingual_scale
 from rag.passages.prepared import ChunkUnits, chunk_units, units_texts, vectors_normalised
 from rag.passages.selectors import chunk_passages_get
 from rag.relevance.estimate import ChunkEstimate, ChunkInput, Scale, chunks_estimate
+from textmodels.embeddings import MULTI_MODEL_ID, embed_query, embed_texts
+from textmodels.embeddings.multilingual import multilingual_scale
 
 
 class ChunkLike(Protocol):

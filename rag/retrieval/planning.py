@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rag.embeddings import LOCAL_MODEL_ID
-from rag.language import language_detect
 from rag.retrieval.fusion import FusionChoice, sides_applied
 from rag.retrieval.sql import HybridParams, scope_languages
 from rag.selectors import workspace_search_setup
+from textmodels.embeddings import LOCAL_MODEL_ID
+from textmodels.language import language_detect
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 
-from rag.embeddings import embed_query
 from rag.relevance.estimate import ChunkInput
 from rag.retrieval.concurrent import text_search_start
 from rag.retrieval.fusion import FusionChoice
@@ -34,6 +33,7 @@ from rag.retrieval.planning import (
 from rag.retrieval.selection import hits_select
 from rag.retrieval.sql import HybridParams, hybrid_rows
 from rag.retrieval.types import RetrievedChunk
+from textmodels.embeddings import embed_query
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,8 @@ def documents_create(
 ) -> list[Document]:
     """Store uploaded files as pending documents and queue their ingestion, all in one transaction.
 
-    The rows and bot links go in with one INSERT each (a 300-file folder cost ~10 ms of CPU per file
-    one by one; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES, or
+    The rows and bot links go in with one INSERT each (one by one, a folder's files cost the web
+    process CPU per file; bench/ingest), the messages leave after commit. A file over PARLEY_UPLOAD_MAX_BYTES, or
     a recording when the workspace has no transcription model, is not stored: its document is created
     failed, saying so. When anything fails, the files already
     stored are removed again, so an error leaves neither rows nor files behind.

@@ -22,9 +22,9 @@ def workspace_embedding_model_set(
     `multilingual_model` (None: unchanged; "" none): the model of every chunk's second vector. Switching
     only that one keeps the documents and recomputes that vector in the background
     (`rag.embeddings.backfill`); search reads only vectors tagged with the current model meanwhile."""
-    from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODELS
     from rag.embeddings.backfill import chunks_multilingual_backfill_queue
     from rag.passages.backfill import chunks_passages_backfill_queue
+    from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODELS
 
     kind, _, name = embedding_model.partition("/")
     if embedding_model != LOCAL_MODEL_ID and not (kind == "openai" and name):

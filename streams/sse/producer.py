@@ -13,7 +13,7 @@
   partial interval is over (the flusher again), so both leave in one write;
 - writes each batch (pending text, held events and the event that flushed them) as one script that
   appends every event in one round trip: the relay, blocked on XREAD, wakes once and reads them all
-  (bench/api: each write cost ~0.6 ms of the worker's CPU and ~0.8 ms of uvicorn's). The buffer's
+  (each write costs CPU in the worker and in uvicorn: docs/decisions/answer-path-cpu.md). The buffer's
   and owner record's TTLs are set by the first write of this producer, renewed every half TTL while
   it lasts and at the close, in the same script, not on every event (``stream_publish`` still
   renews them on each call, for long-lived streams like the handoff's).

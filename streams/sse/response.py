@@ -185,7 +185,7 @@ def _run_started(stream_id: str, start: Callable[[], None]) -> None:
 
 def _runner_check(stream_id: str) -> None:
     """Re-queue a run that never started; a run given up on has its error event in the stream already."""
-    from streams.runners import stream_run_enqueue
+    from streams.queue import stream_run_enqueue
     from streams.sse.supervision import stream_run_supervise
 
     try:

@@ -243,7 +243,7 @@ class _ModelCalls:
     inside another, embed_query through embed_texts, counts once)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, model_id: str, text: str) -> None:
-        from rag.embeddings import embedding_provider_get
+        from textmodels.embeddings import embedding_provider_get
 
         provider = embedding_provider_get(model_id=model_id)
         self.n = 0
@@ -270,8 +270,8 @@ def test_the_question_is_embedded_once_per_model_in_a_search(
 ) -> None:
     """The guard's MiniLM vector is the one retrieval searches with (and the offline composer's,
     the fallback's); the multilingual model's is computed once, by retrieval."""
-    from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, query_cache_clear
-    from rag.guard import detection_cache_clear
+    from guard.detector import detection_cache_clear
+    from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, query_cache_clear
 
     _, _, raw, _ = shop
     if llm_path == "llm_failing":

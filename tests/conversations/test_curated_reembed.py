@@ -9,11 +9,11 @@ import pytest
 from conversations.curated_embeddings import curated_answers_reembed
 from conversations.models import CuratedAnswer
 from conversations.pipeline.curated import CURATED_MODEL
-from rag.embeddings import LOCAL_MODEL_ID
 from tests.api.factories import bot_make, server_key_make
 from tests.insights.helpers import api_turn_ask, curated_answer_make
 from tests.support.knowledge import document_ingested
 from tests.support.processes import wait_for
+from textmodels.embeddings import LOCAL_MODEL_ID
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.timeout(180)]
 

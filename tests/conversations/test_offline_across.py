@@ -8,8 +8,8 @@ import pytest
 from conversations.llm.across import CROSS_LANGUAGE_FRAMES, cross_language_frame, language_name
 from conversations.llm.offline import offline_answer
 from conversations.types import BotRules
-from rag.embeddings import LOCAL_MODEL_ID, embed_texts
 from rag.retrieval import RetrievedChunk
+from textmodels.embeddings import LOCAL_MODEL_ID, embed_texts
 
 WARRANTY = (
     "The battery is covered by a warranty of two years from the day of delivery. "

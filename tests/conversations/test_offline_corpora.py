@@ -25,12 +25,12 @@ from conversations.llm.offline import estimate_default, offline_generate
 from conversations.types import Answer, AnswerStatus, BotRules
 from rag.chunking import chunks_build
 from rag.demo_content import DEMO_FILES, demo_pdf_bytes
-from rag.language import language_detect
 from rag.parsing import document_parse
 from rag.parsing.titles import document_title
 from rag.passages.split import passages_split
 from rag.passages.tables import tables_render
 from rag.retrieval import RetrievedChunk
+from textmodels.language import language_detect
 
 Embed = Callable[[Sequence[str]], list[list[float]]]
 # Hundreds of answers on a shared 2-core machine: generous, still bounded.

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from conversations.warmup import embedding_models_in_use, process_warm_up
-from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_model_default
 from rag.models import WorkspaceEmbedding
 from tests.support.factories import BotFactory, WorkspaceFactory
+from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_model_default
 
 pytestmark = pytest.mark.django_db
 

@@ -48,3 +48,52 @@ def test_every_variable_is_in_env_example() -> None:
     example = (ROOT / ".env.example").read_text()
     listed = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", example, flags=re.MULTILINE))
     assert sorted(settings_variables() - listed) == []
+
+
+# Read outside the settings, each for its reason (and documented like a setting all the same).
+READ_ELSEWHERE = {
+    # OpenMP reads it itself when the local model starts; rag's OCR may set its default in the same
+    # process after the settings are loaded, so it is read where OpenMP reads it, at run time.
+    "OMP_THREAD_LIMIT": "textmodels/embeddings/threads.py",
+}
+
+
+def environment_reads(path: Path) -> set[str]:
+    """The variables a module reads itself: `os.environ.get`, `os.getenv`, `os.environ[...]` and the
+    typed readers (`env_str`...); setting a child process's default (`setdefault`) is not a read."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            reader = ast.unparse(node.func)
+            if reader.startswith("env_") or reader in {"os.environ.get", "os.getenv"}:
+                found.add(str(node.args[0].value))
+        elif (
+            isinstance(node, ast.Subscript)
+            and ast.unparse(node.value) == "os.environ"
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.slice, ast.Constant)
+        ):
+            found.add(str(node.slice.value))
+    return found
+
+
+def test_the_settings_are_the_one_reader_of_the_environment() -> None:
+    from tests.core.test_import_graph import map_layers
+
+    apps = sorted(app for layer in map_layers() for app in layer)
+    readers = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for app in apps
+        for path in sorted((ROOT / app).rglob("*.py"))
+        if path.relative_to(ROOT).as_posix() not in {"config/settings.py", "config/env.py"}
+        for name in environment_reads(path)
+    }
+    assert readers == {f"{where}: {name}" for name, where in READ_ELSEWHERE.items()}
+
+
+def test_what_is_read_elsewhere_is_documented_too() -> None:
+    page = (ROOT / "docs/configuration.md").read_text()
+    example = (ROOT / ".env.example").read_text()
+    for name in READ_ELSEWHERE:
+        assert f"`{name}`" in page
+        assert re.search(rf"^#?\s*{name}=", example, flags=re.MULTILINE)

@@ -13,7 +13,8 @@ import psutil
 import pytest
 from django.conf import settings
 
-from config.launcher import LaunchError, port_check
+from config.launcher.errors import LaunchError
+from config.launcher.prepare import port_check
 from tests.support.processes import child_database_url, free_port, wait_for
 
 
@@ -120,7 +121,7 @@ def test_an_unwritable_var_dir_stops_the_run_command_with_a_message(tmp_path) ->
 def test_the_run_command_serves_streamed_answers_from_a_thread_pool_worker_of_their_own(
     settings,
 ) -> None:
-    from config.launcher import worker_commands
+    from config.launcher.workers import worker_commands
 
     settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_STREAM_QUEUE = "celery", "streams"
     settings.PARLEY_WORKER_CONCURRENCY, settings.PARLEY_STREAM_WORKER_THREADS = 1, 48

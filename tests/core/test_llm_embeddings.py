@@ -12,9 +12,9 @@ from core.llm import errors
 from core.llm.errors import LLMError
 from core.llm.gateway import embeddings_create, openai_client
 from core.llm.types import EmbeddingEndpoint, LLMEndpoint
-from rag.embeddings import EmbeddingError
-from rag.embeddings.remote import OpenAIProvider
 from tests.support.llm_server import Reply, ScriptedLLMServer
+from textmodels.embeddings.errors import EmbeddingError
+from textmodels.embeddings.remote import OpenAIProvider
 
 TEXTS = ["Charge the battery indoors.", "Store it half charged.", "Check the tyres weekly."]
 

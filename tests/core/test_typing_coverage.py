@@ -110,11 +110,11 @@ def test_global_flags_are_strict() -> None:
 
 
 def test_pattern_matches_as_mypy_does() -> None:
-    assert pattern_matches("rag.guard", "rag.guard")
-    assert not pattern_matches("rag.guard", "rag.guard.patterns")
-    assert pattern_matches("rag.embeddings.*", "rag.embeddings")
-    assert pattern_matches("rag.embeddings.*", "rag.embeddings.local")
-    assert not pattern_matches("rag.embeddings.*", "rag.embeddingsx")
+    assert pattern_matches("guard", "guard")
+    assert not pattern_matches("guard", "guard.patterns")
+    assert pattern_matches("textmodels.*", "textmodels")
+    assert pattern_matches("textmodels.*", "textmodels.embeddings")
+    assert not pattern_matches("textmodels.*", "textmodelsx")
     assert pattern_matches("*.services", "handoff.services")
     assert not pattern_matches("*.services", "handoff.services.moves")
 

@@ -20,10 +20,10 @@ from insights.services.cases_io import CaseData
 from insights.services.rollups import turn_rollups_refresh
 from insights.services.runs import evaluation_run_create, evaluation_run_execute
 from insights.services.sets import evaluation_cases_add
-from rag.embeddings import MULTI_MODEL_ID
 from tests.api.factories import bot_make, server_key_make
 from tests.insights.helpers import api_turn_ask, curated_answer_make, member_client
 from tests.support.knowledge import document_ingested
+from textmodels.embeddings import MULTI_MODEL_ID
 
 pytestmark = pytest.mark.django_db
 

@@ -14,12 +14,12 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
-from rag.embeddings import embed_query
 from rag.errors import TransientIngestError
 from rag.ingestion import document_ingest
 from rag.models import Chunk, Document
 from rag.selectors import chunks_by_vector_distance, workspace_embedding_model
 from rag.services import workspace_embedding_model_set
+from textmodels.embeddings import embed_query
 
 DIMS = 8
 
@@ -206,7 +206,7 @@ def test_a_refused_batch_is_embedded_one_document_at_a_time(
 
 
 def test_the_local_query_vector_is_the_batch_vector_bit_for_bit() -> None:
-    from rag.embeddings import LOCAL_MODEL_ID, embedding_provider_get
+    from textmodels.embeddings import LOCAL_MODEL_ID, embedding_provider_get
 
     provider = embedding_provider_get(model_id=LOCAL_MODEL_ID)
     texts = [
@@ -220,12 +220,12 @@ def test_the_local_query_vector_is_the_batch_vector_bit_for_bit() -> None:
 
 
 def test_bfloat16_vectors_are_float32_ones_to_five_decimals_and_the_setting_decides() -> None:
-    """rag.embeddings.precision: on a CPU without native bfloat16 the product stays in float32; "on"
+    """textmodels.embeddings.precision: on a CPU without native bfloat16 the product stays in float32; "on"
     still works there (emulated, only slower), so the comparison below runs on every machine."""
     import numpy as np
 
-    from rag.embeddings import LOCAL_MODEL_ID, embedding_provider_get
-    from rag.embeddings.precision import bf16_native, embedding_bf16
+    from textmodels.embeddings import LOCAL_MODEL_ID, embedding_provider_get
+    from textmodels.embeddings.precision import bf16_native, embedding_bf16
 
     for choice, expected in (("on", True), ("off", False), ("auto", bf16_native())):
         with override_settings(PARLEY_EMBEDDING_BF16=choice):
@@ -269,9 +269,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django
 django.setup()
 import numpy as np
-import rag.embeddings.local as local
-from rag.embeddings import LOCAL_MODEL_ID
-from rag.embeddings.precision import BF16_PROBE_TEXTS
+import textmodels.embeddings.local as local
+from textmodels.embeddings import LOCAL_MODEL_ID
+from textmodels.embeddings.precision import BF16_PROBE_TEXTS
 
 def provider():
     return local.LocalProvider(model_id=LOCAL_MODEL_ID, batch_size=32, threads=2, bf16=True)
@@ -306,7 +306,7 @@ def test_bfloat16_under_an_openmp_thread_limit_gives_float32_vectors_or_is_turne
     )
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     assert figures["cosine"] > 0.9999, figures
-    from rag.embeddings.precision import bf16_native
+    from textmodels.embeddings.precision import bf16_native
 
     if bf16_native():  # the fault was seen with the hardware's kernels; emulation may not have it
         assert figures["uncapped_bf16"] is False, result.stderr[-2000:]

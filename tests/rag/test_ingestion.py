@@ -313,8 +313,8 @@ def test_the_ingest_command_inline_reads_folders_and_prints_a_summary(
 
 
 def test_a_worker_loads_the_language_identifier_before_its_pool_forks() -> None:
-    from rag.language import language_identifier
     from rag.tasks import ingestion_preload
+    from textmodels.language import language_identifier
 
     language_identifier.cache_clear()
     ingestion_preload()  # connected to worker_init: it runs in the worker's main process

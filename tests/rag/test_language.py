@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 
 from core.models import Workspace
-from rag.language import language_detect
 from rag.models import Document
 from tests.support.knowledge import document_ingested
+from textmodels.language import language_detect
 
 
 @pytest.mark.parametrize(

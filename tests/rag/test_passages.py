@@ -13,7 +13,6 @@ from conversations.llm.offline import offline_answer
 from conversations.pipeline.retrieve import estimator_for
 from conversations.types import BotRules
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embed_texts
 from rag.models import Chunk, ChunkPassages
 from rag.passages.backfill import chunks_passages_backfill
 from rag.passages.prepared import PASSAGES_PER_CHUNK, chunk_units
@@ -21,6 +20,7 @@ from rag.passages.selectors import chunk_passages_get
 from rag.relevance import service as relevance_service
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from tests.support.knowledge import document_ingested
+from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embed_texts
 
 # The threshold is not what is tested here.
 RULES = BotRules(confidence_threshold=0.2)

@@ -7,9 +7,9 @@ import uuid
 from django.utils import timezone
 
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
 from rag.models import WorkspaceEmbedding, WorkspaceFusion
 from rag.selectors import SearchSetup, workspace_search_setup
+from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID
 
 PARAMETERS = {"rrf_k": 10.0, "vector_weight": 1.0, "text_weight": 0.5, "multi_weight": 0.5}
 

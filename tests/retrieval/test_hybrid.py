@@ -8,11 +8,11 @@ from django.db import connection, transaction
 from bots.models import Bot
 from conversations.models import Conversation
 from core.models import Workspace
-from rag.embeddings import query_cache_clear
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve, query_expand
 from rag.retrieval.sql import hybrid_plan, plan, plan_settings, text_rows, walk_depth
 from tests.support.knowledge import document_ingested, hybrid_params
+from textmodels.embeddings import query_cache_clear
 
 pytestmark = pytest.mark.django_db
 

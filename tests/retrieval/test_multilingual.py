@@ -9,13 +9,13 @@ from django.db import connection
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import MULTI_MODEL_ID
 from rag.embeddings.backfill import chunks_multilingual_backfill
 from rag.models import Chunk
 from rag.retrieval import RetrievalScope, chunks_retrieve
 from rag.retrieval.fusion import FusionChoice, fused_ids
 from rag.services import workspace_embedding_model_set
 from tests.support.knowledge import document_ingested
+from textmodels.embeddings import MULTI_MODEL_ID
 
 pytestmark = pytest.mark.django_db
 

@@ -9,12 +9,12 @@ from django.core.files.base import ContentFile
 
 from bots.models import Bot
 from core.models import Workspace
-from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embed_query
 from rag.ingestion import document_ingest
 from rag.models import Document
 from rag.retrieval.sql import HybridParams
 from rag.services import document_create
 from tests.support.processes import wait_for
+from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embed_query
 
 
 def document_ingested(

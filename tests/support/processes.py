@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from django.db import connection
 
-from config.launcher import WORKER_FLAGS
+from config.launcher.workers import WORKER_FLAGS
 
 
 def child_database_url() -> str:

@@ -21,14 +21,14 @@ from dataclasses import dataclass, replace
 
 from django.conf import settings
 
-from rag.embeddings import embed_texts
-from rag.language import language_detect
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.calibration.withheld import WithheldSides, withheld_lists
 from rag.retrieval.fusion import Ranked
 from rag.retrieval.planning import FUSION, vector_side_used
 from rag.retrieval.sql import HybridParams, hybrid_rows, text_rows
+from textmodels.embeddings import embed_texts
+from textmodels.language import language_detect
 
 EMBED_BATCH = 64
 

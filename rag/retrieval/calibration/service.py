@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from core.models import Workspace
 from rag.models import Chunk, Document, WorkspaceFusion
+from rag.queue import workspace_fusion_calibrate_enqueue
 from rag.retrieval.calibration.choose import Calibration, Measured, calibration_choose
 from rag.retrieval.calibration.measure import pair_lists
 from rag.retrieval.calibration.pairs import calibration_pairs
@@ -157,15 +158,14 @@ def _due(state: WorkspaceFusion) -> bool:
 def _queue(*, workspace_id: uuid.UUID | str) -> bool:
     """Mark the run queued (a conditional UPDATE: one message however many changes ask) and send it after
     commit. A mark older than the task's time limit is a lost run and may be taken again."""
-    from rag.tasks import workspace_fusion_calibrate_task
-
     now = timezone.now()
     lost = now - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
     free = WorkspaceFusion.objects.filter(workspace_id=workspace_id, queued_at__isnull=True)
     stale = WorkspaceFusion.objects.filter(workspace_id=workspace_id, queued_at__lt=lost)
     if not (free.update(queued_at=now) or stale.update(queued_at=now)):
         return False
-    workspace_fusion_calibrate_task.delay_on_commit(str(workspace_id))
+    key = str(workspace_id)
+    transaction.on_commit(lambda: workspace_fusion_calibrate_enqueue(workspace_id=key))
     return True
 
 

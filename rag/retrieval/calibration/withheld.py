@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from rag.embeddings import embed_texts
 from rag.models import Chunk
 from rag.retrieval.calibration.pairs import CalibrationPair
 from rag.retrieval.fusion import Ranked
 from rag.retrieval.planning import FUSION
+from textmodels.embeddings import embed_texts
 
 # A neighbour repeats the sentence's first or last words through the chunks' overlap; fewer than this
 # many shared words at a chunk's edge is a coincidence, not a copy.

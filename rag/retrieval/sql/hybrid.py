@@ -8,10 +8,10 @@ from typing import Any
 
 from django.db import connection
 
-from rag.embeddings import MULTI_MODEL_DIMS
 from rag.retrieval.sql.params import HybridParams, HybridRow, TextHit, statement_values
 from rag.retrieval.sql.plan import PLAN_SQL, SETTINGS_RESET, WALKS, settings_values
 from rag.retrieval.sql.scope import SCOPE_CTE
+from textmodels.embeddings import MULTI_MODEL_DIMS
 
 
 def _hits_sql(

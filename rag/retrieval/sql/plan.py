@@ -7,10 +7,10 @@ from typing import Any
 
 from django.db import connection
 
-from rag.embeddings import MULTI_MODEL_DIMS
 from rag.retrieval.sql.params import HybridParams, statement_values
 from rag.retrieval.sql.scope import SCOPE_CTE
 from rag.workspace_indexes import workspace_index_name
+from textmodels.embeddings import MULTI_MODEL_DIMS
 
 # The planner settings for the hybrid statement, chosen by the scope's size: ef_search and iterative scans
 # for the HNSW index, and when the scope holds more chunks than an exact scan should read, `enable_sort =
