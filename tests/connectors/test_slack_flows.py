@@ -80,7 +80,18 @@ def test_an_answer_is_written_into_the_thread_as_it_streams_with_its_sources(
     resume = threading.Event()
     tokens = content.split(" ")
     held_at = next(i for i, token in enumerate(tokens) if "charger," in token) + 1
-    llm.enqueue(Reply(content=content, token_delay=0.02, pause_after=held_at, resume=resume))
+    # Slack's edits are throttled (one each STREAM_EDIT_SECONDS, 0.5 s, when a token arrives): the
+    # model stalls a second after "four hours", so the token after the stall is shown before the hold.
+    after_hours = next(i for i, token in enumerate(tokens) if "hours" in token) + 1
+    llm.enqueue(
+        Reply(
+            content=content,
+            token_delay=0.02,
+            lull=(after_hours, 1.0),
+            pause_after=held_at,
+            resume=resume,
+        )
+    )
 
     event_post(
         channel, slack_mention(channel="C10", ts="1000.000001", text="How long does charging take?")
