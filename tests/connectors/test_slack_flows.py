@@ -21,7 +21,8 @@ from handoff.services import (
     handoff_claim,
     handoff_return_to_bot,
 )
-from tests.connectors.conftest import found_answer, slack_channel_make
+from tests.connectors.conftest import slack_channel_make
+from tests.support.answers import found_answer
 from tests.support.factories import BotFactory, UserFactory
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
