@@ -85,7 +85,7 @@ KILL_QUEUE = "parley-test-kill"
 
 
 @pytest.fixture(scope="module")
-def kill_worker(django_db_setup: None) -> Iterator[subprocess.Popen]:
+def kill_worker(django_db_setup: None) -> Iterator[subprocess.Popen[bytes]]:
     """A worker of our own, on its own queue, embedding in batches of 4 so progress moves often. The
     tests kill its pool process, never the worker: it forks a new one, so one worker serves them all."""
     hostname = f"kill-worker-{os.getpid()}@localhost"
@@ -104,7 +104,9 @@ def kill_worker(django_db_setup: None) -> Iterator[subprocess.Popen]:
 
 
 @pytest.fixture
-def dedicated_worker(kill_worker: subprocess.Popen) -> Iterator[subprocess.Popen]:
+def dedicated_worker(
+    kill_worker: subprocess.Popen[bytes],
+) -> Iterator[subprocess.Popen[bytes]]:
     """The module's worker, with this test's documents queued to it; we may kill its pool process."""
     assert kill_worker.poll() is None, f"the kill worker exited with {kill_worker.returncode}"
     wait_for(
