@@ -45,6 +45,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: "/tests/faults/" in str(item.path))
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(
+    django_db_setup: None, django_db_blocker: pytest.FixtureRequest
+) -> Iterator[None]:
+    """The test database as pytest-django made it, with its commits not waiting for the disk: each
+    commit of the tests, their workers and servers otherwise waits for its WAL flush (about 8 ms here,
+    seconds over a transactional test). `synchronous_commit = off` keeps every guarantee the tests
+    look at (a transaction is atomic, a committed row is seen by every later transaction, and a
+    stopped server, as tests/faults stops it, writes all its WAL first); only a crash of the machine
+    could lose the last commits. It is set on the test database alone, for every new connection to
+    it, so the pools opened before it are closed."""
+    from django.db import connection, connections
+
+    with django_db_blocker.unblock():  # type: ignore[attr-defined]
+        with connection.cursor() as cursor:
+            name = connection.ops.quote_name(connection.settings_dict["NAME"])
+            cursor.execute(f"ALTER DATABASE {name} SET synchronous_commit = off")
+        for each in connections.all():
+            each.close()
+            if hasattr(each, "close_pool"):
+                each.close_pool()
+    yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _flush_retried_after_a_deadlock() -> Iterator[None]:
     """A transactional test ends with a flush: one TRUNCATE of every table. A task the session worker

@@ -25,6 +25,7 @@ from tests.support.processes import (
     free_port,
     wait_for,
 )
+from tests.support.uvicorn import uvicorn_argv
 
 
 class Stack:
@@ -78,21 +79,7 @@ class Stack:
         for name, argv in commands:
             self._spawn(argv, env, name=name.removeprefix("celery "))
         self._spawn(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-                "--no-access-log",
-                "--lifespan",
-                "off",
-            ],
+            uvicorn_argv(port=self.port),
             env,
             name="uvicorn",
         )

@@ -14,11 +14,8 @@ import logging
 import os
 import statistics
 import subprocess
-import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 
@@ -41,7 +38,6 @@ def main() -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.db import connection
 
     from api.authentication import widget_key_principal
     from api.services import visitor_session_start, widget_key_create
@@ -50,40 +46,23 @@ def main() -> int:
     from handoff.models import HandoffReason
     from handoff.services import agent_message_post, handoff_claim, handoff_open
     from streams.redis_gateway import redis_sync
-    from tests.support.processes import free_port, process_group_stop, wait_for
+    from tests.support.processes import child_database_url, free_port, process_group_stop, wait_for
+    from tests.support.uvicorn import uvicorn_start, uvicorn_wait
 
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
-    db = connection.settings_dict
-    database_url = (
-        f"postgresql://{db['USER']}:{db['PASSWORD']}@/{db['NAME']}?host={db['HOST']}"
-        if db["HOST"].startswith("/")
-        else None
-    )
-    env = {**os.environ, "REDIS_URL": settings.REDIS_URL, "DATABASE_CONN_MAX_AGE": "0"}
-    if database_url:
-        env["DATABASE_URL"] = database_url
-    argv = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "config.asgi:application",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-        "--no-access-log",
-        "--lifespan",
-        "off",
-    ]
-    server = subprocess.Popen(argv, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "DATABASE_URL": child_database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "DATABASE_CONN_MAX_AGE": "0",
+    }
+    server = uvicorn_start(port=port, env=env, stdout=subprocess.DEVNULL)
     workspace = Workspace.objects.create(
         name=f"bench-{uuid.uuid4().hex[:8]}", slug=f"bench-{uuid.uuid4().hex[:8]}"
     )
     try:
-        wait_for(lambda: _answers(f"{origin}/api/v1/me"), timeout=60, interval=0.2, what="uvicorn")
+        uvicorn_wait(server, base_url=origin)
         print("server up", flush=True)
         bot = Bot.objects.create(workspace=workspace, name="Bench", escalation_allowed=True)
         key = widget_key_create(bot=bot, name="bench", allowed_origins=[origin])
@@ -149,16 +128,6 @@ def main() -> int:
         )  # the 50 open streams would hold uvicorn's graceful shutdown
         workspace.delete()  # first: its conversations and the agent's messages go with it
         get_user_model().objects.filter(username=f"agent-{workspace.slug}").delete()
-
-
-def _answers(url: str) -> bool:
-    try:
-        urllib.request.urlopen(url, timeout=1)  # noqa: S310 (our local server)
-    except urllib.error.HTTPError:
-        return True  # Django answers (healthz may report a service down)
-    except OSError:
-        return False
-    return True
 
 
 def _read(origin, key, conversation_id, token, sent, latencies, lock, ready, stop) -> None:  # type: ignore[no-untyped-def]

@@ -83,5 +83,7 @@ if DATABASE_POOL_MAX_SIZE:
     DATABASES["default"]["OPTIONS"]["pool"] = {
         "min_size": 1,
         "max_size": DATABASE_POOL_MAX_SIZE,
-        "timeout": 30,
+        # How long a caller waits for a connection; also how long an unreachable database takes to
+        # be reported (the pool keeps retrying the connect until then).
+        "timeout": env_int("DATABASE_POOL_TIMEOUT", 30, minimum=1),
     }

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -14,7 +10,8 @@ from django.conf import settings
 
 from tests.conftest import TEST_QUEUE, llm_child_env
 from tests.support.llm_server import ScriptedLLMServer
-from tests.support.processes import child_database_url, free_port, process_group_stop, wait_for
+from tests.support.processes import child_database_url, free_port, process_group_stop
+from tests.support.uvicorn import uvicorn_start, uvicorn_wait
 
 LIVE_SSE_MAX_EVENT_BYTES = 2048
 LIVE_HEARTBEAT_SECONDS = 0.2
@@ -38,36 +35,10 @@ def live_api(
         **llm_child_env(llm_server),
         "CELERY_STREAM_QUEUE": TEST_QUEUE,
     }
-    argv = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "config.asgi:application",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-        "--no-access-log",
-        "--lifespan",
-        "off",
-    ]
-    process = subprocess.Popen(argv, env=env, start_new_session=True)
+    process = uvicorn_start(port=port, env=env)
     base_url = f"http://127.0.0.1:{port}"
-
-    def answering() -> bool:
-        assert process.poll() is None, f"uvicorn exited with {process.returncode}"
-        try:
-            urllib.request.urlopen(f"{base_url}/api/v1/me", timeout=1)  # noqa: S310 (local test server)
-        except urllib.error.HTTPError:
-            return True  # 401 JSON: Django answers
-        except OSError:
-            return False
-        return True
-
     try:
-        wait_for(answering, timeout=60, interval=0.2, what="the test uvicorn server")
+        uvicorn_wait(process, base_url=base_url)
         yield base_url
     finally:
         process_group_stop(process)

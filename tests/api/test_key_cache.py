@@ -8,6 +8,8 @@ import pytest
 import redis
 from django.test import Client
 from django.utils import timezone
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from api import key_cache
 from api.key_cache import api_key_cache_clear, api_key_cache_get, api_key_cache_put
@@ -132,9 +134,11 @@ def test_keys_are_read_from_the_database_when_redis_is_unreachable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     raw, key_id = server_key_make(workspace_make())
+    # Nothing listens there, and the client gives up at the first refusal: redis-py's default retries
+    # (three, with backoff) only add seconds before the same ConnectionError the cache falls back on.
     unreachable = redis.Redis(
-        host="127.0.0.1", port=9, socket_connect_timeout=0.2
-    )  # nothing listens there
+        host="127.0.0.1", port=9, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+    )
     monkeypatch.setattr(key_cache, "redis_sync", lambda: unreachable)
     assert _me(raw) == 200
     server_api_key_revoke(key_id=key_id)

@@ -142,21 +142,6 @@ def email_channel_make(
     )
 
 
-def found_answer(chunk_id: str, *, answer: str, sentence: str) -> dict[str, object]:
-    """The contract's JSON of an answer found in one chunk, as the scripted model returns it."""
-    return {
-        "status": "found_in_context",
-        "answer": answer,
-        "display_answer": True,
-        "confidence_score": 0.9,
-        "topic": "Battery & charging",
-        "suggested_topics": [],
-        "understanding": "A battery question.",
-        "redirection_intent": None,
-        "context_usage": [{"chunk": chunk_id, "sentences": [sentence], "used_in_response": True}],
-    }
-
-
 def mailgun_post(
     channel: Channel,
     mime: bytes,

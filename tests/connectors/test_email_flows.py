@@ -15,8 +15,9 @@ from handoff.services import (
     handoff_claim,
     handoff_return_to_bot,
 )
-from tests.connectors.conftest import email_channel_make, found_answer, mail_make, mailgun_post
+from tests.connectors.conftest import email_channel_make, mail_make, mailgun_post
 from tests.connectors.test_slack_flows import ANSWER, CHARGING, FIRST_ANSWER_TIMEOUT
+from tests.support.answers import found_answer
 from tests.support.factories import BotFactory, UserFactory
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer

@@ -21,7 +21,8 @@ from handoff.services import (
     handoff_claim,
     handoff_return_to_bot,
 )
-from tests.connectors.conftest import found_answer, slack_channel_make
+from tests.connectors.conftest import slack_channel_make
+from tests.support.answers import found_answer
 from tests.support.factories import BotFactory, UserFactory
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -80,7 +81,18 @@ def test_an_answer_is_written_into_the_thread_as_it_streams_with_its_sources(
     resume = threading.Event()
     tokens = content.split(" ")
     held_at = next(i for i, token in enumerate(tokens) if "charger," in token) + 1
-    llm.enqueue(Reply(content=content, token_delay=0.02, pause_after=held_at, resume=resume))
+    # Slack's edits are throttled (one each STREAM_EDIT_SECONDS, 0.5 s, when a token arrives): the
+    # model stalls a second after "four hours", so the token after the stall is shown before the hold.
+    after_hours = next(i for i, token in enumerate(tokens) if "hours" in token) + 1
+    llm.enqueue(
+        Reply(
+            content=content,
+            token_delay=0.02,
+            lull=(after_hours, 1.0),
+            pause_after=held_at,
+            resume=resume,
+        )
+    )
 
     event_post(
         channel, slack_mention(channel="C10", ts="1000.000001", text="How long does charging take?")

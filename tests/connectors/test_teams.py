@@ -18,8 +18,9 @@ from connectors.platforms.base import Outgoing, Source
 from connectors.platforms.teams_cards import teams_activities
 from connectors.services import inbound_process
 from conversations.models import Conversation, Turn
-from tests.connectors.conftest import found_answer, teams_channel_make
+from tests.connectors.conftest import teams_channel_make
 from tests.connectors.test_slack_flows import ANSWER, CHARGING
+from tests.support.answers import found_answer
 from tests.support.factories import BotFactory
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer

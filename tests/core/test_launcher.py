@@ -37,8 +37,12 @@ def _launcher_env(**overrides: str) -> dict[str, str]:
 
 
 def test_an_unreachable_database_gets_a_message_not_a_traceback() -> None:
+    # Nothing listens on port 9; the pool retries the refused connect for its timeout (30 s by
+    # default) before the launcher reports it, so a short one here reports the same refusal sooner.
     env = _launcher_env(
-        DATABASE_URL="postgresql://parley@127.0.0.1:9/parley", REDIS_URL=settings.REDIS_URL
+        DATABASE_URL="postgresql://parley@127.0.0.1:9/parley",
+        REDIS_URL=settings.REDIS_URL,
+        DATABASE_POOL_TIMEOUT="1",
     )
     result = subprocess.run(
         [sys.executable, "-m", "config.launcher"],

@@ -26,6 +26,7 @@ from conversations.models import Conversation
 from prompts.services.demo import demo_bot_ensure
 from rag.models import Chunk
 from tests.handoff.pages import agent_page, browser_context, widget_ask, widget_of, widget_open
+from tests.support.answers import found_answer
 from tests.support.browser import artifact_path
 from tests.support.knowledge import document_ingested
 from tests.support.llm_server import Reply, ScriptedLLMServer
@@ -74,22 +75,6 @@ class Scripted:
 
     reply: Reply
     shown: str
-
-
-def _found(chunk: Chunk, *, answer: str, sentence: str) -> dict[str, Any]:
-    return {
-        "status": "found_in_context",
-        "answer": answer,
-        "display_answer": True,
-        "confidence_score": 0.9,
-        "topic": "Battery & charging",
-        "suggested_topics": [],
-        "understanding": "A battery question.",
-        "redirection_intent": None,
-        "context_usage": [
-            {"chunk": str(chunk.pk), "sentences": [sentence], "used_in_response": True}
-        ],
-    }
 
 
 def scripted_answer(
@@ -148,7 +133,9 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
 
     # 1. A streamed answer: part of it is on screen while the model is still writing the rest.
     first = scripted_answer(
-        _found(shop.charging, answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."),
+        found_answer(
+            str(shop.charging.pk), answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."
+        ),
         words_before_pause=6,
     )
     llm.enqueue(first.reply)
@@ -232,7 +219,9 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
         "keywords": ["winter"],
     }
     second = scripted_answer(
-        _found(shop.winter, answer=SECOND_ANSWER, sentence=WINTER.split(". ")[0] + "."),
+        found_answer(
+            str(shop.winter.pk), answer=SECOND_ANSWER, sentence=WINTER.split(". ")[0] + "."
+        ),
         words_before_pause=5,
     )
     llm.enqueue(Reply.json(condensed), second.reply)
@@ -271,7 +260,9 @@ def test_an_answer_stream_killed_mid_way_resumes_with_last_event_id_and_shows_th
         widget = widget_open(page, proxy.base_url)
 
         scripted = scripted_answer(
-            _found(shop.charging, answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."),
+            found_answer(
+                str(shop.charging.pk), answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."
+            ),
             words_before_pause=12,
             token_delay=0.05,
         )

@@ -84,9 +84,10 @@ def test_a_worker_ingests_a_folder_of_every_format_with_locations(
 KILL_QUEUE = "parley-test-kill"
 
 
-@pytest.fixture
-def dedicated_worker(django_db_setup: None) -> Iterator[subprocess.Popen]:
-    """A worker of our own, on its own queue, embedding in batches of 4 so progress moves often; we may kill it."""
+@pytest.fixture(scope="module")
+def kill_worker(django_db_setup: None) -> Iterator[subprocess.Popen[bytes]]:
+    """A worker of our own, on its own queue, embedding in batches of 4 so progress moves often. The
+    tests kill its pool process, never the worker: it forks a new one, so one worker serves them all."""
     hostname = f"kill-worker-{os.getpid()}@localhost"
     env = {
         "DATABASE_URL": child_database_url(),
@@ -95,14 +96,28 @@ def dedicated_worker(django_db_setup: None) -> Iterator[subprocess.Popen]:
         "PARLEY_EMBEDDING_BATCH_SIZE": "4",
         "PARLEY_INGEST_MAX_ATTEMPTS": "2",
     }
+    process = celery_worker_start(hostname=hostname, queue=KILL_QUEUE, env=env)
+    try:
+        yield process
+    finally:
+        process_group_stop(process)
+
+
+@pytest.fixture
+def dedicated_worker(
+    kill_worker: subprocess.Popen[bytes],
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The module's worker, with this test's documents queued to it; we may kill its pool process."""
+    assert kill_worker.poll() is None, f"the kill worker exited with {kill_worker.returncode}"
+    wait_for(
+        lambda: len(psutil.Process(kill_worker.pid).children()) == 1,
+        timeout=30,
+        what="the kill worker's pool process",
+    )
     previous_queue = celery_app.conf.task_default_queue
     celery_app.conf.task_default_queue = KILL_QUEUE
     try:
-        process = celery_worker_start(hostname=hostname, queue=KILL_QUEUE, env=env)
-        try:
-            yield process
-        finally:
-            process_group_stop(process)
+        yield kill_worker
     finally:
         celery_app.conf.task_default_queue = previous_queue
 

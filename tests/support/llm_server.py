@@ -63,6 +63,10 @@ class Reply:
     # look at a half-streamed answer, then let it finish.
     pause_after: int | None = None
     resume: threading.Event | None = None
+    # Before the streamed token of this index, stall for these seconds (a model that slows down): a
+    # relay that throttles its edits has its next edit due when that token arrives, so what it shows
+    # during a later `pause_after` is known without waiting the pause out.
+    lull: tuple[int, float] | None = None
     prompt_tokens: int = 11
     completion_tokens: int | None = None
     # The content computed from the request's body instead (a model that answers what it is asked).
@@ -350,6 +354,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if index == reply.pause_after and reply.resume is not None:
                     self.script.wait_for(reply.resume, PAUSE_LIMIT_SECONDS)
                     paced_from = time.monotonic() - index * reply.token_delay
+                if reply.lull is not None and index == reply.lull[0]:
+                    self.script.wait(reply.lull[1])
+                    paced_from += reply.lull[1]
                 if reply.token_delay:
                     self.script.wait(
                         max(0.0, paced_from + (index + 1) * reply.token_delay - time.monotonic())

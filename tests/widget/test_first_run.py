@@ -18,13 +18,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, BrowserContext, expect
 
 from rag.models import Document
 from tests.handoff.pages import browser_context, widget_ask, widget_open
@@ -99,6 +99,23 @@ def launched(transactional_db: None, tmp_path: Path) -> Iterator[Launched]:
             process.wait()
 
 
+@pytest.fixture
+def contexts(browser: Browser, launched: Launched) -> Iterator[Callable[[], BrowserContext]]:
+    """New browser contexts, closed before the launcher stops: a page left open keeps connections to
+    uvicorn, whose graceful shutdown would wait for them (up to 10 s) before the launcher can exit."""
+    opened: list[BrowserContext] = []
+
+    def open_context() -> BrowserContext:
+        opened.append(browser_context(browser))
+        return opened[-1]
+
+    try:
+        yield open_context
+    finally:
+        for context in opened:
+            context.close()
+
+
 def _log(lines: list[str]) -> None:
     text = "\n".join(lines)
     print(text)
@@ -106,7 +123,7 @@ def _log(lines: list[str]) -> None:
 
 
 def test_parley_run_on_another_port_answers_at_once_from_the_demo_page(
-    browser: Browser, launched: Launched
+    contexts: Callable[[], BrowserContext], launched: Launched
 ) -> None:
     started = time.monotonic()
 
@@ -132,7 +149,7 @@ def test_parley_run_on_another_port_answers_at_once_from_the_demo_page(
         interval=0.5,
         what="the demo documents to be ingested",
     )
-    page = browser_context(browser).new_page()
+    page = contexts().new_page()
     widget = widget_open(page, launched.base)
     asked = time.monotonic()
     answer = widget_ask(widget, "Do you deliver to Belgium?")
@@ -153,7 +170,7 @@ def test_parley_run_on_another_port_answers_at_once_from_the_demo_page(
     second_s = time.monotonic() - asked
 
     # Try-it: its steps add up to its total (within 5%).
-    admin = browser_context(browser).new_page()
+    admin = contexts().new_page()
     admin_login(admin, base_url=launched.base, username=ADMIN, password=PASSWORD)
     admin.goto(f"{launched.base}/admin/bots/bot/")
     admin.get_by_role("link", name="Lumi").first.click()
