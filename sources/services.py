@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
@@ -27,6 +28,24 @@ def _enqueue(sync_id: uuid.UUID) -> None:
     transaction.on_commit(lambda: sync_run_task.delay(str(sync_id)))
 
 
+def source_config_check(*, kind: str, config: Mapping[str, Any]) -> None:
+    """A configuration the kind can use: a Git repository URL; a website's http(s) start or sitemap
+    URLs. The kind checks the rest when it runs (and records what it refuses)."""
+    if kind == Source.Kind.GIT:
+        if not str(config.get("repository_url") or "").strip():
+            raise SourceError("A Git source needs config.repository_url.")
+        return
+    if kind == Source.Kind.WEBSITE:
+        urls = [*(config.get("start_urls") or []), *(config.get("sitemap_urls") or [])]
+        if not urls:
+            raise SourceError("A website source needs config.start_urls or config.sitemap_urls.")
+        for url in urls:
+            if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
+                raise SourceError(f"{url!r} is not an http(s) URL.")
+        return
+    raise SourceError(f"Unknown kind of source {kind!r}: use website or git.")
+
+
 def source_create(
     *,
     workspace: Workspace,
@@ -37,8 +56,7 @@ def source_create(
     credentials: Mapping[str, Any] | None = None,
     schedule_minutes: int = 0,
 ) -> Source:
-    if kind not in Source.Kind.values:
-        raise SourceError(f"Unknown kind of source {kind!r}: use website or git.")
+    source_config_check(kind=kind, config=config)
     bots = list(bots)
     if any(bot.workspace_id != workspace.pk for bot in bots):
         raise SourceError("Every bot must belong to the source's workspace.")
