@@ -41,7 +41,11 @@ def world(docs_repo: Path, checkouts: Path) -> dict[str, Any]:
         "owner": bearer(owner),
         "teammate": bearer(teammate),
         "stranger": bearer(stranger),
-        "config": {"repository_url": str(docs_repo), "path": "docs", "base_url": "https://d.example/"},
+        "config": {
+            "repository_url": str(docs_repo),
+            "path": "docs",
+            "base_url": "https://d.example/",
+        },
     }
 
 
