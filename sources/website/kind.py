@@ -8,8 +8,6 @@ import logging
 import threading
 import uuid
 from collections.abc import Mapping
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,8 +20,16 @@ from sources.kinds.base import Discovery, Fetched, Location, Outcome, Validators
 from sources.website.addresses import AddressPolicy, Resolver, system_resolver
 from sources.website.client import FetchFailed, Response, SafeClient
 from sources.website.config import WebsiteConfig, website_config_validate
-from sources.website.html import html_decode, page_extract, page_facts
+from sources.website.html import PageFacts, html_decode, page_extract, page_facts
 from sources.website.judgement import fingerprint, page_judge
+from sources.website.responses import (
+    FILE_TYPES,
+    HTML_TYPES,
+    media_type,
+    response_validators,
+    retry_after_seconds,
+    status_outcome,
+)
 from sources.website.robots import RobotsCache
 from sources.website.urls import (
     path_allowed,
@@ -37,44 +43,6 @@ logger = logging.getLogger(__name__)
 
 MAX_REDIRECTS = 10
 RATE_LIMIT_ATTEMPTS = 3
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-# Files the existing parsers read, by the type the server declares, with the extension they choose by.
-FILE_TYPES = {
-    "application/pdf": ".pdf",
-    "text/plain": ".txt",
-    "text/markdown": ".md",
-    "text/x-markdown": ".md",
-    "text/csv": ".csv",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
-}
-
-
-def retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After as seconds: a number, or an HTTP date (RFC 9110 10.2.3); None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _media_type(response: Response) -> str:
-    declared = str(response.headers.get("content-type", "")).split(";", 1)[0].strip().lower()
-    if declared and declared != "application/octet-stream":
-        return declared
-    head = response.body[:512].lstrip().lower()
-    if head.startswith(b"%pdf"):
-        return "application/pdf"
-    if head.startswith((b"<!doctype html", b"<html")):
-        return "text/html"
-    return declared
 
 
 class WebsiteKind:
@@ -171,10 +139,12 @@ class WebsiteKind:
                     return self._result(location, Outcome.SKIPPED, url, "not_http", status=status)
                 url = next_url
                 continue
-            outcome = self._by_status(location, url, response, validators)
+            outcome = status_outcome(
+                location=location, url=url, response=response, validators=validators
+            )
             if outcome is not None:
                 return outcome
-            media = _media_type(response)
+            media = media_type(response)
             if media not in HTML_TYPES:
                 return self._file(location, url, response, media)
             html = html_decode(response.body, response.headers.get("content-type", ""))
@@ -218,43 +188,6 @@ class WebsiteKind:
             response = self.client.get(url, limit=self.page_limit, headers=headers)
         return response
 
-    def _by_status(
-        self, location: Location, url: str, response: Response, validators: Validators
-    ) -> Fetched | None:
-        status = response.status
-        if status == 304:
-            return self._result(
-                location, Outcome.NOT_MODIFIED, url, status=status,
-                validators=self._validators(response, validators),
-            )  # fmt: skip
-        if status in (404, 410):
-            return self._result(location, Outcome.GONE, url, status=status)
-        if status == 429:
-            return self._result(
-                location, Outcome.FAILED, url, "rate_limited", status=status,
-                retry_after_seconds=retry_after_seconds(response.headers.get("retry-after")),
-            )  # fmt: skip
-        if status >= 500:
-            return self._result(
-                location, Outcome.FAILED, url, "http_5xx", status=status,
-                retry_after_seconds=retry_after_seconds(response.headers.get("retry-after")),
-            )  # fmt: skip
-        if status >= 400:
-            return self._result(location, Outcome.FAILED, url, "http_4xx", status=status)
-        if status >= 300 or status in (204, 205):
-            return self._result(location, Outcome.SKIPPED, url, "no_content", status=status)
-        if response.truncated:
-            return self._result(location, Outcome.SKIPPED, url, "too_large", status=status)
-        return None
-
-    @staticmethod
-    def _validators(response: Response, previous: Validators | None = None) -> Validators:
-        etag = response.headers.get("etag", "")
-        modified = response.headers.get("last-modified", "")
-        if previous is not None and not etag and not modified:
-            return previous  # a 304 need not repeat them
-        return Validators(etag=etag, last_modified=modified)
-
     def _file(self, location: Location, url: str, response: Response, media: str) -> Fetched:
         extension = FILE_TYPES.get(media)
         if extension is None:
@@ -281,11 +214,11 @@ class WebsiteKind:
                 heading=parsed.heading, own_title=parsed.own_title, filename=filename, url=url
             ),
             text=text,
-            validators=self._validators(response),
+            validators=response_validators(response),
         )
 
     def _page(
-        self, location: Location, url: str, response: Response, html: str, facts: Any
+        self, location: Location, url: str, response: Response, html: str, facts: PageFacts
     ) -> Fetched:
         if facts.noindex:
             return self._result(location, Outcome.SKIPPED, url, "noindex", status=response.status)
@@ -322,7 +255,7 @@ class WebsiteKind:
             content_type="text/html; charset=utf-8",
             title=extracted.title,
             text=extracted.text,
-            validators=self._validators(response),
+            validators=response_validators(response),
             links=links,
         )
 
@@ -358,7 +291,7 @@ class WebsiteKind:
         if (
             300 <= response.status < 400
             or response.truncated
-            or _media_type(response) not in HTML_TYPES
+            or media_type(response) not in HTML_TYPES
         ):
             return None  # a not-found page that redirects (to the home page, say) is no template to compare
         html = html_decode(response.body, response.headers.get("content-type", ""))
