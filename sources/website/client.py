@@ -35,7 +35,7 @@ class FetchFailed(ParleyError):
 
 
 @dataclass(frozen=True)
-class Response:
+class RawResponse:
     url: str
     status: int
     headers: httpx.Headers
@@ -135,7 +135,7 @@ class SafeClient:
         headers: Mapping[str, str] | None = None,
         method: str = "GET",
         content: bytes | None = None,
-    ) -> Response:
+    ) -> RawResponse:
         """One request (no redirect followed); FetchFailed with the reason as its code."""
         parts = urlsplit(url)
         netloc, host = parts.netloc, parts.hostname or ""
@@ -180,7 +180,7 @@ class SafeClient:
         content: bytes | None,
         limit: int,
         started: float,
-    ) -> Response:
+    ) -> RawResponse:
         request = self._client.build_request(
             method, target, headers=headers, content=content, extensions=extensions
         )
@@ -188,7 +188,7 @@ class SafeClient:
         try:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > limit:
-                return Response(
+                return RawResponse(
                     url=url, status=response.status_code, headers=response.headers, truncated=True
                 )
             chunks: list[bytes] = []
@@ -196,7 +196,7 @@ class SafeClient:
             for chunk in response.iter_bytes():
                 size += len(chunk)
                 if size > limit:
-                    return Response(
+                    return RawResponse(
                         url=url,
                         status=response.status_code,
                         headers=response.headers,
@@ -205,7 +205,7 @@ class SafeClient:
                 chunks.append(chunk)
                 if time.monotonic() - started > self.timeout:
                     raise httpx.ReadTimeout("the whole response took longer than the timeout")
-            return Response(
+            return RawResponse(
                 url=url,
                 status=response.status_code,
                 headers=response.headers,

@@ -18,7 +18,7 @@ from rag.parsing import document_parse
 from rag.parsing.titles import document_title
 from sources.kinds.base import Discovery, Fetched, Location, Outcome, Validators, Via
 from sources.website.addresses import AddressPolicy, Resolver, system_resolver
-from sources.website.client import FetchFailed, Response, SafeClient
+from sources.website.client import FetchFailed, RawResponse, SafeClient
 from sources.website.config import WebsiteConfig, website_config_validate
 from sources.website.html import PageFacts, html_decode, page_extract, page_facts
 from sources.website.judgement import fingerprint, page_judge
@@ -167,7 +167,7 @@ class WebsiteKind:
             return Outcome.SKIPPED, "robots"
         return None
 
-    def _get(self, url: str, validators: Validators) -> Response:
+    def _get(self, url: str, validators: Validators) -> RawResponse:
         """GET with the validators, waiting out a 429's Retry-After while it stays under the bound."""
         headers = {}
         if validators.etag:
@@ -188,7 +188,7 @@ class WebsiteKind:
             response = self.client.get(url, limit=self.page_limit, headers=headers)
         return response
 
-    def _file(self, location: Location, url: str, response: Response, media: str) -> Fetched:
+    def _file(self, location: Location, url: str, response: RawResponse, media: str) -> Fetched:
         extension = FILE_TYPES.get(media)
         if extension is None:
             return self._result(
@@ -218,7 +218,7 @@ class WebsiteKind:
         )
 
     def _page(
-        self, location: Location, url: str, response: Response, html: str, facts: PageFacts
+        self, location: Location, url: str, response: RawResponse, html: str, facts: PageFacts
     ) -> Fetched:
         if facts.noindex:
             return self._result(location, Outcome.SKIPPED, url, "noindex", status=response.status)

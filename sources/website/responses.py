@@ -8,7 +8,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from sources.kinds.base import Fetched, Location, Outcome, Validators
-from sources.website.client import Response
+from sources.website.client import RawResponse
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # Files the existing parsers read, by the type the server declares, with the extension they choose by.
@@ -38,7 +38,7 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def media_type(response: Response) -> str:
+def media_type(response: RawResponse) -> str:
     declared = str(response.headers.get("content-type", "")).split(";", 1)[0].strip().lower()
     if declared and declared != "application/octet-stream":
         return declared
@@ -50,7 +50,7 @@ def media_type(response: Response) -> str:
     return declared
 
 
-def response_validators(response: Response, previous: Validators | None = None) -> Validators:
+def response_validators(response: RawResponse, previous: Validators | None = None) -> Validators:
     etag = str(response.headers.get("etag", ""))
     modified = str(response.headers.get("last-modified", ""))
     if previous is not None and not etag and not modified:
@@ -65,7 +65,7 @@ def _result(
 
 
 def status_outcome(
-    *, location: Location, url: str, response: Response, validators: Validators
+    *, location: Location, url: str, response: RawResponse, validators: Validators
 ) -> Fetched | None:
     """The outcome of a final (not redirecting) response that carries no page, or None for a page to read."""
     status = response.status

@@ -23,9 +23,12 @@ def test_a_soft_404_is_recognised_by_what_a_made_up_url_gets(
     site: TestSite, allowed: Any, make_kind: Make
 ) -> None:
     # The site answers every unknown path with 200 and a long, branded page that names no "404".
-    sorry = html("Acme", "<h2>Sorry!</h2><p>We looked everywhere for {path} but this address leads nowhere. "
-                 + "Try the search box, browse the categories or write to support; our team answers within a day, "
-                 + "and the catalogue has thousands of products in every colour and size you could want.</p>")  # fmt: skip
+    sorry = html(
+        "Acme",
+        "<h2>Sorry!</h2><p>We looked everywhere for {path} but this address leads nowhere. "
+        "Try the search box, browse the categories or write to support; our team answers within a day, "
+        "and the catalogue has thousands of products in every colour and size you could want.</p>",
+    )
     site.not_found = Page(status=200, body=sorry)
     site.pages["/real/"] = Page(body=html("Acme", "<h1>Returns</h1>" + prose("returns")))
     kind = make_kind({"start_urls": [site.url("/")]})
@@ -73,9 +76,11 @@ def test_a_long_article_about_404_errors_is_knowledge(
 
 
 def test_a_login_wall_is_skipped(site: TestSite, allowed: Any, make_kind: Make) -> None:
-    form = ("<h1>Sign in</h1><form method='post'><label>E-mail <input name='email'></label>"
-            "<label>Password <input type='password' name='pw'></label><button>Sign in</button></form>"
-            "<p>Forgot your password? Create an account to read our member knowledge base.</p>")  # fmt: skip
+    form = (
+        "<h1>Sign in</h1><form method='post'><label>E-mail <input name='email'></label>"
+        "<label>Password <input type='password' name='pw'></label><button>Sign in</button></form>"
+        "<p>Forgot your password? Create an account to read our member knowledge base.</p>"
+    )
     site.pages["/members/"] = Page(body=html("Members", form))
     fetched = _fetch(make_kind({"start_urls": [site.url("/")]}), site.url("/members/"))
     assert (fetched.outcome, fetched.reason) == (Outcome.SKIPPED, "login_wall")
@@ -84,8 +89,10 @@ def test_a_login_wall_is_skipped(site: TestSite, allowed: Any, make_kind: Make) 
 def test_an_app_shell_without_rendering_is_an_empty_shell(
     site: TestSite, allowed: Any, make_kind: Make
 ) -> None:
-    shell = (b"<!doctype html><html><head><title>Acme Help</title><script src='/app.js'></script></head>"
-             b"<body><noscript>You need to enable JavaScript to run this app.</noscript><div id='root'></div></body></html>")  # fmt: skip
+    shell = (
+        b"<!doctype html><html><head><title>Acme Help</title><script src='/app.js'></script></head><body>"
+        b"<noscript>You need to enable JavaScript to run this app.</noscript><div id='root'></div></body></html>"
+    )
     site.pages["/app/"] = Page(body=shell)
     fetched = _fetch(make_kind({"start_urls": [site.url("/")]}), site.url("/app/"))
     assert (fetched.outcome, fetched.reason) == (Outcome.SKIPPED, "empty_shell")

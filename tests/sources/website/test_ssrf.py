@@ -77,8 +77,11 @@ def test_the_allow_list_lets_the_named_network_in(
 def test_the_address_rules() -> None:
     import ipaddress
 
-    refused = ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-               "0.0.0.0", "224.0.0.1", "240.0.0.1", "::1", "fe80::1", "fd00:ec2::254", "::ffff:10.0.0.1", "::"]  # fmt: skip
+    unspecified = "0.0.0.0"  # noqa: S104 - an address to refuse, not one to bind
+    refused = [
+        "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", unspecified,
+        "224.0.0.1", "240.0.0.1", "::1", "fe80::1", "fd00:ec2::254", "::ffff:10.0.0.1", "::",
+    ]  # fmt: skip
     for address in refused:
         assert not address_is_public(ipaddress.ip_address(address)), address
     assert address_is_public(ipaddress.ip_address("93.184.215.14"))
