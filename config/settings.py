@@ -426,6 +426,33 @@ PARLEY_LOAD_DEMO = env_bool("PARLEY_LOAD_DEMO", True)
 # the web process while uvicorn imports the app, the workers before they answer the health check.
 PARLEY_WARM_UP = env_bool("PARLEY_WARM_UP", True)
 
+# --- Knowledge sources: the website kind's fetcher (sources/website) -------------------------
+# Networks or host names a source may fetch from although they are private, loopback or link-local
+# (CIDRs like 10.1.0.0/16, addresses, or host names): empty by default, so no source reaches inside.
+PARLEY_SOURCES_ALLOWED_NETWORKS = env_list("PARLEY_SOURCES_ALLOWED_NETWORKS", [])
+PARLEY_SOURCES_USER_AGENT = (
+    env_str("PARLEY_SOURCES_USER_AGENT", "Parley/1.0 (knowledge source sync)")
+    or "Parley/1.0 (knowledge source sync)"
+)
+PARLEY_SOURCES_REQUEST_TIMEOUT_SECONDS = env_float(
+    "PARLEY_SOURCES_REQUEST_TIMEOUT_SECONDS", 20.0, minimum=0.1, maximum=600.0
+)
+# A page (or file) larger than this is skipped ("too_large"), read no further than the limit.
+PARLEY_SOURCES_MAX_PAGE_BYTES = env_int(
+    "PARLEY_SOURCES_MAX_PAGE_BYTES", 10 * 1024 * 1024, minimum=1024
+)
+# A 429's Retry-After is waited up to this long; beyond it the page fails ("rate_limited").
+PARLEY_SOURCES_RETRY_AFTER_MAX_SECONDS = env_float(
+    "PARLEY_SOURCES_RETRY_AFTER_MAX_SECONDS", 60.0, minimum=0.0, maximum=3600.0
+)
+# robots.txt's Crawl-delay is honoured up to this many seconds between two requests to a host.
+PARLEY_SOURCES_CRAWL_DELAY_MAX_SECONDS = env_float(
+    "PARLEY_SOURCES_CRAWL_DELAY_MAX_SECONDS", 30.0, minimum=0.0, maximum=3600.0
+)
+PARLEY_SOURCES_RENDER_TIMEOUT_SECONDS = env_float(
+    "PARLEY_SOURCES_RENDER_TIMEOUT_SECONDS", 30.0, minimum=1.0, maximum=600.0
+)
+
 # --- Knowledge / ingestion ---------------------------------------------------------------
 # Uploads above this size are refused; a DOCX/zip may expand to at most 20 times it.
 PARLEY_UPLOAD_MAX_BYTES = env_int("PARLEY_UPLOAD_MAX_BYTES", 25 * 1024 * 1024, minimum=1024)
