@@ -493,6 +493,8 @@ PARLEY_SOURCES_SYNC_BUDGET_SECONDS = env_int("PARLEY_SOURCES_SYNC_BUDGET_SECONDS
 PARLEY_SOURCES_MAX_PAGES = env_int("PARLEY_SOURCES_MAX_PAGES", 500, minimum=1)
 # Two pages whose word-shingle sets are at least this similar (estimated Jaccard) are one text.
 PARLEY_SOURCES_NEAR_DUPLICATE = env_float("PARLEY_SOURCES_NEAR_DUPLICATE", 0.9, minimum=0.0)
+# A running sync whose worker recorded no page for this long is handed to another (sources_due_dispatch).
+PARLEY_SOURCES_STUCK_AFTER_SECONDS = env_int("PARLEY_SOURCES_STUCK_AFTER_SECONDS", 600, minimum=1)
 # Where Git sources are cloned.
 PARLEY_SOURCES_CHECKOUTS = VAR_DIR / "sources"
 # How often beat looks for sources whose schedule is due.

@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
-from sources.errors import SourceError
+from core.errors import ParleyError
 from sources.models import Source
 from sources.selectors import sync_progress
 from sources.services import source_config_check, source_delete, source_sync_request
@@ -47,7 +47,7 @@ class SourceForm(forms.ModelForm):
         cleaned = super().clean() or {}
         try:
             source_config_check(kind=cleaned.get("kind", ""), config=cleaned.get("config") or {})
-        except SourceError as exc:
+        except ParleyError as exc:
             raise forms.ValidationError({"config": exc.message}) from exc
         workspace, bots = cleaned.get("workspace"), cleaned.get("bots") or []
         if workspace is not None and any(bot.workspace_id != workspace.pk for bot in bots):

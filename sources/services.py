@@ -8,7 +8,6 @@ import uuid
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
@@ -19,7 +18,7 @@ from core.models import Workspace
 from sources.errors import SourceError
 from sources.models import Source, SourcePage, SourceSync
 from sources.sync.retire import page_retire
-from sources.sync.runner import SYNC_STUCK_AFTER
+from sources.sync.runner import sync_stuck_after
 
 
 def _enqueue(sync_id: uuid.UUID) -> None:
@@ -29,19 +28,16 @@ def _enqueue(sync_id: uuid.UUID) -> None:
 
 
 def source_config_check(*, kind: str, config: Mapping[str, Any]) -> None:
-    """A configuration the kind can use: a Git repository URL; a website's http(s) start or sitemap
-    URLs. The kind checks the rest when it runs (and records what it refuses)."""
+    """A configuration the kind can use: a Git repository URL; a website's checked settings (http(s)
+    start or sitemap URLs, patterns, caps). Raises a ParleyError of kind invalid."""
     if kind == Source.Kind.GIT:
         if not str(config.get("repository_url") or "").strip():
             raise SourceError("A Git source needs config.repository_url.")
         return
     if kind == Source.Kind.WEBSITE:
-        urls = [*(config.get("start_urls") or []), *(config.get("sitemap_urls") or [])]
-        if not urls:
-            raise SourceError("A website source needs config.start_urls or config.sitemap_urls.")
-        for url in urls:
-            if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
-                raise SourceError(f"{url!r} is not an http(s) URL.")
+        from sources.website import website_config_validate
+
+        website_config_validate(config)  # WebsiteConfigError (invalid) names the field
         return
     raise SourceError(f"Unknown kind of source {kind!r}: use website or git.")
 
@@ -105,8 +101,8 @@ def sources_due_dispatch() -> int:
     now = timezone.now()
     queued = 0
     stale = SourceSync.objects.filter(
-        Q(status=SourceSync.Status.RUNNING, heartbeat_at__lt=now - SYNC_STUCK_AFTER)
-        | Q(status=SourceSync.Status.QUEUED, queued_at__lt=now - SYNC_STUCK_AFTER)
+        Q(status=SourceSync.Status.RUNNING, heartbeat_at__lt=now - sync_stuck_after())
+        | Q(status=SourceSync.Status.QUEUED, queued_at__lt=now - sync_stuck_after())
     )
     for sync_id in stale.values_list("pk", flat=True):
         with transaction.atomic():

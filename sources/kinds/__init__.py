@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from django.conf import settings
 
@@ -24,10 +23,10 @@ def kind_build(*, kind: str, config: KindConfig, credentials: Mapping[str, Any])
             checkouts=settings.PARLEY_SOURCES_CHECKOUTS,
         )
     if kind == "website":
-        # The website kind lives in its own package (sources.website), built beside this engine.
-        try:
-            website = importlib.import_module("sources.website")
-        except ImportError as exc:
-            raise SourceError("The website kind is not installed.") from exc
-        return cast(SourceKind, website.website_kind(config=config, credentials=dict(credentials)))
+        from sources.website import WebsiteKind
+
+        # The credentials (a header or basic auth) join the configuration the kind validates; they
+        # are stored apart so that no page or answer ever shows them.
+        secret = {"credentials": dict(credentials)} if credentials else {}
+        return WebsiteKind({**config, **secret})
     raise SourceError(f"Unknown kind of source {kind!r}.")

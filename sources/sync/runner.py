@@ -21,7 +21,7 @@ from django.utils import timezone
 from core.errors import ParleyError
 from rag.embeddings import EmbeddingError
 from rag.errors import IngestError
-from sources.errors import SourceError, SourceUnreachable
+from sources.errors import SourceUnreachable
 from sources.kinds import kind_build
 from sources.kinds.base import Fetched, Location, SourceKind, Validators, Via
 from sources.models import Source, SourcePage, SourceSync
@@ -32,8 +32,12 @@ from sources.sync.retire import pages_retire
 
 logger = logging.getLogger(__name__)
 
-SYNC_STUCK_AFTER = timedelta(minutes=10)  # no page recorded for this long: the worker is gone
 DEFAULT_DEPTH = 5
+
+
+def sync_stuck_after() -> timedelta:
+    """No page recorded for this long: the sync's worker is gone (PARLEY_SOURCES_STUCK_AFTER_SECONDS)."""
+    return timedelta(seconds=settings.PARLEY_SOURCES_STUCK_AFTER_SECONDS)
 
 
 def sync_claim(*, sync_id: uuid.UUID | str, claim_id: str) -> bool:
@@ -41,7 +45,7 @@ def sync_claim(*, sync_id: uuid.UUID | str, claim_id: str) -> bool:
     claimable = (
         Q(status=SourceSync.Status.QUEUED)
         | Q(status=SourceSync.Status.RUNNING, claim_id=claim_id)
-        | Q(status=SourceSync.Status.RUNNING, heartbeat_at__lt=now - SYNC_STUCK_AFTER)
+        | Q(status=SourceSync.Status.RUNNING, heartbeat_at__lt=now - sync_stuck_after())
     )
     return bool(
         SourceSync.objects.filter(claimable, pk=sync_id).update(
@@ -64,7 +68,7 @@ def sync_run(*, sync_id: uuid.UUID | str, claim_id: str, kind: SourceKind | None
         kind = kind or kind_build(
             kind=source.kind, config=source.config, credentials=source.credentials
         )
-    except SourceError as exc:
+    except ParleyError as exc:  # a configuration the kind refuses (SourceError, WebsiteConfigError)
         _finish_failed(sync=sync, claim_id=claim_id, error=exc.message)
         return "failed"
     try:
