@@ -34,9 +34,11 @@ def bot(workspace: Workspace) -> Bot:
 @pytest.fixture
 def make_source(workspace: Workspace, bot: Bot) -> Callable[..., Source]:
     def make(kind: str = "website", config: dict | None = None) -> Source:
-        return source_create(
-            workspace=workspace, name="Docs", kind=kind, config=config or {}, bots=[bot]
-        )
+        config = config if config is not None else {}
+        if kind == "website" and not ({"start_urls", "sitemap_urls"} & set(config)):
+            # the test kind stands in for the site: a valid website's settings
+            config = {"start_urls": ["https://docs.example.com/"], **config}
+        return source_create(workspace=workspace, name="Docs", kind=kind, config=config, bots=[bot])
 
     return make
 

@@ -337,3 +337,27 @@ def test_another_worker_cannot_take_a_live_sync(make_source) -> None:
     owner = PagesKind(site, before_fetch=steal)
     assert sync_run(sync_id=sync.pk, claim_id="owner", kind=owner) == "done"
     assert thief.fetches == []
+
+
+@pytest.mark.django_db
+def test_beat_dispatches_scheduled_sources_when_due(make_source) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from sources.services import sources_due_dispatch
+
+    scheduled = make_source()
+    scheduled.schedule_minutes = 60
+    scheduled.save()
+    make_source()  # on demand only
+    assert sources_due_dispatch() == 1
+    assert sources_due_dispatch() == 0  # one is queued already
+    sync = SourceSync.objects.get(source=scheduled)
+    assert sync.trigger == "schedule"
+    SourceSync.objects.filter(pk=sync.pk).update(
+        status=SourceSync.Status.DONE, queued_at=timezone.now() - timedelta(minutes=30)
+    )
+    assert sources_due_dispatch() == 0  # not due for another half hour
+    SourceSync.objects.filter(pk=sync.pk).update(queued_at=timezone.now() - timedelta(minutes=61))
+    assert sources_due_dispatch() == 1
