@@ -77,7 +77,6 @@ class SourceAdmin(WorkspaceScopedAdmin):
     list_filter = ["kind", WorkspaceListFilter]
     search_fields = ["name"]
     list_select_related = ["workspace"]
-    filter_horizontal = ["bots"]
     readonly_fields = ["credentials_set", "last_syncs", "pages_table"]
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:

@@ -42,6 +42,8 @@ def turn_citations(*, turn: Turn) -> list[dict[str, Any]]:
             "chunk_id": chunk["chunk_id"],
             "document_id": chunk["document_id"],
             "title": chunk["title"],
+            # The page a source's document was read from: the widget links the citation there.
+            "url": chunk.get("url", ""),
             "page_number": chunk.get("page"),
             "start_time": chunk.get("start_time"),
             "text_preview": chunk.get("text_preview", ""),

@@ -356,6 +356,7 @@ def _hit(
         title=row.title,
         page=row.page_number,
         source=row.filename,
+        url=row.source_url,
         start_time=row.start_time,
         vector_score=row.vector_score,
         vector_rank=row.vector_rank,

@@ -238,7 +238,7 @@ SELECT f.id, c.document_id, c.text, c.page_number, c.start_time, d.title, d.file
        f.vector_rank, f.text_score, f.text_rank, f.fused_score, c.ordinal, d.chunk_count,
        CASE WHEN c.embedding_multi_model = %(multi_model_id)s
             THEN 1 - (c.embedding_multi <=> %(multi_embedding)s::vector({multi_dims})) END AS multi_score,
-       f.multi_rank
+       f.multi_rank, d.source_url
 FROM fused AS f JOIN rag_chunk AS c ON c.id = f.id JOIN rag_document AS d ON d.id = c.document_id
 WHERE d.id IN (SELECT id FROM scope)
 ORDER BY f.fused_score DESC, f.id
@@ -305,6 +305,7 @@ class HybridRow:
     # The multilingual side: cosine similarity (None without a vector of the current model) and rank.
     multi_score: float | None = None
     multi_rank: int | None = None
+    source_url: str = ""  # the page a source's document was read from ("" for an upload)
 
 
 @dataclass(frozen=True)
@@ -378,6 +379,7 @@ def hybrid_rows(
             chunk_count=r[13],
             multi_score=float(r[14]) if r[14] is not None else None,
             multi_rank=r[15],
+            source_url=r[16] or "",
         )
         for r in rows
     ]

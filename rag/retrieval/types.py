@@ -41,6 +41,9 @@ class RetrievedChunk:
     # The multilingual side's cosine similarity and rank (None: that side did not return the chunk).
     multi_score: float | None = None
     multi_rank: int | None = None
+    # The web page the chunk's document was read from (a knowledge source's page), "" for an upload:
+    # the citation links there.
+    url: str = ""
 
     def as_audit(self) -> dict[str, object]:
         """What a turn stores about this chunk (a short preview only: the chunk row keeps the text)."""
@@ -48,6 +51,7 @@ class RetrievedChunk:
             "chunk_id": self.id,
             "document_id": self.document_id,
             "title": self.title,
+            "url": self.url,
             "page": self.page,
             "start_time": self.start_time,
             "score": round(self.score, 6),

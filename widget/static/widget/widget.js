@@ -419,7 +419,9 @@ button:focus-visible,textarea:focus-visible,a:focus-visible,.log:focus-visible,.
     preview.hidden = false; previewTitle.textContent = `[${c.n}] ${c.title || ""}`;
     const where = c.page_number ? `${t.page} ${c.page_number}` : c.start_time != null ? fmtTime(c.start_time) : "";
     const whereNode = where ? el("div", { class: "who" }, where) : null;
-    previewBody.replaceChildren(...(whereNode ? [whereNode] : []));
+    // A web page's source (a knowledge source's page): its title and URL, a link that opens the page.
+    const page = /^https?:\/\//.test(c.url || "") ? el("a", { class: "page", href: c.url, target: "_blank", rel: "noopener noreferrer" }, c.url) : null;
+    previewBody.replaceChildren(...(page ? [page] : []), ...(whereNode ? [whereNode] : []));
     let text = c.text_preview || "", chunk = null;
     // A curated answer ("curated:<id>") is no document chunk: its citation already holds the text.
     if (!String(c.chunk_id).startsWith("curated:")) {
