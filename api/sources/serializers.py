@@ -7,11 +7,36 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers import StrictCharField, StrictUUIDField
+from api.serializers import QueryParamsSerializer, StrictCharField, StrictUUIDField
 from sources.models import Source, SourceSync
 from sources.selectors import sync_progress
 
 MAX_BOT_IDS = 100
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false only (DRF also takes 0, 1, "yes"...)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only (DRF also takes "5", 5.0 and true)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class SourceListQuerySerializer(QueryParamsSerializer):
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=100, help_text="Page size (default 20)."
+    )
+    offset = serializers.IntegerField(required=False, min_value=0)
 
 
 class SourceSyncSerializer(serializers.ModelSerializer):
@@ -94,5 +119,10 @@ class SourceCreateSerializer(serializers.Serializer):
         help_text="For a protected site: {header_name, header_value} or {username, password}. "
         "Stored write-only: never returned.",
     )
-    schedule_minutes = serializers.IntegerField(min_value=0, default=0)
-    sync = serializers.BooleanField(default=True, help_text="Start the first sync now.")
+    schedule_minutes = StrictIntegerField(
+        min_value=0,
+        max_value=525_600,
+        default=0,
+        help_text="Sync every this many minutes; 0: on demand.",
+    )
+    sync = StrictBooleanField(default=True, help_text="Start the first sync now.")

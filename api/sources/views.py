@@ -17,6 +17,7 @@ from api.models import Scope
 from api.principal import request_principal
 from api.sources.serializers import (
     SourceCreateSerializer,
+    SourceListQuerySerializer,
     SourceSerializer,
     SourceSyncSerializer,
 )
@@ -48,9 +49,12 @@ class SourceCollectionView(_SourceScopes, GenericAPIView):
     pagination_class = SourcePagination
 
     @extend_schema(
-        summary="List knowledge sources with their last sync", responses=SourceSerializer(many=True)
+        summary="List knowledge sources with their last sync",
+        parameters=[SourceListQuerySerializer],
+        responses=SourceSerializer(many=True),
     )
     def get(self, request: Request) -> Response:
+        SourceListQuerySerializer(data=request.query_params).is_valid(raise_exception=True)
         sources = sources_for_principal(principal=request_principal(request))
         page = self.paginate_queryset(_with_bots(sources.order_by("name", "pk")))
         return self.get_paginated_response(SourceSerializer(page, many=True).data)

@@ -155,7 +155,11 @@ def _page_run(
     stored = SourcePage.objects.filter(source=source, url=location.url).first()
     validators = (
         Validators(etag=stored.etag, last_modified=stored.last_modified)
-        if stored is not None and stored.state == SourcePage.State.ACTIVE
+        # Only a page whose document exists may be answered "not modified": one whose document was
+        # deleted meanwhile (in the admin) is fetched whole and stored again.
+        if stored is not None
+        and stored.state == SourcePage.State.ACTIVE
+        and stored.document_id is not None
         else Validators()
     )
     fetched = kind.fetch(location, validators)

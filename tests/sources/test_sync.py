@@ -361,3 +361,18 @@ def test_beat_dispatches_scheduled_sources_when_due(make_source) -> None:
     assert sources_due_dispatch() == 0  # not due for another half hour
     SourceSync.objects.filter(pk=sync.pk).update(queued_at=timezone.now() - timedelta(minutes=61))
     assert sources_due_dispatch() == 1
+
+
+@pytest.mark.django_db
+def test_a_page_whose_document_was_deleted_is_stored_again(make_source) -> None:
+    from rag.services import document_delete
+
+    source = make_source()
+    site = _site()
+    sync_once(source, PagesKind(site))
+    page = SourcePage.objects.get(url="https://docs.example.com/returns")
+    document_delete(document_id=page.document_id)  # an admin deleted it by hand
+    sync = sync_once(source, PagesKind(site))
+    page.refresh_from_db()
+    assert sync.counts["new"] == 1 and sync.counts["unchanged"] == 2
+    assert page.document is not None and page.document.status == Document.Status.READY
