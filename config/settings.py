@@ -133,6 +133,7 @@ INSTALLED_APPS = [
     "prompts",
     "rag",
     "conversations",
+    "sources",
     "streams",
     "handoff",
     "api",
@@ -373,6 +374,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "audit.entries_prune",
         "schedule": float(env_int("PARLEY_AUDIT_PRUNE_EVERY_SECONDS", 3600, minimum=10)),
     },
+    # Sources whose schedule is due get a sync (sources.services.sources_due_dispatch).
+    "sources-dispatch": {
+        "task": "sources.dispatch_due",
+        "schedule": float(env_int("PARLEY_SOURCES_DISPATCH_EVERY_SECONDS", 60, minimum=10)),
+    },
     # Visitor erasures a failure or a killed process left unfinished are taken up again.
     "privacy-erasures-resume": {
         "task": "privacy.erasures_resume",
@@ -477,6 +483,22 @@ PARLEY_INGEST_STUCK_AFTER = env_int(
 PARLEY_INGEST_BATCH_DOCUMENTS = env_int("PARLEY_INGEST_BATCH_DOCUMENTS", 64, minimum=1, maximum=256)
 # Deliveries of one document (worker deaths included) before it fails for good.
 PARLEY_INGEST_MAX_ATTEMPTS = env_int("PARLEY_INGEST_MAX_ATTEMPTS", 3, minimum=1, maximum=20)
+
+# --- Knowledge sources (sources/, docs/sources.md) ----------------------------------------
+# A sync whose share of failed fetches (timeouts, 5xx, DNS, refused) passes this retires nothing.
+PARLEY_SOURCES_MAX_FAILURE_SHARE = env_float("PARLEY_SOURCES_MAX_FAILURE_SHARE", 0.1, minimum=0.0)
+# A sync stops fetching after this long (its frontier is kept; an incomplete crawl retires no absent page).
+PARLEY_SOURCES_SYNC_BUDGET_SECONDS = env_int("PARLEY_SOURCES_SYNC_BUDGET_SECONDS", 1800, minimum=10)
+# Pages of one source at most, when its configuration names no max_pages.
+PARLEY_SOURCES_MAX_PAGES = env_int("PARLEY_SOURCES_MAX_PAGES", 500, minimum=1)
+# Two pages whose word-shingle sets are at least this similar (estimated Jaccard) are one text.
+PARLEY_SOURCES_NEAR_DUPLICATE = env_float("PARLEY_SOURCES_NEAR_DUPLICATE", 0.9, minimum=0.0)
+# Where Git sources are cloned.
+PARLEY_SOURCES_CHECKOUTS = VAR_DIR / "sources"
+# How often beat looks for sources whose schedule is due.
+PARLEY_SOURCES_DISPATCH_EVERY_SECONDS = env_int(
+    "PARLEY_SOURCES_DISPATCH_EVERY_SECONDS", 60, minimum=10
+)
 
 # --- OCR, figures, audio ------------------------------------------------------------------
 # Tesseract reads scanned PDF pages and image documents (rag/parsing/ocr.py).
