@@ -1,5 +1,6 @@
 """The website kind of source: `WebsiteKind` (discover, fetch, close) built from a plain configuration
-checked by `website_config_validate`, with an optional resolver (host, port) -> addresses.
+checked by `website_config_validate`, with an optional resolver (host, port) -> addresses;
+`website_kind(config=, credentials=)` is what the sync engine calls.
 
 Reason codes of a page's FAILED outcome (never retire it): timeout, dns, refused, network, http_5xx,
 http_4xx (401, 403...), rate_limited (429 past PARLEY_SOURCES_RETRY_AFTER_MAX_SECONDS, with
@@ -16,7 +17,7 @@ from sources.website.config import (
     WebsiteConfigError,
     website_config_validate,
 )
-from sources.website.kind import WebsiteKind
+from sources.website.kind import WebsiteKind, website_kind
 
 __all__ = [
     "Credentials",
@@ -24,4 +25,5 @@ __all__ = [
     "WebsiteConfigError",
     "WebsiteKind",
     "website_config_validate",
+    "website_kind",
 ]

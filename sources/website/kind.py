@@ -301,3 +301,13 @@ class WebsiteKind:
         printed = fingerprint(extracted.text)
         titles = (extracted.heading, extracted.own_title)
         return NotFoundPage(print=printed, titles=titles) if printed else None
+
+
+def website_kind(
+    *, config: Mapping[str, Any], credentials: Mapping[str, Any], resolver: Resolver | None = None
+) -> WebsiteKind:
+    """The kind the sync engine builds (`sources.kinds.kind_build`): the stored configuration, and the
+    credentials kept apart from it (header_name/header_value or username/password; blank: none)."""
+    given = {key: value for key, value in credentials.items() if value}
+    merged = {**config, "credentials": given} if given else dict(config)
+    return WebsiteKind(merged, resolver=resolver)
