@@ -56,8 +56,12 @@ class LocalSite:
         self.thread.start()
 
     @property
+    def port(self) -> int:
+        return int(self.server.server_address[1])
+
+    @property
     def origin(self) -> str:
-        return f"http://{self.host}:{self.server.server_address[1]}"
+        return f"http://{self.host}:{self.port}"
 
     def close(self) -> None:
         self.server.shutdown()
