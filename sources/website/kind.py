@@ -87,8 +87,11 @@ class WebsiteKind:
         try:
             return self._fetch(location, validators)
         except FetchFailed as exc:
-            outcome = Outcome.SKIPPED if exc.code == "address_refused" else Outcome.FAILED
-            return Fetched(location=location, outcome=outcome, url=location.url, reason=exc.code)
+            # address_refused too: a name that moved to a private address (or an allow-list narrowed)
+            # must never delete a page's knowledge, as a skip would.
+            return Fetched(
+                location=location, outcome=Outcome.FAILED, url=location.url, reason=exc.code
+            )
         except Exception:  # a page that breaks a parser must not break the sync
             logger.exception("website source: fetching %s failed unexpectedly", location.url)
             return Fetched(
@@ -159,8 +162,6 @@ class WebsiteKind:
 
     def _robots_refusal(self, url: str) -> tuple[Outcome, str] | None:
         robots = self.robots.for_url(url)
-        if robots.error == "address_refused":
-            return Outcome.SKIPPED, "address_refused"
         if robots.error:
             return Outcome.FAILED, robots.error
         if not robots.allowed(url, self.robots.token()):
