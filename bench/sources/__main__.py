@@ -146,6 +146,13 @@ def main() -> None:
     from bench.sources.figures import print_report
     from bench.sources.site import LocalSite
 
+    # As a worker does before it takes tasks (worker_init): the models and the pipeline loaded, so the
+    # time to the first searchable page is the sync's, not the first import's.
+    from conversations.warmup import process_warm_up
+    from rag.tasks import ingestion_preload
+
+    ingestion_preload()
+    process_warm_up()
     print(f"load average at start: {_load()}")
     site = LocalSite(source=args.site, production=args.production, host=args.host)
     try:
