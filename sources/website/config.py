@@ -10,18 +10,17 @@ from typing import Any
 
 from django.conf import settings
 
-from core.errors import ErrorKind, ParleyError
+from sources.errors import SourceError
 from sources.website.urls import url_normalise
 
 MAX_PAGES_LIMIT = 100_000
 MAX_DEPTH_LIMIT = 50
 
 
-class WebsiteConfigError(ParleyError):
+class WebsiteConfigError(SourceError):
     """The configuration cannot be used as it is; `extra.field` names the field."""
 
     code = "website_config_invalid"
-    kind = ErrorKind.INVALID
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ class Extracted:
     text: str  # the main text, as ingestion will chunk it ("" when none was found)
     title: str
     heading: str
+    own_title: str = ""
 
 
 def page_extract(html: str, url: str, filename: str) -> Extracted:
@@ -105,4 +106,4 @@ def page_extract(html: str, url: str, filename: str) -> Extracted:
         return Extracted(text="", title=document_title(url=url), heading="")
     text = "\n\n".join(block.text for block in parsed.blocks if block.text.strip())
     title = document_title(heading=parsed.heading, own_title=parsed.own_title, url=url)
-    return Extracted(text=text, title=title, heading=parsed.heading)
+    return Extracted(text=text, title=title, heading=parsed.heading, own_title=parsed.own_title)

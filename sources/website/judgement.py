@@ -43,6 +43,14 @@ def similarity(left: frozenset[str], right: frozenset[str]) -> float:
 
 
 @dataclass(frozen=True)
+class NotFoundPage:
+    """What a host serves at a made-up URL: its text's fingerprint, its first heading and <title>."""
+
+    print: frozenset[str]
+    titles: tuple[str, str] = ("", "")
+
+
+@dataclass(frozen=True)
 class Verdict:
     reason: str = ""  # "" when the page is knowledge
 
@@ -53,19 +61,25 @@ def page_judge(
     title_candidates: tuple[str, ...],
     password_fields: int,
     min_words: int,
-    not_found_print: frozenset[str] | None,
+    not_found: NotFoundPage | None,
 ) -> Verdict:
-    """Why the page is not knowledge, or Verdict() when it is. `not_found_print` is the fingerprint of
-    what the host serves at a made-up URL (None when unknown)."""
+    """Why the page is not knowledge, or Verdict() when it is. `not_found` is what the host serves at a
+    made-up URL (None when unknown); `title_candidates` are the page's first heading and <title>. A page
+    whose extracted text is that page's text again is a soft 404 when it says so (a not-found title, or
+    the not-found page's own heading or <title>), and otherwise a page with nothing of its own (the
+    extractor fell back to the site's navigation): an empty shell."""
     count = len(words(text))
-    if count <= CUE_MAX_WORDS and any(
-        _NOT_FOUND.search(title) for title in title_candidates if title
-    ):
+    cue = any(_NOT_FOUND.search(title) for title in title_candidates if title)
+    if count <= CUE_MAX_WORDS and cue:
         return Verdict(reason="soft_404")
     if password_fields and count <= LOGIN_WALL_MAX_WORDS:
         return Verdict(reason="login_wall")
     if count < min_words:
         return Verdict(reason="empty_shell")
-    if not_found_print and similarity(fingerprint(text), not_found_print) >= SOFT_404_SIMILARITY:
-        return Verdict(reason="soft_404")
+    if not_found and similarity(fingerprint(text), not_found.print) >= SOFT_404_SIMILARITY:
+        same_titles = any(
+            mine and mine == theirs
+            for mine, theirs in zip(title_candidates, not_found.titles, strict=False)
+        )
+        return Verdict(reason="soft_404" if cue or same_titles else "empty_shell")
     return Verdict()

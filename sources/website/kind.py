@@ -21,7 +21,7 @@ from sources.website.addresses import AddressPolicy, Resolver, system_resolver
 from sources.website.client import FetchFailed, RawResponse, SafeClient
 from sources.website.config import WebsiteConfig, website_config_validate
 from sources.website.html import PageFacts, html_decode, page_extract, page_facts
-from sources.website.judgement import fingerprint, page_judge
+from sources.website.judgement import NotFoundPage, fingerprint, page_judge
 from sources.website.responses import (
     FILE_TYPES,
     HTML_TYPES,
@@ -69,7 +69,7 @@ class WebsiteKind:
         self.retry_after_max = float(settings.PARLEY_SOURCES_RETRY_AFTER_MAX_SECONDS)
         self.page_limit = self.config.page_bytes_limit()
         self._probe_lock = threading.Lock()
-        self._not_found: dict[str, frozenset[str] | None] = {}
+        self._not_found: dict[str, NotFoundPage | None] = {}
         self._renderer: Any = None
         if self.config.render_javascript:
             from sources.website.render import Renderer
@@ -87,8 +87,11 @@ class WebsiteKind:
         try:
             return self._fetch(location, validators)
         except FetchFailed as exc:
-            outcome = Outcome.SKIPPED if exc.code == "address_refused" else Outcome.FAILED
-            return Fetched(location=location, outcome=outcome, url=location.url, reason=exc.code)
+            # address_refused too: a name that moved to a private address (or an allow-list narrowed)
+            # must never delete a page's knowledge, as a skip would.
+            return Fetched(
+                location=location, outcome=Outcome.FAILED, url=location.url, reason=exc.code
+            )
         except Exception:  # a page that breaks a parser must not break the sync
             logger.exception("website source: fetching %s failed unexpectedly", location.url)
             return Fetched(
@@ -159,8 +162,6 @@ class WebsiteKind:
 
     def _robots_refusal(self, url: str) -> tuple[Outcome, str] | None:
         robots = self.robots.for_url(url)
-        if robots.error == "address_refused":
-            return Outcome.SKIPPED, "address_refused"
         if robots.error:
             return Outcome.FAILED, robots.error
         if not robots.allowed(url, self.robots.token()):
@@ -230,10 +231,10 @@ class WebsiteKind:
         extracted = page_extract(html, key, filename)
         verdict = page_judge(
             text=extracted.text,
-            title_candidates=(extracted.heading, extracted.title),
+            title_candidates=(extracted.heading, extracted.own_title),
             password_fields=facts.password_fields,
             min_words=self.config.min_text_words,
-            not_found_print=self._not_found_print(url),
+            not_found=self._not_found_page(url),
         )
         if verdict.reason:
             return self._result(
@@ -272,8 +273,8 @@ class WebsiteKind:
                 found[url] = Location(url=url, depth=depth, via=Via.LINK)
         return tuple(found.values())
 
-    def _not_found_print(self, url: str) -> frozenset[str] | None:
-        """The text fingerprint of what this host serves at a made-up URL, fetched once per host."""
+    def _not_found_page(self, url: str) -> NotFoundPage | None:
+        """What this host serves at a made-up URL (its text fingerprint and heading), fetched once per host."""
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         with self._probe_lock:
@@ -281,7 +282,7 @@ class WebsiteKind:
                 self._not_found[origin] = self._probe(f"{origin}/{uuid.uuid4().hex}-parley-probe")
             return self._not_found[origin]
 
-    def _probe(self, url: str) -> frozenset[str] | None:
+    def _probe(self, url: str) -> NotFoundPage | None:
         if not self.robots.for_url(url).allowed(url, self.robots.token()):
             return None
         try:
@@ -297,5 +298,17 @@ class WebsiteKind:
         html = html_decode(response.body, response.headers.get("content-type", ""))
         if self._renderer is not None:
             html = self._renderer.render(url=url, html=html)
-        text = page_extract(html, url, "probe.html").text
-        return fingerprint(text) or None
+        extracted = page_extract(html, url, "probe.html")
+        printed = fingerprint(extracted.text)
+        titles = (extracted.heading, extracted.own_title)
+        return NotFoundPage(print=printed, titles=titles) if printed else None
+
+
+def website_kind(
+    *, config: Mapping[str, Any], credentials: Mapping[str, Any], resolver: Resolver | None = None
+) -> WebsiteKind:
+    """The kind the sync engine builds (`sources.kinds.kind_build`): the stored configuration, and the
+    credentials kept apart from it (header_name/header_value or username/password; blank: none)."""
+    given = {key: value for key, value in credentials.items() if value}
+    merged = {**config, "credentials": given} if given else dict(config)
+    return WebsiteKind(merged, resolver=resolver)

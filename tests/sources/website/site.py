@@ -29,10 +29,15 @@ class Seen:
     headers: dict[str, str]
 
 
-def html(title: str, body: str, head: str = "") -> bytes:
+def html(
+    title: str,
+    body: str,
+    head: str = "",
+    nav: str = "<a href='/'>Home</a> <a href='/about/'>About</a>",
+) -> bytes:
     return (
         f"<!doctype html><html><head><title>{title}</title>{head}</head>"
-        f"<body><nav><a href='/'>Home</a> <a href='/about/'>About</a></nav>"
+        f"<body><nav>{nav}</nav>"
         f"<main>{body}</main><footer>Copyright Example Ltd. Cookies: we use them.</footer></body></html>"
     ).encode()
 

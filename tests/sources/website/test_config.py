@@ -87,3 +87,26 @@ def test_relative_links_resolve_against_the_page() -> None:
         url_normalise("../c/?utm_medium=m", base="https://d.example/a/b/")
         == "https://d.example/a/c/"
     )
+
+
+def test_the_engine_builds_the_kind_with_credentials_kept_apart() -> None:
+    from sources.kinds import kind_build
+
+    blank = {"header_name": "", "header_value": "", "username": "", "password": ""}
+    config = {"start_urls": ["https://docs.example.com/"]}
+    plain = kind_build(kind="website", config=config, credentials=blank)
+    given = kind_build(
+        kind="website",
+        config=config,
+        credentials={**blank, "header_name": "X-Key", "header_value": "k"},
+    )
+    try:
+        assert isinstance(plain, WebsiteKind) and plain.config.credentials is None
+        assert isinstance(given, WebsiteKind) and given.config.credentials is not None
+        assert (given.config.credentials.header_name, given.config.credentials.header_value) == (
+            "X-Key",
+            "k",
+        )
+    finally:
+        plain.close()
+        given.close()

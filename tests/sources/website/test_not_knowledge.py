@@ -155,3 +155,39 @@ def test_links_respect_depth_and_patterns(site: TestSite, allowed: Any, make_kin
     assert [link.url for link in top.links] == [site.url("/docs/a/")]
     deep = kind.fetch(Location(url=site.url("/docs/"), depth=1), Validators())
     assert deep.links == ()
+
+
+def test_a_page_with_nothing_but_the_site_template_is_empty_and_the_not_found_page_a_soft_404(
+    site: TestSite, allowed: Any, make_kind: Make
+) -> None:
+    # A documentation theme: a long navigation on every page. A page with no text of its own makes the
+    # extractor fall back to that navigation, which is also all the not-found page has.
+    nav = (
+        "<ul>"
+        + "".join(f"<li><a href='/s{n}/'>Section {n} of the manual</a></li>" for n in range(60))
+        + "</ul>"
+    )
+    not_found = html("Manual", "<h1>404 - Not found</h1>", nav=nav)
+    site.not_found = Page(status=404, body=not_found)
+    site.pages["/404.html"] = Page(body=not_found)  # the error page itself, served as a file
+    site.pages["/abbreviations/"] = Page(
+        body=html("Abbreviations - Manual", "<h1>Abbreviations</h1>", nav=nav)
+    )
+    site.pages["/guide/"] = Page(
+        body=html("Guide - Manual", "<h1>Guide</h1>" + prose("the guide"), nav=nav)
+    )
+    kind = make_kind({"start_urls": [site.url("/")]})
+
+    results = {
+        path: _fetch(kind, site.url(path)) for path in ("/404.html", "/abbreviations/", "/guide/")
+    }
+
+    assert (results["/404.html"].outcome, results["/404.html"].reason) == (
+        Outcome.SKIPPED,
+        "soft_404",
+    )
+    assert (results["/abbreviations/"].outcome, results["/abbreviations/"].reason) == (
+        Outcome.SKIPPED,
+        "empty_shell",
+    )
+    assert results["/guide/"].outcome is Outcome.FETCHED

@@ -42,7 +42,7 @@ def test_metadata_loopback_and_a_name_resolving_to_a_private_address_are_refused
     ):
         kind = make_kind({"start_urls": [url]}, names)
         fetched = kind.fetch(Location(url=url), Validators())
-        assert (fetched.outcome, fetched.reason) == (Outcome.SKIPPED, "address_refused"), url
+        assert (fetched.outcome, fetched.reason) == (Outcome.FAILED, "address_refused"), url
         assert kind.discover().locations  # discovery does not crash either
     assert site.requests == []  # nothing ever connected
 
@@ -60,7 +60,7 @@ def test_a_redirect_from_an_allowed_host_to_a_private_one_is_refused(
 
     fetched = kind.fetch(Location(url=site.url("/go")), Validators())
 
-    assert (fetched.outcome, fetched.reason) == (Outcome.SKIPPED, "address_refused")
+    assert (fetched.outcome, fetched.reason) == (Outcome.FAILED, "address_refused")
     assert "/secret" not in site.paths()
     assert "/go" in site.paths()  # the allowed host itself was reached
 
