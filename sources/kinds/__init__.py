@@ -23,10 +23,9 @@ def kind_build(*, kind: str, config: KindConfig, credentials: Mapping[str, Any])
             checkouts=settings.PARLEY_SOURCES_CHECKOUTS,
         )
     if kind == "website":
-        from sources.website import WebsiteKind
+        from sources.website import website_kind
 
-        # The credentials (a header or basic auth) join the configuration the kind validates; they
-        # are stored apart so that no page or answer ever shows them.
-        secret = {"credentials": dict(credentials)} if credentials else {}
-        return WebsiteKind({**config, **secret})
+        # The credentials (a header or basic auth) are stored apart from the configuration, so that
+        # no page or answer ever shows them; the kind joins them.
+        return website_kind(config=config, credentials=credentials)
     raise SourceError(f"Unknown kind of source {kind!r}.")
