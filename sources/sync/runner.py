@@ -23,7 +23,7 @@ from rag.embeddings import EmbeddingError
 from rag.errors import IngestError
 from sources.errors import SourceUnreachable
 from sources.kinds import kind_build
-from sources.kinds.base import Fetched, Location, SourceKind, Validators, Via
+from sources.kinds.base import Fetched, Location, Outcome, SourceKind, Validators, Via
 from sources.models import Source, SourcePage, SourceSync
 from sources.sync.documents import page_document_replace
 from sources.sync.frontier import Frontier
@@ -162,7 +162,13 @@ def _page_run(
         and stored.document_id is not None
         else Validators()
     )
-    fetched = kind.fetch(location, validators)
+    try:
+        fetched = kind.fetch(location, validators)
+    except (
+        Exception
+    ) as exc:  # the interface says a kind never raises; a bug still fails one page only
+        logger.error("fetching %s failed unexpectedly", location.url, exc_info=exc)
+        fetched = Fetched(location=location, outcome=Outcome.FAILED, reason="error")
     canonical = fetched.url or location.url
     decision: Decision | None = None
     if canonical == location.url or canonical not in frontier.done_urls:
@@ -208,6 +214,17 @@ def _replaced(*, decision: Decision, fetched: Fetched, errors: list[str]) -> Dec
         errors.append(f"{decision.url}: the new version could not be ingested ({exc})")
         return Decision(
             action=Action.FAILED, url=decision.url, page=decision.page, reason=f"ingest_{code}"
+        )
+    except Exception as exc:  # a bug must not stop the sync on this page at every redelivery
+        logger.error("replacing %s failed unexpectedly", decision.url, exc_info=exc)
+        errors.append(
+            f"{decision.url}: the new version could not be ingested ({type(exc).__name__})"
+        )
+        return Decision(
+            action=Action.FAILED,
+            url=decision.url,
+            page=decision.page,
+            reason="ingest_internal_error",
         )
     return decision
 

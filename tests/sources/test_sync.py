@@ -376,3 +376,20 @@ def test_a_page_whose_document_was_deleted_is_stored_again(make_source) -> None:
     page.refresh_from_db()
     assert sync.counts["new"] == 1 and sync.counts["unchanged"] == 2
     assert page.document is not None and page.document.status == Document.Status.READY
+
+
+@pytest.mark.django_db
+def test_a_kind_that_raises_fails_that_page_only(make_source) -> None:
+    source = make_source()
+    site = _site()
+    sync_once(source, PagesKind(site))
+
+    def broken(url: str) -> None:
+        if url.endswith("/returns"):
+            raise RuntimeError("a bug in the kind")
+
+    sync = sync_once(source, PagesKind(site, before_fetch=broken))
+    assert sync.status == SourceSync.Status.DONE
+    assert sync.counts["failed"] == {"error": 1} and sync.counts["unchanged"] == 2
+    page = SourcePage.objects.get(url="https://docs.example.com/returns")
+    assert page.state == SourcePage.State.ACTIVE and page.document is not None
