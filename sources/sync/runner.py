@@ -151,7 +151,15 @@ def _page_run(
     counts: SyncCounts,
     errors: list[str],
 ) -> bool:
-    """Fetch one location and record its outcome; False when the claim was lost."""
+    """Fetch one location and record its outcome; False when the claim was lost. A location already
+    recorded under its canonical URL (reached first through a redirect stub or a canonical link) is
+    not fetched again."""
+    if location.url in frontier.done_urls:
+        with transaction.atomic():
+            frontier.done(location=location, canonical=location.url)
+            return _save(
+                sync=sync, claim_id=claim_id, frontier=frontier, counts=counts, errors=errors
+            )
     stored = SourcePage.objects.filter(source=source, url=location.url).first()
     validators = (
         Validators(etag=stored.etag, last_modified=stored.last_modified)
@@ -171,7 +179,7 @@ def _page_run(
         fetched = Fetched(location=location, outcome=Outcome.FAILED, reason="error")
     canonical = fetched.url or location.url
     decision: Decision | None = None
-    if canonical == location.url or canonical not in frontier.done_urls:
+    if canonical not in frontier.done_urls:
         decision = page_decide(
             source=source,
             fetched=fetched,

@@ -393,3 +393,20 @@ def test_a_kind_that_raises_fails_that_page_only(make_source) -> None:
     assert sync.counts["failed"] == {"error": 1} and sync.counts["unchanged"] == 2
     page = SourcePage.objects.get(url="https://docs.example.com/returns")
     assert page.state == SourcePage.State.ACTIVE and page.document is not None
+
+
+@pytest.mark.django_db
+def test_a_page_reached_through_a_redirect_stub_is_fetched_and_counted_once(make_source) -> None:
+    source = make_source()
+    site = {
+        # listed first: a stub whose canonical URL is the warranty page, listed after it
+        "https://docs.example.com/old-warranty": Page(
+            text=f"# Warranty\n\n{WARRANTY}", canonical="https://docs.example.com/warranty"
+        ),
+        **_site(),
+    }
+    kind = PagesKind(site)
+    sync = sync_once(source, kind)
+    assert sync.counts["new"] == 3 and "unchanged" not in sync.counts
+    assert "https://docs.example.com/warranty" not in kind.fetches
+    assert not SourcePage.objects.filter(url="https://docs.example.com/old-warranty").exists()
