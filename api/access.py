@@ -16,6 +16,7 @@ from api.principal import Principal, PrincipalKind
 from bots.models import Bot
 from conversations.models import Conversation
 from rag.models import Chunk, Document
+from sources.models import Source
 from streams.sse.buffer import StreamOwner, stream_owner_get
 
 
@@ -172,3 +173,22 @@ def documents_uploaded_with_key(*, principal: Principal, key: str) -> list[Docum
         upload_key__in=[f"{key}#{n}" for n in places],
     )
     return sorted(found, key=lambda document: int(document.upload_key.rpartition("#")[2]))
+
+
+# --- Sources API -----------------------------------------------------------------------------------------
+
+
+def sources_for_principal(*, principal: Principal) -> QuerySet[Source]:
+    """The knowledge sources a caller may see and manage: its workspace's; a bot-bound key only those
+    that feed its bot. Another workspace's source reads as not found."""
+    sources = Source.objects.filter(workspace_id=principal.workspace_id)
+    if principal.bot_id is not None:
+        sources = sources.filter(bots=principal.bot_id)
+    return sources
+
+
+def source_get_for_principal(*, principal: Principal, source_id: uuid.UUID) -> Source:
+    source = sources_for_principal(principal=principal).filter(pk=source_id).first()
+    if source is None:
+        raise ApiError(ErrorCode.NOT_FOUND)
+    return source

@@ -14,6 +14,7 @@ from api.handoff.views import (
     TurnFeedbackView,
 )
 from api.keys.views import MeView, SessionCreateView
+from api.sources.views import SourceCollectionView, SourceDetailView, SourceSyncView
 
 app_name = "api"
 
@@ -34,6 +35,9 @@ class PublicDocsView(SpectacularSwaggerSplitView):
 
 
 urlpatterns = [
+    path("v1/sources", SourceCollectionView.as_view(), name="sources"),
+    path("v1/sources/<uuid:source_id>", SourceDetailView.as_view(), name="source"),
+    path("v1/sources/<uuid:source_id>/sync", SourceSyncView.as_view(), name="source-sync"),
     path("v1/me", MeView.as_view(), name="me"),
     path("v1/sessions", SessionCreateView.as_view(), name="session-create"),
     path("v1/conversations/<uuid:conversation_id>/turns", ChatTurnView.as_view(), name="chat-turn"),

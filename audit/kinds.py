@@ -14,6 +14,7 @@ class AuditKind(models.TextChoices):
     TOPIC = "topic", "Topic"
     LEXICON = "lexicon", "Lexicon group"
     DOCUMENT = "document", "Document"
+    SOURCE = "source", "Knowledge source"
     API_KEY = "api_key", "Server API key"
     WIDGET_KEY = "widget_key", "Widget key and origins"
     SIGNING_SECRET = "signing_secret", "Bot signing secret"

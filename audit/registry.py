@@ -57,6 +57,15 @@ AUDITED: tuple[Audited, ...] = (
         m2m=("bots",),
         unless="conversation_id",
     ),
+    # Knowledge sources, as documents: their settings and bots; credentials only as "set"/"changed".
+    Audited(
+        label="sources.Source",
+        kind=Kind.SOURCE,
+        workspace="workspace_id",
+        exclude=_STAMPS,
+        redact=("credentials",),
+        m2m=("bots",),
+    ),
     Audited(
         label="api.ServerApiKey",
         kind=Kind.API_KEY,

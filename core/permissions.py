@@ -35,6 +35,7 @@ EDITOR: dict[Key, tuple[str, ...]] = {
     ("prompt_context", "topic"): FULL,
     ("prompt_context", "lexicongroup"): FULL,
     ("rag", "document"): FULL,
+    ("sources", "source"): FULL,  # change: "Sync now"
     ("rag", "workspacefusion"): ("change", "view"),  # change: the Recalibrate button
     ("rag", "chunk"): VIEW,
     ("conversations", "curatedanswer"): FULL,

@@ -145,6 +145,9 @@ def celery_worker_process(
         "CELERY_TASK_DEFAULT_QUEUE": TEST_QUEUE,
         **llm_child_env(llm_server),
         "CELERY_STREAM_QUEUE": TEST_QUEUE,
+        # Knowledge sources: the tests' local sites are served on the loopback address, which a
+        # source may fetch only when allow-listed (sources.website's SSRF rule).
+        "PARLEY_SOURCES_ALLOWED_NETWORKS": "127.0.0.1/32",
     }
     process = celery_worker_start(
         hostname=WORKER_HOSTNAME, queue=TEST_QUEUE, env=env, log=WORKER_LOG, loglevel="INFO"

@@ -16,5 +16,6 @@ from config.settings.privacy import *  # noqa: F403
 from config.settings.retrieval import *  # noqa: F403
 from config.settings.security import *  # noqa: F403
 from config.settings.services import *  # noqa: F403
+from config.settings.sources import *  # noqa: F403
 from config.settings.sso import *  # noqa: F403
 from config.settings.workers import *  # noqa: F403

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "prompts",
     "rag",
     "conversations",
+    "sources",
     "streams",
     "handoff",
     "api",

@@ -38,6 +38,10 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery")
 # The analytics rollups' refresh period: the beat's, and the age past which the page refreshes them
 # on load (insights.services.rollups.turn_rollups_ensure_fresh).
 INSIGHTS_ROLLUP_EVERY_SECONDS = env_int("INSIGHTS_ROLLUP_EVERY_SECONDS", 60, minimum=5)
+# How often beat looks for sources whose schedule is due.
+PARLEY_SOURCES_DISPATCH_EVERY_SECONDS = env_int(
+    "PARLEY_SOURCES_DISPATCH_EVERY_SECONDS", 60, minimum=10
+)
 CELERY_BEAT_SCHEDULE = {
     "reclaim-stuck-documents": {
         "task": "rag.documents_reclaim_stuck",
@@ -72,6 +76,11 @@ CELERY_BEAT_SCHEDULE = {
     "audit-prune": {
         "task": "audit.entries_prune",
         "schedule": float(env_int("PARLEY_AUDIT_PRUNE_EVERY_SECONDS", 3600, minimum=10)),
+    },
+    # Sources whose schedule is due get a sync (sources.services.sources_due_dispatch).
+    "sources-dispatch": {
+        "task": "sources.dispatch_due",
+        "schedule": float(PARLEY_SOURCES_DISPATCH_EVERY_SECONDS),
     },
     # Visitor erasures a failure or a killed process left unfinished are taken up again.
     "privacy-erasures-resume": {

@@ -28,7 +28,8 @@ EMBEDDED_PROGRESS = 95
 
 def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[list[list[float]]]:
     """Each document's chunk vectors, in draft order (and its multilingual ones, set on the item);
-    progress is reported after every model batch but the last."""
+    progress is reported after every model batch but the last (not at all with `claim_id` "": a
+    ready document re-embedded beside its live chunks, rag.ingestion.replace, has no claim)."""
     size = settings.PARLEY_EMBEDDING_BATCH_SIZE
     slots_by_model: dict[tuple[str, bool], list[tuple[int, int]]] = {}
     for index, item in enumerate(prepared):
@@ -55,7 +56,7 @@ def documents_embed(*, prepared: list[PreparedDocument], claim_id: str) -> list[
         for (index, ordinal), vector in zip(batch, embedded, strict=True):
             target[index][ordinal] = vector
             done[index] += 1
-        if step < len(plan) - 1:
+        if claim_id and step < len(plan) - 1:
             _report(prepared=prepared, done=done, total=total, claim_id=claim_id)
     for item, item_multi in zip(prepared, multi_vectors, strict=True):
         item.multi_vectors = item_multi if item.multi_model_id else []

@@ -218,3 +218,56 @@ def _multi_literals(prepared: PreparedDocument, count: int) -> list[str | None]:
     if not prepared.multi_model_id or len(prepared.multi_vectors) != count:
         return [None] * count
     return ["[" + ",".join(map(repr, vector)) + "]" for vector in prepared.multi_vectors]
+
+
+def chunks_swap_ready(
+    *,
+    prepared: PreparedDocument,
+    vectors: list[list[float]],
+    detections: Sequence[Detection] | None,
+    checksum_before: str,
+) -> bool:
+    """A ready document's new file and chunks in place of its old ones, in one transaction: a search
+    before it commits reads the old chunks, after it the new ones, never none. False (nothing written)
+    when the document is no longer ready with the file `checksum_before`: another change won."""
+    document = prepared.document
+    apart = bool(vectors) and own_graphs_ready(
+        workspace_id=document.workspace_id,
+        dims=len(vectors[0]),
+        multilingual=bool(prepared.multi_model_id),
+    )
+    written = _figures_write(prepared.figure_files)
+    try:
+        with transaction.atomic():
+            current = (
+                Document.objects.select_for_update()
+                .filter(pk=document.pk, status=Document.Status.READY, checksum=checksum_before)
+                .first()
+            )
+            if current is None:
+                _files_delete(written)
+                return False
+            Document.objects.filter(pk=document.pk).update(
+                file=document.file.name,
+                filename=document.filename,
+                mime_type=document.mime_type,
+                size_bytes=document.size_bytes,
+                checksum=prepared.checksum,
+                language=prepared.language,
+                embedding_model=prepared.model_id,
+                chunk_count=len(prepared.drafts),
+                finished_at=timezone.now(),
+                metadata=prepared.metadata,
+                title=prepared.title,
+                chunks_apart=apart,
+                force=False,
+            )
+            Chunk.objects.filter(document_id=document.pk).delete()
+            _chunks_insert(prepared=prepared, vectors=vectors, detections=detections, apart=apart)
+            keep = {figure.name for figure in prepared.figure_files}
+            transaction.on_commit(lambda: _figures_prune(document=document, keep=keep))
+            transaction.on_commit(lambda: preview_cache_clear(document_id=document.pk))
+    except BaseException:
+        _files_delete(written)
+        raise
+    return True

@@ -85,6 +85,7 @@ def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop)
         "chunk_id",
         "document_id",
         "title",
+        "url",
         "page_number",
         "start_time",
         "text_preview",

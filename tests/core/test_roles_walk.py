@@ -38,6 +38,7 @@ from insights.models import EvaluationRun, EvaluationSet, FaqCandidate
 from privacy.models import VisitorErasure
 from rag.models import Chunk, WorkspaceFusion
 from rag.services import document_create
+from sources.models import Source
 from tests.support.factories import BotFactory, MembershipFactory, UserFactory
 from widget.models import WidgetAppearance
 
@@ -99,6 +100,12 @@ def rows_make(workspace: Workspace, user: Any) -> None:
         workspace=workspace, subject_kind="conversation", subject_digest="d"
     )
     Channel.objects.create(bot=bot, kind="slack", name="walk")
+    Source.objects.create(
+        workspace=workspace,
+        name="walk",
+        kind="git",
+        config={"repository_url": "https://g.example/r"},
+    )
 
 
 @dataclass(frozen=True)
