@@ -151,13 +151,14 @@ class WebsiteKind:
             if media not in HTML_TYPES:
                 return self._file(location, url, response, media)
             html = html_decode(response.body, response.headers.get("content-type", ""))
-            if self._renderer is not None:
-                html = self._renderer.render(url=url, html=html)
             facts = page_facts(html, url)
             refresh = url_normalise(facts.refresh_to) if facts.refresh_to else None
             if refresh is not None and refresh != url:
-                url = refresh
+                url = refresh  # a redirect stub: followed before any rendering
                 continue
+            if self._renderer is not None:
+                html = self._renderer.render(url=url, html=html)
+                facts = page_facts(html, url)
             return self._page(location, url, response, html, facts)
 
     def _robots_refusal(self, url: str) -> tuple[Outcome, str] | None:
