@@ -31,7 +31,7 @@ def _secret(help_text: str = "") -> forms.CharField:
     )
 
 
-class SourceForm(forms.ModelForm):
+class SourceForm(forms.ModelForm[Source]):
     header_name = forms.CharField(
         required=False, help_text="A protected site's header (e.g. Authorization)."
     )
@@ -70,7 +70,7 @@ class SourceForm(forms.ModelForm):
 
 
 @admin.register(Source)
-class SourceAdmin(WorkspaceScopedAdmin):
+class SourceAdmin(WorkspaceScopedAdmin[Source]):
     form = SourceForm
     change_form_template = "admin/sources/source/change_form.html"
     list_display = ["name", "workspace", "kind", "enabled", "last_sync_column"]
@@ -159,7 +159,9 @@ class SourceAdmin(WorkspaceScopedAdmin):
         ]
 
     def _source(self, request: HttpRequest, object_id: str) -> Source:
-        source = self.get_object(request, object_id)  # scoped to the user's workspaces
+        source: Source | None = self.get_object(
+            request, object_id
+        )  # scoped to the user's workspaces
         if source is None:
             raise Http404("No such source.")
         return source

@@ -17,14 +17,14 @@ from bots.models import Bot
 from core.models import Workspace
 from sources.errors import SourceError
 from sources.models import Source, SourcePage, SourceSync
+from sources.queue import sync_run_enqueue
 from sources.sync.retire import page_retire
 from sources.sync.runner import sync_stuck_after
 
 
 def _enqueue(sync_id: uuid.UUID) -> None:
-    from sources.tasks import sync_run_task
-
-    transaction.on_commit(lambda: sync_run_task.delay(str(sync_id)))
+    key = str(sync_id)
+    transaction.on_commit(lambda: sync_run_enqueue(sync_id=key))
 
 
 def source_config_check(*, kind: str, config: Mapping[str, Any]) -> None:

@@ -39,7 +39,7 @@ class SourceListQuerySerializer(QueryParamsSerializer):
     offset = serializers.IntegerField(required=False, min_value=0)
 
 
-class SourceSyncSerializer(serializers.ModelSerializer):
+class SourceSyncSerializer(serializers.ModelSerializer[SourceSync]):
     duration_seconds = serializers.FloatField(read_only=True, allow_null=True)
     progress = serializers.SerializerMethodField(
         help_text="{done, total}: pages whose outcome is recorded, of the pages known so far."
@@ -67,7 +67,7 @@ class SourceSyncSerializer(serializers.ModelSerializer):
         return sync_progress(sync=sync)
 
 
-class SourceSerializer(serializers.ModelSerializer):
+class SourceSerializer(serializers.ModelSerializer[Source]):
     bot_ids = serializers.SerializerMethodField()
     has_credentials = serializers.SerializerMethodField()
     last_sync = serializers.SerializerMethodField()
@@ -99,7 +99,7 @@ class SourceSerializer(serializers.ModelSerializer):
         return SourceSyncSerializer(sync).data if sync is not None else None
 
 
-class SourceCreateSerializer(serializers.Serializer):
+class SourceCreateSerializer(serializers.Serializer[dict[str, Any]]):
     name = StrictCharField(max_length=200)
     kind = serializers.ChoiceField(choices=Source.Kind.choices)
     config = serializers.DictField(

@@ -22,7 +22,7 @@ from api.sources.serializers import (
     SourceSyncSerializer,
 )
 from api.sources.services import source_create_for_principal
-from sources.models import Source
+from sources.models import Source, SourceSync
 from sources.services import source_delete, source_sync_request
 
 _READ_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -44,7 +44,7 @@ def _with_bots(sources: QuerySet[Source]) -> QuerySet[Source]:
     return sources.prefetch_related("bots")
 
 
-class SourceCollectionView(_SourceScopes, GenericAPIView):
+class SourceCollectionView(_SourceScopes, GenericAPIView[Source]):
     serializer_class = SourceSerializer
     pagination_class = SourcePagination
 
@@ -109,7 +109,7 @@ class SourceCollectionView(_SourceScopes, GenericAPIView):
         )
 
 
-class SourceDetailView(_SourceScopes, GenericAPIView):
+class SourceDetailView(_SourceScopes, GenericAPIView[Source]):
     serializer_class = SourceSerializer
 
     @extend_schema(
@@ -131,7 +131,7 @@ class SourceDetailView(_SourceScopes, GenericAPIView):
         return Response(status=204)
 
 
-class SourceSyncView(_SourceScopes, GenericAPIView):
+class SourceSyncView(_SourceScopes, GenericAPIView[SourceSync]):
     serializer_class = SourceSyncSerializer
 
     @extend_schema(

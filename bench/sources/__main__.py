@@ -90,7 +90,7 @@ class Ingester(threading.Thread):
 
 class EmbeddingCalls:
     def __init__(self) -> None:
-        from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_provider_get
+        from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_provider_get
 
         self.calls = 0
         self.texts = 0

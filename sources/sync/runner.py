@@ -19,7 +19,6 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from core.errors import ParleyError
-from rag.embeddings import EmbeddingError
 from rag.errors import IngestError
 from sources.errors import SourceUnreachable
 from sources.kinds import kind_build
@@ -29,6 +28,7 @@ from sources.sync.documents import page_document_replace
 from sources.sync.frontier import Frontier
 from sources.sync.outcomes import Action, Decision, Known, SyncCounts, page_apply, page_decide
 from sources.sync.retire import pages_retire
+from textmodels.embeddings.errors import EmbeddingError
 
 logger = logging.getLogger(__name__)
 

@@ -32,7 +32,7 @@ class EmbeddingCalls:
     """Counts the texts the workspace's embedding models are asked to embed (the real models run)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        from rag.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_provider_get
+        from textmodels.embeddings import LOCAL_MODEL_ID, MULTI_MODEL_ID, embedding_provider_get
 
         self.texts = 0
         for model_id in (LOCAL_MODEL_ID, MULTI_MODEL_ID):
