@@ -48,7 +48,7 @@ class ClassifierModel:
 
 def hashed_features(folded: Sequence[str]) -> Any:
     """[character ‖ word] n-gram counts of the folded texts, each part l2-normed (sparse rows)."""
-    from scipy.sparse import hstack  # type: ignore[import-untyped]
+    from scipy.sparse import hstack  # type: ignore[import-untyped]  # scipy ships no type information
 
     texts = list(folded)
     characters, words = _vectorisers()

@@ -4,15 +4,27 @@ The listing is complete only when every sitemap was read whole and nothing was c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from sources.kinds.base import Discovery, Location, Via
+from sources.website.client import SafeClient
+from sources.website.config import WebsiteConfig
+from sources.website.robots import RobotsCache
 from sources.website.sitemaps import sitemap_read
 from sources.website.urls import same_site, url_normalise
 
-if TYPE_CHECKING:
-    from sources.website.kind import WebsiteKind
+
+class WebsiteKind(Protocol):
+    """What discovery reads of the website kind (sources.website.kind), named here so that the kind,
+    which calls discovery, is not imported back."""
+
+    config: WebsiteConfig
+    client: SafeClient
+    robots: RobotsCache
+
+    def url_wanted(self, url: str) -> bool: ...
+
 
 SITEMAPS_MAX = 1000  # sitemaps read in one discovery (an index of indexes included)
 INDEX_DEPTH_MAX = 3

@@ -13,17 +13,14 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from rag.errors import IngestError
-from rag.parsing import document_parse
-from rag.parsing.titles import document_title
 from sources.kinds.base import Discovery, Fetched, Location, Outcome, Validators, Via
 from sources.website.addresses import AddressPolicy, Resolver, system_resolver
 from sources.website.client import FetchFailed, RawResponse, SafeClient
 from sources.website.config import WebsiteConfig, website_config_validate
+from sources.website.files import file_fetched
 from sources.website.html import PageFacts, html_decode, page_extract, page_facts
 from sources.website.judgement import NotFoundPage, fingerprint, page_judge
 from sources.website.responses import (
-    FILE_TYPES,
     HTML_TYPES,
     media_type,
     response_validators,
@@ -149,7 +146,7 @@ class WebsiteKind:
                 return outcome
             media = media_type(response)
             if media not in HTML_TYPES:
-                return self._file(location, url, response, media)
+                return file_fetched(location=location, url=url, response=response, media=media)
             html = html_decode(response.body, response.headers.get("content-type", ""))
             facts = page_facts(html, url)
             refresh = url_normalise(facts.refresh_to) if facts.refresh_to else None
@@ -189,35 +186,6 @@ class WebsiteKind:
             )  # the whole host waits, not this page only
             response = self.client.get(url, limit=self.page_limit, headers=headers)
         return response
-
-    def _file(self, location: Location, url: str, response: RawResponse, media: str) -> Fetched:
-        extension = FILE_TYPES.get(media)
-        if extension is None:
-            return self._result(
-                location, Outcome.SKIPPED, url, "content_type", status=response.status
-            )
-        filename = url_filename(url, extension)
-        try:
-            parsed = document_parse(data=response.body, filename=filename)
-        except IngestError as exc:
-            return self._result(
-                location, Outcome.SKIPPED, url, f"unreadable:{exc.code}", status=response.status
-            )
-        text = "\n\n".join(block.text for block in parsed.blocks)
-        return Fetched(
-            location=location,
-            outcome=Outcome.FETCHED,
-            url=url,
-            status=response.status,
-            content=response.body,
-            filename=filename,
-            content_type=media,
-            title=document_title(
-                heading=parsed.heading, own_title=parsed.own_title, filename=filename, url=url
-            ),
-            text=text,
-            validators=response_validators(response),
-        )
 
     def _page(
         self, location: Location, url: str, response: RawResponse, html: str, facts: PageFacts

@@ -19,7 +19,6 @@ _SPLIT_ELSEWHERE = {
     "conversations/models.py",
     "conversations/admin.py",
     "insights/admin/turns.py",
-    "config/launcher.py",
 }
 
 

