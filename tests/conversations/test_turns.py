@@ -134,6 +134,7 @@ def test_a_completed_turn_stores_its_audit_once(
         "chunk_id": "c1",
         "document_id": "d1",
         "title": "Shop guide",
+        "url": "",
         "page": None,
         "score": 0.82,
         "rank": 1,
