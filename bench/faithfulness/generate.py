@@ -229,13 +229,13 @@ def _date_changed(sentence: str, language: str, rng: random.Random) -> tuple[str
         return _replace_at(sentence, match.start(1), match.end(1), new), old, new
     months = MONTHS[language]
     pattern = re.compile(r"\b(" + "|".join(months) + r")\b", re.IGNORECASE)
-    match = pattern.search(sentence)
-    if match:
-        old = match.group(1)
+    month = pattern.search(sentence)
+    if month:
+        old = month.group(1)
         new = rng.choice([m for m in months if m.lower() != old.lower()])
         if old[0].isupper():
             new = new[0].upper() + new[1:]
-        return _replace_at(sentence, match.start(1), match.end(1), new), old, new
+        return _replace_at(sentence, month.start(1), month.end(1), new), old, new
     return None
 
 
@@ -268,12 +268,9 @@ def _unit_changed(sentence: str, language: str, rng: random.Random) -> tuple[str
     start, end, unit, family = rng.choice(sorted(set(options), key=lambda o: o[0]))
     same = set().union(*(group for group in SAME_UNIT if unit.lower() in group)) | {unit.lower()}
     others = [u for u in family if u.lower() not in same and not (len(u) <= 2 and len(unit) > 2)]
-    if others:
-        new = rng.choice(others)
-    else:
-        new = UNIT_FALLBACK[language].get(unit.lower())
-        if new is None:
-            return None
+    new = rng.choice(others) if others else UNIT_FALLBACK[language].get(unit.lower())
+    if new is None:
+        return None
     return _replace_at(sentence, start, end, new), sentence[start:end], new
 
 
