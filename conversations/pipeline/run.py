@@ -23,6 +23,7 @@ from conversations.answering import (
     offline_stream,
 )
 from conversations.audit import AnswerRecord
+from conversations.contract.support.apply import SupportInputs
 from conversations.guards import injection_watched, message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
 from conversations.pipeline.curated import (
@@ -32,13 +33,14 @@ from conversations.pipeline.curated import (
     curated_chunk,
     curated_generated,
 )
-from conversations.pipeline.events import PartialRelay, PipelineEmitter
+from conversations.pipeline.events import CheckedRelay, PartialRelay, PipelineEmitter
 from conversations.pipeline.language import turn_locale
 from conversations.pipeline.retrieve import (
     chunks_for_question,
     embedder_for,
     estimator_for,
 )
+from conversations.pipeline.support import support_passages
 from conversations.routing import RouteDecision, answer_route
 from conversations.types import BotRules
 from core.llm.types import LLMEndpoint
@@ -140,8 +142,17 @@ def answer_run(
         locale=locale,
     )
     prompt_ms = _ms(prompt_started)
-    relay = PartialRelay(emitter)
     llm = endpoint is not None and not declined
+    support = (
+        support_inputs(context=context, chunks=prompted, rules=rules)
+        if llm and context.curated is None
+        else None
+    )
+    relay = (
+        CheckedRelay(emitter, support.sentence_supported)
+        if support is not None
+        else PartialRelay(emitter)
+    )
     generated = _answer_generate(
         context=context,
         request=AnswerRequest(
@@ -153,6 +164,7 @@ def answer_run(
         ),
         endpoint=endpoint if llm else None,
         relay=relay if emitter is not None else None,
+        support=support,
     )
     answer = generated.outcome.enforced.answer
     route = answer_route(
@@ -240,6 +252,20 @@ def _retrieval_report(*, emitter: PipelineEmitter, context: _Context) -> None:
     emitter.compiling_results_started()
 
 
+def support_inputs(
+    *, context: _Context, chunks: Sequence[RetrievedChunk], rules: BotRules
+) -> SupportInputs:
+    """What the LLM's answer is checked against: the chunks given to it, with the units and vectors
+    retrieval read of them (made at ingestion)."""
+    retrieval = context.retrieval
+    return support_passages(
+        chunks=chunks,
+        known=retrieval.relevance_inputs if retrieval else {},
+        model_id=(retrieval.multi_model_id or retrieval.model_id) if retrieval else "",
+        language=(rules.locale or "en").split("-")[0],
+    )
+
+
 def _relevant(chunks: Sequence[RetrievedChunk], rules: BotRules) -> list[RetrievedChunk]:
     """The chunks whose relevance (rag.relevance's probability) reaches the bot's threshold."""
     return [chunk for chunk in chunks if chunk.score >= rules.confidence_threshold]
@@ -251,6 +277,7 @@ def _answer_generate(
     request: AnswerRequest,
     endpoint: LLMEndpoint | None,
     relay: PartialRelay | None,
+    support: SupportInputs | None = None,
 ) -> GeneratedAnswer:
     """The curated answer as the bot's (relayed in parts, as an offline answer is), or the LLM's
     answer with its contract enforced. `relay` None: nobody reads partial answers (no emitter), so
@@ -278,6 +305,7 @@ def _answer_generate(
             multi_model_id=multi_model_id,
             known=retrieval.relevance_inputs if retrieval else None,
         ),
+        support=support,
     )
 
 
