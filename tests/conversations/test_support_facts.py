@@ -157,3 +157,12 @@ def test_a_table_chunk_supports_its_cells() -> None:
         answer="The Pro plan costs 20 € for 30 days.", language="en", passages=[_passage(table)]
     )
     assert all(v.supported for v in verdicts), verdicts
+
+
+def test_citation_markers_state_nothing_and_degrees_read_as_celsius() -> None:
+    verdicts = answer_check(
+        answer="No: do not charge it below 0 °C [1].",
+        language="en",
+        passages=[_passage("Do not charge a battery below 0 degrees.")],
+    )
+    assert all(v.supported for v in verdicts), verdicts

@@ -31,6 +31,7 @@ from conversations.contract.support.numbers import (
     value_key,
 )
 
+_CITATION = re.compile(r"\[\d{1,3}\]")
 _URL = re.compile(r"\b(?:https?://|www\.)[^\s<>\"')\]]+", re.IGNORECASE)
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 _PHONE_LIKE = re.compile(r"\+?\d[\d\s().\-/]{6,}\d")
@@ -166,7 +167,8 @@ def name_key(word: str) -> str:
 def facts_of(text: str, language: str) -> list[Fact]:
     """The facts `text` states, in the order read (contacts, dates, quantities, names)."""
     facts: list[Fact] = []
-    spans: list[tuple[int, int]] = []
+    # Citation markers ("[1]") point at a passage; they state nothing.
+    spans: list[tuple[int, int]] = [m.span() for m in _CITATION.finditer(text)]
     for match in _URL.finditer(text):
         url = match.group().rstrip(".,;:!?")
         facts.append(Fact("url", url, frozenset({"url:" + _url_key(url)})))

@@ -63,6 +63,9 @@ _UNITS: dict[str, tuple[str, float]] = {
     "power-kilowatt": ("power", 1000.0),
     "speed-kilometer-per-hour": ("speed", 1 / 3.6),
     "temperature-celsius": ("celsius", 1.0),
+    # "0 degrees" in a text about the weather or a battery is the local scale: read as Celsius, the
+    # scale of every country the six languages are mostly spoken in but one.
+    "temperature-generic": ("celsius", 1.0),
 }
 _CURRENCIES = ("EUR", "USD", "GBP", "CHF", "JPY", "CAD", "AUD", "BRL", "MXN", "CNY", "INR", "SEK")
 _NUMBER_PATTERN = re.compile(r"\{0\}|\{1\}")
@@ -126,6 +129,8 @@ def unit_names() -> dict[str, UnitName]:
                 spellings.add(fold(symbol))
             for spelling in spellings - {""}:
                 names.setdefault(spelling, currency)
+    for degrees in ("degree", "degrees", "°"):
+        names.setdefault(degrees, UnitName("celsius", 1.0))
     names.setdefault("%", UnitName("percent", 1.0))
     names.setdefault("€", UnitName("currency:EUR", 1.0))
     names.setdefault("$", UnitName("currency:USD", 1.0))
