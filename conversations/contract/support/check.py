@@ -252,13 +252,15 @@ def _whole_verdict(sentence: str, facts: Sequence[Fact], units: Sequence[_Unit])
                 f"states {fact.text!r} without the unit its passage gives it",
                 best,
             )
-    if _negated(sentence) != _negated(said):
+    # A negation the passage lacks; the reverse is not read: a paraphrase often leaves out a clause
+    # that holds one ("store it at room temperature when you do not ride").
+    if _negated(sentence) and not _negated(said):
         return Verdict(
             sentence,
             False,
             "negation",
             "",
-            "says the opposite of its passage (a negation one has and the other lacks)",
+            "says the opposite of its passage (a negation the passage lacks)",
             best,
         )
     return Verdict(sentence, True, support=best)
