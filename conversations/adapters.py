@@ -34,6 +34,8 @@ def bot_rules_from_settings(*, bot: BotSettings, locale: str | None = None) -> B
         injection_threshold=bot.injection_threshold,
         locale=(locale or bot.rules.locale).lower(),
         max_answer_sentences=bot.answer_max_sentences,
+        rag_strictness=bot.rag_strictness,
+        relaxation_statement=bot.relaxation_statement,
     )
 
 

@@ -5,6 +5,7 @@ answer too, relayed in parts), retry, offline fallback and the usage to audit. T
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -14,6 +15,7 @@ from django.conf import settings
 
 from conversations.contract.attempts import SOURCE_FALLBACK_GENERATOR, AnswerOutcome, answer_obtain
 from conversations.contract.parsing import AnswerPreview
+from conversations.contract.support.apply import SupportInputs, support_apply
 from conversations.guards import GuardKind, GuardMatch
 from conversations.llm.choose import Estimate
 from conversations.llm.offline import (
@@ -73,8 +75,11 @@ def answer_generate(
     embed: Embed,
     on_partial: OnPartial | None = None,
     estimate: Estimate | None = None,
+    support: SupportInputs | None = None,
 ) -> GeneratedAnswer:
-    """`estimate`: the relevance estimate with the workspace's models, for the offline composer."""
+    """`estimate`: the relevance estimate with the workspace's models, for the offline composer.
+    `support`: what the LLM's answer is checked against (conversations/contract/support); the
+    offline provider's answers (its fallback's too) quote their passages and are not checked."""
     started = time.monotonic()
 
     def offline() -> str:
@@ -122,6 +127,17 @@ def answer_generate(
     model = calls.model or endpoint.model
     if outcome.source == SOURCE_FALLBACK_GENERATOR:
         model = offline_fallback_model(model)
+    elif support is not None:
+        outcome = dataclasses.replace(
+            outcome,
+            enforced=support_apply(
+                enforced=outcome.enforced,
+                passages=support.passages,
+                language=support.language,
+                rules=request.rules,
+                embed=support.embed,
+            ),
+        )
     return GeneratedAnswer(
         outcome=outcome,
         model=model,

@@ -64,6 +64,39 @@ REPAIR_RULES: dict[str, str] = {
     "planted_answer_replaced": (
         "An answer left empty once planted content is dropped shows the no-answer text."
     ),
+    # The support check (conversations/contract/support): one code per kind of fact not found.
+    **{
+        f"unsupported_{kind}_removed": (
+            f"Every {label} an answer states is found in a passage given to the model, or the "
+            "sentence is removed."
+        )
+        for kind, label in (
+            ("number", "number"),
+            ("amount", "amount"),
+            ("percentage", "percentage"),
+            ("quantity", "quantity (a number and its unit)"),
+            ("date", "date"),
+            ("email", "e-mail address"),
+            ("phone", "phone number"),
+            ("url", "link"),
+            ("name", "name"),
+            ("unit", "number's unit"),
+        )
+    },
+    "unsupported_negation_removed": (
+        "A sentence says what its passage says, not the opposite, or it is removed."
+    ),
+    "unsupported_claim_removed": (
+        "A sentence stating facts is supported as a whole by a passage given to the model, or it is "
+        "removed."
+    ),
+    "unsupported_answer_replaced": (
+        "When nothing supported answers, a strict bot says it did not find the answer (or escalates)."
+    ),
+    "unsupported_answer_marked": (
+        "When nothing supported answers, a relaxed bot shows the answer marked, with its relaxation "
+        "statement."
+    ),
 }
 
 

@@ -53,6 +53,10 @@ class BotRules:
     # greeting) and the offline answer's length in passages.
     locale: str = ""
     max_answer_sentences: int = 3
+    # What an LLM answer left without support becomes (conversations/contract/support/apply.py):
+    # "strict" says "not found" (or escalates), "relaxed" shows it marked, with the statement.
+    rag_strictness: str = "strict"
+    relaxation_statement: str = ""
 
     def declares_intent(self, intent: str) -> bool:
         if intent == HUMAN_ESCALATION_INTENT and not self.handoff_allowed:

@@ -105,9 +105,8 @@ def answer_preview(*, partial_output: str) -> str | None:
         partial = partial_json_parser.loads(text[start:])
     except (ValueError, IndexError):  # MalformedJSON is a ValueError
         return None
-    if isinstance(partial, dict) and isinstance(partial.get("answer"), str):
-        return partial["answer"]
-    return None
+    answer = partial.get("answer") if isinstance(partial, dict) else None
+    return answer if isinstance(answer, str) else None
 
 
 _WHITESPACE = " \t\r\n"

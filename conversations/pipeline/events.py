@@ -3,6 +3,8 @@ pipeline streams without importing the API app (dependencies point down only).""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -49,3 +51,37 @@ class PartialRelay:
         ):
             self.emitter.partial(content=final_text[len(self.sent) :])
             self.sent = final_text
+
+
+# A sentence is complete once its end (. ! ? or a line break) is followed by more text.
+_COMPLETE = re.compile(r"(.+?(?:[.!?](?=\s)|\n))\s*", re.DOTALL)
+
+
+class CheckedRelay(PartialRelay):
+    """The relay of an LLM answer under the support check (docs/decisions/support-check-streaming.md):
+    only complete sentences that pass `supported` are streamed, so the widget never shows a sentence
+    the final answer drops. An unfinished sentence waits for its end; `finish` sends what is left of
+    the final text."""
+
+    def __init__(self, emitter: PipelineEmitter | None, supported: Callable[[str], bool]) -> None:
+        super().__init__(emitter)
+        self.supported = supported
+        self.read = 0  # characters of the current attempt's answer already split into sentences
+        self.attempt = -1
+
+    def __call__(self, answer_so_far: str, attempt: int) -> None:
+        if self.emitter is None:
+            return
+        if attempt != self.attempt:
+            self.attempt, self.read = attempt, 0
+        for match in _COMPLETE.finditer(answer_so_far, self.read):
+            # At the very end of the text so far, a sentence's end may not be final yet ("3." of "3.5").
+            if match.end() == len(answer_so_far) and not match.group(1).endswith("\n"):
+                break
+            self.read = match.end()
+            sentence = match.group(1).strip()
+            if not sentence or not self.supported(sentence):
+                continue
+            text = f"{self.sent} {sentence}" if self.sent else sentence
+            self.emitter.partial(content=text[len(self.sent) :])
+            self.sent = text

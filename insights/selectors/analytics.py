@@ -36,7 +36,8 @@ WHERE r.bot_id = %(bot)s::uuid AND r.day >= %(first_day)s AND r.day < %(end_day)
 """
 _TOTALS_SQL = """
 SELECT r.dimension, r.key, sum(r.n)::int AS n {scope}
-  AND r.dimension IN ('turns', 'deflected', 'curated', 'confidence', 'feedback', 'feedback_reason')
+  AND r.dimension IN ('turns', 'deflected', 'curated', 'confidence', 'feedback', 'feedback_reason',
+                      'corrected')
 GROUP BY r.dimension, r.key
 """.replace("{scope}", _ROLLUP_SCOPE)
 _SERIES_SQL = """
@@ -179,7 +180,14 @@ def _summary(figures: dict[str, dict[str, int]]) -> dict[str, Any]:
     turns = figures.get("turns", {}).get("", 0)
     deflected = figures.get("deflected", {}).get("yes", 0)
     curated = figures.get("curated", {}).get("yes", 0)
+    corrected = figures.get("corrected", {})
     return {
+        # Answers the support check corrected, at all (key "") and by kind of fact.
+        "corrected": corrected.get("", 0),
+        "corrected_by_kind": sorted(
+            ((kind, n) for kind, n in corrected.items() if kind),
+            key=lambda item: (-item[1], item[0]),
+        ),
         "turns": turns,
         "deflected": deflected,
         "deflection_rate": deflected / turns if turns else None,

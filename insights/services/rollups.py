@@ -50,10 +50,10 @@ _DELETE_SQL = "DELETE FROM insights_turnrollup WHERE bot_id = %(bot)s AND day = 
 # Every dimension of one bot's day, per channel. A turn is deflected when the bot answered it (from
 # its knowledge, or small talk), showed the answer, and no handoff names it; curated when a curated
 # answer answered it (the turn's model is the pipeline's curated marker).
-_INSERT_SQL = """
+_INSERT_SQL = r"""
 WITH s AS MATERIALIZED (
     SELECT t.id, t.status, t.confidence, t.topic, t.suggested_topics, t.route_action, t.model,
-           c.channel
+           t.repairs, c.channel
     FROM conversations_turn AS t JOIN conversations_conversation AS c ON c.id = t.conversation_id
     WHERE c.bot_id = %(bot)s AND t.completed_at IS NOT NULL
       AND t.created_at >= %(start)s AND t.created_at < %(end)s
@@ -81,6 +81,14 @@ SELECT %(bot)s, %(day)s, channel, dimension, key, n FROM (
     GROUP BY channel
     UNION ALL
     SELECT channel, 'curated', 'yes', count(*) FROM s WHERE s.model = %(curated)s GROUP BY channel
+    UNION ALL
+    -- Answers the support check corrected (conversations/contract/support), by kind of fact: a turn
+    -- counts once per kind it had removed, and once under '' (answers corrected at all).
+    SELECT channel, 'corrected', coalesce(kind, ''), count(DISTINCT id) FROM (
+        SELECT s.channel, s.id, substring(r.value->>'code' FROM '^unsupported_(.*)_removed$') AS kind
+        FROM s CROSS JOIN LATERAL jsonb_array_elements(s.repairs) AS r(value)
+        WHERE r.value->>'code' LIKE 'unsupported\_%%\_removed'
+    ) AS removed GROUP BY ROLLUP(channel, kind) HAVING channel IS NOT NULL
     UNION ALL
     SELECT s.channel, 'feedback', f.rating, count(*) FROM s JOIN handoff_turnfeedback AS f ON f.turn_id = s.id
     GROUP BY 1, 3

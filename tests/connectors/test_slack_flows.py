@@ -46,6 +46,11 @@ ANSWER = (
     "A full charge takes about four hours with the supplied charger, and you should charge the "
     "battery indoors between 10 and 25 degrees on a hard surface."
 )
+# The same answer in two sentences, for the streaming test.
+STREAMED = (
+    "A full charge takes about four hours with the supplied charger. You should charge the battery "
+    "indoors between 10 and 25 degrees on a hard surface."
+)
 FIRST_ANSWER_TIMEOUT = 120  # the worker's first answer of a session loads the embedding model
 
 
@@ -76,19 +81,20 @@ def test_an_answer_is_written_into_the_thread_as_it_streams_with_its_sources(
     chunk = document.chunks.get()
     channel = slack_channel_make(bot=bot, server=slack)
     content = json.dumps(
-        found_answer(str(chunk.pk), answer=ANSWER, sentence=CHARGING.split(". ")[0] + ".")
+        found_answer(str(chunk.pk), answer=STREAMED, sentence=CHARGING.split(". ")[0] + ".")
     )
     resume = threading.Event()
     tokens = content.split(" ")
-    held_at = next(i for i, token in enumerate(tokens) if "charger," in token) + 1
-    # Slack's edits are throttled (one each STREAM_EDIT_SECONDS, 0.5 s, when a token arrives): the
-    # model stalls a second after "four hours", so the token after the stall is shown before the hold.
-    after_hours = next(i for i, token in enumerate(tokens) if "hours" in token) + 1
+    # Held once the first sentence is complete (its end followed by more text): an LLM answer streams
+    # sentence by sentence, each once the support check passed it (docs/decisions/support-check-streaming.md).
+    held_at = next(i for i, token in enumerate(tokens) if "charger." in token) + 2
+    # Slack's edits are throttled (one each STREAM_EDIT_SECONDS, 0.5 s, when a token arrives): the model
+    # stalls a second after the sentence's end, so the token that releases it is shown before the hold.
     llm.enqueue(
         Reply(
             content=content,
             token_delay=0.02,
-            lull=(after_hours, 1.0),
+            lull=(held_at - 1, 1.0),
             pause_after=held_at,
             resume=resume,
         )
@@ -106,11 +112,12 @@ def test_an_answer_is_written_into_the_thread_as_it_streams_with_its_sources(
         "C10", "1000.000001", partial, timeout=FIRST_ANSWER_TIMEOUT, what="a partial answer"
     )
     assert not Turn.objects.filter(completed_at__isnull=False).exists()
-    assert ANSWER.startswith(shown[0].text.removesuffix("…").strip())
+    assert STREAMED.startswith(shown[0].text.removesuffix("…").strip())
+    assert "degrees" not in shown[0].text  # the second sentence, unfinished, is not shown yet
     resume.set()
 
     def final(thread: list[SlackMessage]) -> bool:
-        return len(thread) == 1 and thread[0].text == ANSWER
+        return len(thread) == 1 and thread[0].text == STREAMED
 
     (message,) = slack.wait_thread("C10", "1000.000001", final, what="the whole answer")
     assert (

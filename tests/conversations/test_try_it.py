@@ -236,3 +236,35 @@ def test_a_bot_that_knows_no_document_says_so_in_try_it_and_on_its_page(demo) ->
         'id="bot-no-documents"'
         not in client.get(bot_page.replace(str(bot.pk), str(bare.pk))).content.decode()
     )
+
+
+def test_the_console_shows_a_sentence_the_support_check_removed_and_why(
+    demo, settings, llm: ScriptedLLMServer
+) -> None:
+    bot, client = demo
+    settings.LLM_BASE_URL, settings.LLM_API_KEY = llm.base_url, "test-key"
+    Bot.objects.filter(pk=bot.pk).update(llm_provider="openai", llm_model="scripted-model")
+    cold = "Do not charge a battery below 0 degrees"
+    chunk = Chunk.objects.get(document__workspace=bot.workspace, text__contains=cold)
+    sentence = next(s for s in chunk.text.split(". ") if cold in s)
+    reply = {
+        "status": "found_in_context",
+        "answer": "No: do not charge it below 0 °C. Charging takes 11 hours in the cold.",
+        "display_answer": True,
+        "confidence_score": 0.92,
+        "topic": "unknown",
+        "suggested_topics": [],
+        "understanding": "Cold charging.",
+        "redirection_intent": None,
+        "context_usage": [
+            {"chunk": str(chunk.pk), "sentences": [sentence], "used_in_response": True}
+        ],
+    }
+    llm.enqueue(Reply.json(reply))
+
+    page = html.unescape(_ask(client, bot, "bot"))
+
+    repairs = re.search(r'<ul id="try-repairs">(.*?)</ul>', page, re.S)
+    assert repairs and "unsupported_quantity_removed" in repairs.group(1)
+    assert "Charging takes 11 hours in the cold." in repairs.group(1)
+    assert "11 hours" not in _answer_html(page)

@@ -51,8 +51,13 @@ FIRST_ANSWER = (
     "A full charge takes about four hours with the supplied charger. Charge the battery indoors, "
     "between 10 and 25 degrees, and unplug it whenever you like once the light turns green."
 )
+# Streamed sentence by sentence, an answer the proxy cuts after its second fragment needs three.
+THREE_SENTENCES = (
+    "A full charge takes about four hours with the supplied charger. Charge the battery indoors, "
+    "between 10 and 25 degrees. Unplug it whenever you like once the light turns green."
+)
 SECOND_ANSWER = (
-    "Keep the battery indoors at room temperature, charged between 30 and 60 percent, and top it up "
+    "Keep the battery indoors at room temperature, charged between 30 and 60 percent. Top it up "
     "to about half every two months until spring."
 )
 _TOKENS = re.compile(r"\S+\s*|\s+")  # how the scripted server splits what it streams
@@ -85,7 +90,11 @@ def scripted_answer(
     tokens = _TOKENS.findall(content)
     first_word = next(i for i, token in enumerate(tokens) if token.startswith('"answer"')) + 1
     pause = first_word + words_before_pause
-    shown = answer_preview(partial_output="".join(tokens[:pause])) or ""
+    preview = answer_preview(partial_output="".join(tokens[:pause])) or ""
+    # An LLM answer streams sentence by sentence, each once the support check passed it
+    # (docs/decisions/support-check-streaming.md): the widget shows the complete sentences so far.
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s+\S)", preview)]
+    shown = preview[: ends[-1]] if ends else ""
     assert shown and body["answer"].startswith(shown) and shown != body["answer"]
     reply = Reply(
         content=content, token_delay=token_delay, pause_after=pause, resume=threading.Event()
@@ -136,7 +145,7 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
         found_answer(
             str(shop.charging.pk), answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."
         ),
-        words_before_pause=6,
+        words_before_pause=12,
     )
     llm.enqueue(first.reply)
     answer = widget_ask(widget, "How long does it take to charge the battery?")
@@ -222,7 +231,7 @@ def test_whole_story_streamed_answer_citation_handoff_agent_reply_and_back_to_th
         found_answer(
             str(shop.winter.pk), answer=SECOND_ANSWER, sentence=WINTER.split(". ")[0] + "."
         ),
-        words_before_pause=5,
+        words_before_pause=14,
     )
     llm.enqueue(Reply.json(condensed), second.reply)
     answer = widget_ask(widget, "And how should I store it over the winter?")
@@ -261,9 +270,11 @@ def test_an_answer_stream_killed_mid_way_resumes_with_last_event_id_and_shows_th
 
         scripted = scripted_answer(
             found_answer(
-                str(shop.charging.pk), answer=FIRST_ANSWER, sentence=CHARGING.split(". ")[0] + "."
+                str(shop.charging.pk),
+                answer=THREE_SENTENCES,
+                sentence=CHARGING.split(". ")[0] + ".",
             ),
-            words_before_pause=12,
+            words_before_pause=21,
             token_delay=0.05,
         )
         llm.enqueue(scripted.reply)
@@ -280,7 +291,7 @@ def test_an_answer_stream_killed_mid_way_resumes_with_last_event_id_and_shows_th
         assert re.fullmatch(r"\d+-\d+(\.\d+)?", last_event_id), last_event_id
 
         scripted.reply.resume.set()
-        expect(answer).to_have_text(FIRST_ANSWER)
+        expect(answer).to_have_text(THREE_SENTENCES)
         expect(widget.locator(".msg.bot").last.locator(".tools button.cite").first).to_contain_text(
             "1"
         )

@@ -285,3 +285,27 @@ def test_the_page_refreshes_figures_older_than_their_period(settings: Any) -> No
     )
     html = client.get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
     assert re.search(r'id="insights-turns"[^>]*><strong>1</strong>', html)
+
+
+def test_answers_corrected_by_the_support_check_are_counted_by_kind_of_fact() -> None:
+    bot = BotFactory()
+    turns = turns_seed(bot=bot, count=12)
+    removed = {
+        "code": "unsupported_quantity_removed",
+        "message": "Removed '72 hours'.",
+        "field": "answer",
+    }
+    phone = {"code": "unsupported_phone_removed", "message": "Removed a phone.", "field": "answer"}
+    other = {"code": "chunk_usage_missing", "message": "Added as unused.", "field": ""}
+    Turn.objects.filter(pk=turns[0].pk).update(repairs=[removed, phone, other])
+    Turn.objects.filter(pk=turns[1].pk).update(repairs=[removed, removed])
+    Turn.objects.filter(pk=turns[2].pk).update(repairs=[other])
+    turn_rollups_refresh()
+
+    html = (
+        member_client(bot).get(reverse("admin:insights_analytics", args=[bot.pk])).content.decode()
+    )
+
+    assert _value(html, "corrected-count") == 2
+    assert 'data-kind="quantity">quantity: 2<' in html
+    assert 'data-kind="phone">phone: 1<' in html

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-import conversations.pipeline.run as pipeline_run
+import conversations.pipeline.run.context as pipeline_run
 import rag.retrieval.service as retrieval_service
 from bots.models import Bot
 from conversations.models import Conversation, CuratedAnswer, CuratedAnswerPolicy, Turn
