@@ -168,6 +168,6 @@ def answer_parts(*, cited: str) -> list[AnswerPart]:
     return parts
 
 
-def try_it_view(model_admin: admin.ModelAdmin[Bot]) -> Any:
+def try_it_view(model_admin: admin.ModelAdmin[Any]) -> Any:
     """The console view bound to the bot admin (for its scoped queryset and permissions)."""
     return TryItView.as_view(model_admin=admin.site._registry[Bot])

@@ -17,7 +17,7 @@ from privacy.services.forget import visitors_erase_by_conversations
 
 
 @admin.register(VisitorErasure)
-class VisitorErasureAdmin(ReadOnlyAdmin, WorkspaceScopedAdmin[VisitorErasure]):
+class VisitorErasureAdmin(ReadOnlyAdmin[VisitorErasure], WorkspaceScopedAdmin[VisitorErasure]):
     list_display = ["created_at", "workspace", "subject_kind", "status", "attempts", "completed_at"]
     list_filter = [WorkspaceListFilter, "status", "subject_kind"]
     list_select_related = ["workspace"]

@@ -13,6 +13,7 @@ from conversations.contract.parsing import output_parse
 from conversations.contract.planted import planted_content_drop
 from conversations.contract.quotes import quote_in_text
 from conversations.contract.schema import Draft, UsageDraft, draft_from_output
+from conversations.contract.topics import intent_rule_apply, topic_rules_apply
 from conversations.types import (
     HUMAN_ESCALATION_INTENT,
     SMALL_TALK_TOPIC,
@@ -72,8 +73,8 @@ def answer_enforce(
         _verify_quotes(draft, {chunk.id: chunk for chunk in chunks})
         planted_content_drop(draft, chunks, rules)
     _status_rules(draft, rules, question)
-    _topic_rules(draft, rules)
-    _intent_rule(draft, rules)
+    topic_rules_apply(draft=draft, rules=rules)
+    intent_rule_apply(draft=draft, rules=rules)
     for usage in draft.context_usage:
         if not usage.used_in_response and not usage.reason:
             usage.reason = UNUSED_REASON_DEFAULT
@@ -229,63 +230,6 @@ def _escalation_rules(draft: Draft, rules: BotRules) -> None:
         rules.handoff_unavailable_text,
         "This bot does not hand off; it shows its configured text.",
     )
-
-
-def _topic_rules(draft: Draft, rules: BotRules) -> None:
-    if draft.status is AnswerStatus.SMALL_TALK:
-        return
-    covered = {topic.casefold(): topic for topic in rules.covered_topics}
-    if draft.topic != UNKNOWN_TOPIC:
-        canonical = covered.get(draft.topic.casefold())
-        if canonical is None:
-            draft.repair(
-                "topic_not_declared",
-                f"Topic {draft.topic!r} is not a covered topic; unknown.",
-                "topic",
-            )
-            if not draft.suggested_topics and draft.topic != SMALL_TALK_TOPIC:
-                draft.suggested_topics = [draft.topic]
-            draft.topic = UNKNOWN_TOPIC
-        elif canonical != draft.topic:
-            draft.repair(
-                "topic_canonicalized", f"Topic {draft.topic!r} is spelled {canonical!r}.", "topic"
-            )
-            draft.topic = canonical
-    if draft.topic != UNKNOWN_TOPIC:
-        if draft.suggested_topics:
-            draft.repair(
-                "suggested_topics_cleared",
-                "A known topic forces empty suggested_topics.",
-                "suggested_topics",
-            )
-            draft.suggested_topics = []
-        return
-    suggestions = [s for s in draft.suggested_topics if s.casefold() not in covered]
-    if len(suggestions) != len(draft.suggested_topics):
-        draft.repair(
-            "suggestion_is_covered_topic",
-            "A suggestion must not be a covered topic.",
-            "suggested_topics",
-        )
-    if len(suggestions) > 1:
-        draft.repair(
-            "suggested_topics_truncated",
-            "An unknown topic allows one suggestion.",
-            "suggested_topics",
-        )
-        suggestions = suggestions[:1]
-    draft.suggested_topics = suggestions
-
-
-def _intent_rule(draft: Draft, rules: BotRules) -> None:
-    intent = draft.redirection_intent
-    if intent is not None and not rules.declares_intent(intent):
-        draft.repair(
-            "redirection_intent_undeclared",
-            f"Intent {intent!r} is not declared; null.",
-            "redirection_intent",
-        )
-        draft.redirection_intent = None
 
 
 def injection_explanation(*, question: str, detail: str = "") -> str:

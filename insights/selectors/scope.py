@@ -29,7 +29,7 @@ class AnalyticsScope:
         return {"bot": self.bot_id, "start": self.start, "end": self.end, "channel": self.channel}
 
     def query(self) -> dict[str, str]:
-        """The changelist parameters of this scope (see insights.admin.turns' filters)."""
+        """The changelist parameters of this scope (see insights.admin.turn_filters)."""
         params = {
             "bot": self.bot_id,
             "period_start": self.start.isoformat(),

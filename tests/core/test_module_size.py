@@ -11,16 +11,6 @@ LINES_MAX = 300
 _NOT_PRODUCT = {"tests", "bench"}
 _SKIPPED = {"migrations", "node_modules", "var", "__pycache__"}
 
-# Modules other branches of this round split while they edit them. The integrator removes this set once
-# those branches are merged: from then on every product module is held to the rule.
-_SPLIT_ELSEWHERE = {
-    "conversations/pipeline/run.py",
-    "conversations/contract/enforce.py",
-    "conversations/models.py",
-    "conversations/admin.py",
-    "insights/admin/turns.py",
-}
-
 
 def product_modules(root: Path = ROOT) -> list[Path]:
     """Every product module under `root`, as paths relative to it."""
@@ -50,16 +40,8 @@ def oversized(root: Path = ROOT) -> dict[str, int]:
 
 def test_no_product_module_is_over_the_limit() -> None:
     assert len(product_modules()) > 300  # the walk really found the project
-    over = {
-        module: count for module, count in oversized().items() if module not in _SPLIT_ELSEWHERE
-    }
+    over = oversized()
     assert over == {}, f"over {LINES_MAX} lines, split them into packages: {over}"
-
-
-def test_the_modules_split_elsewhere_are_still_product_modules() -> None:
-    # A stale entry (renamed, moved) would silently exempt nothing; the set names real modules.
-    modules = {str(module) for module in product_modules()}
-    assert modules >= _SPLIT_ELSEWHERE
 
 
 def test_the_rule_counts_lines_and_skips_what_is_not_product(tmp_path: Path) -> None:
