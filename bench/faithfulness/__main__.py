@@ -107,7 +107,7 @@ def _collect(root: Path, *, half: str, limit: int | None, control: bool):  # typ
 
 
 def _fit(root: Path, *, limit: int | None) -> None:
-    from conversations.contract.support.check import CALIBRATION_FILE, calibration_load
+    from conversations.contract.support.calibration import CALIBRATION_FILE, calibration_load
 
     calibration_load.cache_clear()
     CALIBRATION_FILE.write_text(json.dumps({"support_min": 0.0, "fitted_on": "fitting"}) + "\n")
@@ -137,7 +137,7 @@ def _fit(root: Path, *, limit: int | None) -> None:
 def _run(root: Path, *, half: str, limit: int | None, verbose: bool) -> None:
     from bench.faithfulness.generate import KINDS
     from bench.faithfulness.run import median, percentile, share
-    from conversations.contract.support.check import calibration_load
+    from conversations.contract.support.calibration import calibration_load
 
     tally = _collect(root, half=half, limit=limit, control=True)
     print(

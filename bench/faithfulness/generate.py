@@ -162,7 +162,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class Case:
+class AnswerCase:
     set_name: str  # "xquad-dev/en" or "piaf-dev"
     language: str
     half: Half
@@ -301,7 +301,7 @@ def _names_pool(answer_set: AnswerSet, half: Half) -> list[str]:
     return sorted(names)
 
 
-def changes_of(case: Case, *, pool: list[str], seed: int) -> tuple[Change, ...]:
+def changes_of(case: AnswerCase, *, pool: list[str], seed: int) -> tuple[Change, ...]:
     found = []
     frame_rng = _rng(str(seed), case.set_name, case.question_id, "frame")
     frame = frame_rng.choice(FRAMES[case.language])
@@ -325,7 +325,7 @@ def changes_of(case: Case, *, pool: list[str], seed: int) -> tuple[Change, ...]:
     return tuple(found)
 
 
-def cases(root: Path, *, half: Half, seed: int = 50, limit: int | None = None) -> Iterator[Case]:
+def cases(root: Path, *, half: Half, seed: int = 50, limit: int | None = None) -> Iterator[AnswerCase]:
     """Every usable question of `half` with its correct answer and its changed ones; one question per
     gold sentence (the same sentence asked twice counts once)."""
     for answer_set, language in (
@@ -346,7 +346,7 @@ def cases(root: Path, *, half: Half, seed: int = 50, limit: int | None = None) -
             frame = _rng(str(seed), answer_set.name, question.question_id, "frame").choice(
                 FRAMES[language]
             )
-            case = Case(
+            case = AnswerCase(
                 set_name=answer_set.name,
                 language=language,
                 half=half,
@@ -358,7 +358,7 @@ def cases(root: Path, *, half: Half, seed: int = 50, limit: int | None = None) -
                 sentence=sentence,
                 correct=frame.format(s=sentence),
             )
-            yield Case(**{**case.__dict__, "changes": changes_of(case, pool=pool, seed=seed)})
+            yield AnswerCase(**{**case.__dict__, "changes": changes_of(case, pool=pool, seed=seed)})
             made += 1
             if limit is not None and made >= limit:
                 break

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench.faithfulness.generate import Case
+from bench.faithfulness.generate import AnswerCase
 
 SIBLINGS = 2  # other paragraphs of the gold paragraph's article given to the model beside it
 
@@ -67,7 +67,7 @@ def siblings(doc_id: str, all_ids: Iterable[str]) -> list[str]:
     return [doc_id, *others[:SIBLINGS]]
 
 
-def case_run(case: Case, passages, embed, tally: Tally, *, control_answer: str | None) -> None:  # type: ignore[no-untyped-def]
+def case_run(case: AnswerCase, passages, embed, tally: Tally, *, control_answer: str | None) -> None:  # type: ignore[no-untyped-def]
     from conversations.contract.support.check import answer_check
 
     def timed(answer: str):  # type: ignore[no-untyped-def]
@@ -122,8 +122,8 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def unrelated_support(case: Case, passages, embed, tally: Tally) -> None:  # type: ignore[no-untyped-def]
-    from conversations.contract.support.check import sentences_units_ranked
+def unrelated_support(case: AnswerCase, passages, embed, tally: Tally) -> None:  # type: ignore[no-untyped-def]
+    from conversations.contract.support.units import sentences_units_ranked
 
     ranked = sentences_units_ranked([case.sentence], case.language, passages, embed)
     if ranked and ranked[0]:

@@ -15,19 +15,17 @@ sentence (a missed check is recorded, never a failed turn).
 from __future__ import annotations
 
 import functools
-import json
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-import numpy as np
-
+from conversations.contract.support.calibration import calibration_load
 from conversations.contract.support.facts import Fact, facts_of, passage_keys
 from conversations.contract.support.numbers import fold
-from rag.relevance.lexical import question_wording, term_support, wording
+from conversations.contract.support.units import Embed as Embed
+from conversations.contract.support.units import SupportPassage as SupportPassage
+from conversations.contract.support.units import Unit, sentences_units_ranked
 
-CALIBRATION_FILE = Path(__file__).with_name("calibration.json")
 # An answer longer than this is checked on its first part only (a bound on the work, any input).
 MAX_CHECKED_CHARS = 12000
 MAX_SENTENCES = 60
@@ -51,21 +49,6 @@ _NEGATIONS = frozenset(
 )
 _TOKEN = re.compile(r"n't|n'|[^\W\d_]+")
 
-Embed = Callable[[Sequence[str]], np.ndarray]
-
-
-@dataclass(frozen=True)
-class SupportPassage:
-    """A passage given to the model: a chunk's text, its language and its units with their vectors
-    (unit-length rows, one per unit; empty when none were made)."""
-
-    chunk_id: str
-    text: str
-    language: str
-    units: tuple[str, ...] = ()
-    vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    cited: bool = False
-
 
 @dataclass(frozen=True)
 class Verdict:
@@ -77,21 +60,6 @@ class Verdict:
     fact: str = ""  # the fact as written
     reason: str = ""
     support: float | None = None  # the sentence's best support, when measured
-
-
-@dataclass(frozen=True)
-class Calibration:
-    support_min: float
-    fitted_on: str
-
-
-@functools.cache
-def calibration_load(path: Path = CALIBRATION_FILE) -> Calibration:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Calibration(float(data["support_min"]), str(data.get("fitted_on", "")))
-    except (OSError, ValueError, KeyError):
-        return Calibration(0.0, "none")
 
 
 def sentences_split(text: str) -> list[str]:
@@ -163,19 +131,29 @@ def answer_check(
     with_facts: list[int] = []
     for index, sentence in enumerate(sentences):
         if index >= MAX_SENTENCES:
-            verdicts.append(Verdict(sentence, True, reason="not checked (answer too long)"))
+            verdicts.append(
+                Verdict(sentence=sentence, supported=True, reason="not checked (answer too long)")
+            )
             continue
         facts = facts_of(sentence, language)
         if facts and _quoted(sentence, passages):
-            verdicts.append(Verdict(sentence, True, support=1.0))
+            verdicts.append(Verdict(sentence=sentence, supported=True, support=1.0))
             continue
         if not facts:
-            verdicts.append(Verdict(sentence, True))
+            verdicts.append(Verdict(sentence=sentence, supported=True))
             continue
         missing = _fact_missing(facts, held)
         if missing is not None:
             reason = _REASONS[missing.kind].format(fact=missing.text)
-            verdicts.append(Verdict(sentence, False, missing.kind, missing.text, reason))
+            verdicts.append(
+                Verdict(
+                    sentence=sentence,
+                    supported=False,
+                    kind=missing.kind,
+                    fact=missing.text,
+                    reason=reason,
+                )
+            )
             continue
         verdicts.append(None)
         with_facts.append(index)
@@ -198,24 +176,17 @@ UNITS_JOINED = 2
 NEAR_BEST = 0.6
 
 
-@dataclass(frozen=True)
-class _Unit:
-    text: str
-    language: str
-    score: float
-
-
-def _whole_verdict(sentence: str, facts: Sequence[Fact], units: Sequence[_Unit]) -> Verdict:
+def _whole_verdict(sentence: str, facts: Sequence[Fact], units: Sequence[Unit]) -> Verdict:
     minimum = calibration_load().support_min
     best = units[0].score if units else 0.0
     if best < minimum:
         return Verdict(
-            sentence,
-            False,
-            "claim",
-            "",
-            f"is not supported as a whole by any passage (support {best:.2f} < {minimum:.2f})",
-            best,
+            sentence=sentence,
+            supported=False,
+            kind="claim",
+            fact="",
+            reason=f"is not supported as a whole by any passage (support {best:.2f} < {minimum:.2f})",
+            support=best,
         )
     # The best units, and every unit the sentence repeats whole (a sentence joining two units).
     spoken = _spaced(sentence)
@@ -231,12 +202,12 @@ def _whole_verdict(sentence: str, facts: Sequence[Fact], units: Sequence[_Unit])
     if missing is not None:
         why = _REASONS[missing.kind].format(fact=missing.text).split(", found in")[0]
         return Verdict(
-            sentence,
-            False,
-            missing.kind,
-            missing.text,
-            f"{why}, found in the passages but not where they say what the sentence says",
-            best,
+            sentence=sentence,
+            supported=False,
+            kind=missing.kind,
+            fact=missing.text,
+            reason=f"{why}, found in the passages but not where they say what the sentence says",
+            support=best,
         )
     said = " ".join(u.text for u in [*units[:UNITS_POLARITY], *repeated])
     for fact in facts:
@@ -245,70 +216,22 @@ def _whole_verdict(sentence: str, facts: Sequence[Fact], units: Sequence[_Unit])
         bare = {"bare:" + key.split(":", 1)[1] for key in fact.keys}
         if fact.kind == "number" and not bare & held:
             return Verdict(
-                sentence,
-                False,
-                "unit",
-                fact.text,
-                f"states {fact.text!r} without the unit its passage gives it",
-                best,
+                sentence=sentence,
+                supported=False,
+                kind="unit",
+                fact=fact.text,
+                reason=f"states {fact.text!r} without the unit its passage gives it",
+                support=best,
             )
     # A negation the passage lacks; the reverse is not read: a paraphrase often leaves out a clause
     # that holds one ("store it at room temperature when you do not ride").
     if _negated(sentence) and not _negated(said):
         return Verdict(
-            sentence,
-            False,
-            "negation",
-            "",
-            "says the opposite of its passage (a negation the passage lacks)",
-            best,
+            sentence=sentence,
+            supported=False,
+            kind="negation",
+            fact="",
+            reason="says the opposite of its passage (a negation the passage lacks)",
+            support=best,
         )
-    return Verdict(sentence, True, support=best)
-
-
-def sentences_units_ranked(
-    sentences: Sequence[str],
-    language: str,
-    passages: Sequence[SupportPassage],
-    embed: Embed | None,
-) -> list[list[_Unit]]:
-    """Per sentence, the passages' units by their support of it, best first: the multilingual cosine
-    or, in the same language, the unit's share of the sentence's content words, whichever is higher."""
-    units = [(p, unit, row) for p in passages for row, unit in enumerate(p.units or (p.text,))]
-    cosines = np.zeros((len(sentences), len(units)), dtype=np.float32)
-    if embed is not None and units:
-        vectors = _vectors(sentences, embed)
-        for column, (passage, _unit, row) in enumerate(units):
-            if (
-                passage.vectors.ndim == 2
-                and row < passage.vectors.shape[0]
-                and vectors.size
-                and passage.vectors.shape[1] == vectors.shape[1]
-            ):
-                cosines[:, column] = vectors @ passage.vectors[row]
-    ranked = []
-    for place, sentence in enumerate(sentences):
-        asked = question_wording(sentence, language)
-        scored = []
-        for column, (passage, unit, _row) in enumerate(units):
-            lexical = (
-                term_support(asked, wording(unit, passage.language))
-                if passage.language == language
-                else 0.0
-            )
-            scored.append(
-                _Unit(unit, passage.language, max(float(cosines[place, column]), lexical))
-            )
-        ranked.append(sorted(scored, key=lambda unit: -unit.score))
-    return ranked
-
-
-def _vectors(sentences: Sequence[str], embed: Embed) -> np.ndarray:
-    try:
-        vectors = np.asarray(embed(list(sentences)), dtype=np.float32)
-    except Exception:
-        return np.zeros((0, 0), dtype=np.float32)
-    if vectors.ndim != 2:
-        return np.zeros((0, 0), dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.where(norms == 0, 1.0, norms)
+    return Verdict(sentence=sentence, supported=True, support=best)

@@ -11,50 +11,25 @@ the console.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from conversations.adapters import bot_rules_from_settings
-from conversations.answering import GUARDED_KINDS, AnswerRequest, GeneratedAnswer
+from conversations.answering import GUARDED_KINDS, AnswerRequest
 from conversations.guards import message_screen
 from conversations.pipeline.condense import CondensedQuestion, question_condense
-from conversations.pipeline.curated import CuratedMatch
 from conversations.pipeline.events import CheckedRelay, PartialRelay, PipelineEmitter
 from conversations.pipeline.language import turn_locale
 from conversations.pipeline.run.context import TurnContext, context_find, relevant, retrieval_report
 from conversations.pipeline.run.generate import answer_generate_for, support_inputs
 from conversations.pipeline.run.record import answer_record, stage_latencies
+from conversations.pipeline.run.result import PipelineRun
 from conversations.pipeline.run.timing import StageTimer
-from conversations.routing import RouteDecision, answer_route
-from conversations.types import BotRules
+from conversations.routing import answer_route
 from core.llm.types import LLMEndpoint
-from guard.detector import Detection
 from guard.screen import message_watched
-from prompts.engine import BotSettings, HistoryTurn, RenderedPrompt, prompt_build
-from rag.retrieval import (
-    RetrievalResult,
-    RetrievalScope,
-    RetrievedChunk,
-    document_languages_foreign,
-)
+from prompts.engine import BotSettings, HistoryTurn, prompt_build
+from rag.retrieval import RetrievalScope, document_languages_foreign
 
 __all__ = ["PipelineRun", "answer_record", "answer_run", "support_inputs"]
-
-
-@dataclass(frozen=True)
-class PipelineRun:
-    question: str
-    condensed: CondensedQuestion
-    retrieval: RetrievalResult | None  # None when a guard answered
-    chunks: list[RetrievedChunk]
-    prompt: RenderedPrompt
-    generated: GeneratedAnswer
-    rules: BotRules
-    route: RouteDecision
-    latencies: dict[str, int] = field(default_factory=dict)
-    # The curated answer that answered the question instead of retrieval and the LLM.
-    curated: CuratedMatch | None = None
-    # The detector's verdict when the message fell in the bot's watch band: answered, recorded.
-    watched: Detection | None = None
 
 
 def answer_run(

@@ -8,7 +8,7 @@ from conversations.audit import AnswerRecord
 from conversations.pipeline.run.context import TurnContext
 
 if TYPE_CHECKING:
-    from conversations.pipeline.run import PipelineRun
+    from conversations.pipeline.run.result import PipelineRun
 
 
 def stage_latencies(
