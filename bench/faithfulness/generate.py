@@ -325,7 +325,9 @@ def changes_of(case: AnswerCase, *, pool: list[str], seed: int) -> tuple[Change,
     return tuple(found)
 
 
-def cases(root: Path, *, half: Half, seed: int = 50, limit: int | None = None) -> Iterator[AnswerCase]:
+def cases(
+    root: Path, *, half: Half, seed: int = 50, limit: int | None = None
+) -> Iterator[AnswerCase]:
     """Every usable question of `half` with its correct answer and its changed ones; one question per
     gold sentence (the same sentence asked twice counts once)."""
     for answer_set, language in (

@@ -67,7 +67,9 @@ def siblings(doc_id: str, all_ids: Iterable[str]) -> list[str]:
     return [doc_id, *others[:SIBLINGS]]
 
 
-def case_run(case: AnswerCase, passages, embed, tally: Tally, *, control_answer: str | None) -> None:  # type: ignore[no-untyped-def]
+def case_run(
+    case: AnswerCase, passages, embed, tally: Tally, *, control_answer: str | None
+) -> None:  # type: ignore[no-untyped-def]
     from conversations.contract.support.check import answer_check
 
     def timed(answer: str):  # type: ignore[no-untyped-def]
