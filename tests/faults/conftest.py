@@ -38,6 +38,10 @@ GUIDE = (
 )
 QUESTION = "How much does a day rental cost?"
 SENTENCE = "A day rental costs 25 euros and includes a helmet."
+# What the scripted model answers: two sentences of the guide, so that the first one streams (an LLM
+# answer streams sentence by sentence, each once the support check passed it) while the model is held.
+SECOND = "Children's bikes are half price."
+ANSWER = f"{SENTENCE} {SECOND}"
 
 
 @dataclass
@@ -66,11 +70,11 @@ def shop(live_api: str, celery_worker: str) -> Shop:
     assert chunk is not None
     answer = {
         "status": "found_in_context",
-        "answer": SENTENCE,
+        "answer": ANSWER,
         "confidence_score": "0.9",
         "topic": "Bike rental",
         "context_usage": [
-            {"chunk": str(chunk.pk), "sentences": [SENTENCE], "used_in_response": True}
+            {"chunk": str(chunk.pk), "sentences": [SENTENCE, SECOND], "used_in_response": True}
         ],
     }
     raw, _ = server_key_make(bot.workspace)

@@ -14,7 +14,7 @@ import pytest
 
 from conversations.models import Conversation, Turn
 from tests.faults.conftest import (
-    SENTENCE,
+    ANSWER,
     Shop,
     health,
     invariants_check,
@@ -46,7 +46,7 @@ def test_500s_are_retried_and_the_answer_arrives(shop: Shop, llm: ScriptedLLMSer
         Reply(content=shop.answer_json),
     )
     name, body, turn = _answered(shop, llm, "m-500")
-    assert name == "tool_end" and body["answer"] == SENTENCE
+    assert name == "tool_end" and body["answer"] == ANSWER
     assert turn.model == "scripted-model" and len(llm.chat_requests()) == 3
 
 
@@ -62,7 +62,7 @@ def test_500s_past_the_retries_fall_back_to_the_offline_answer(
 def test_a_429_waits_for_its_retry_after(shop: Shop, llm: ScriptedLLMServer) -> None:
     llm.enqueue(Reply.rate_limited("1"), Reply(content=shop.answer_json))
     name, body, _ = _answered(shop, llm, "m-429")
-    assert name == "tool_end" and body["answer"] == SENTENCE
+    assert name == "tool_end" and body["answer"] == ANSWER
     first, second = llm.chat_requests()
     assert second.at - first.at >= 1.0  # Retry-After honoured
 

@@ -14,7 +14,7 @@ from conversations.models import Conversation, Turn
 from rag.models import Document
 from rag.services import document_create
 from tests.faults.conftest import (
-    SENTENCE,
+    ANSWER,
     Probed,
     Shop,
     documents_finish,
@@ -48,9 +48,9 @@ def test_postgres_restarted_mid_stream_the_turn_is_answered(
         llm.enqueue(Reply(content=shop.answer_json))
         again = turn_streamed(shop, conversation=mid.conversation, client_message_id="m-pg")
         name, body = stream_outcome(again)
-    assert name == "tool_end" and body["answer"] == SENTENCE
+    assert name == "tool_end" and body["answer"] == ANSWER
     turn = Turn.objects.get(conversation=mid.conversation, client_message_id="m-pg")
-    assert turn.completed_at is not None and turn.answer == SENTENCE
+    assert turn.completed_at is not None and turn.answer == ANSWER
     assert health_recovers(shop.base)["database_ok"] is True
     invariants_check()
 
@@ -92,8 +92,8 @@ def test_a_turn_a_dead_delivery_left_unanswered_is_answered_when_sent_again(
     llm.enqueue(Reply(content=shop.answer_json))
     followed = turn_streamed(shop, conversation=conversation, client_message_id="m-dead")
     name, body = stream_outcome(followed)
-    assert name == "tool_end" and body["answer"] == SENTENCE
+    assert name == "tool_end" and body["answer"] == ANSWER
     turn = Turn.objects.get(conversation=conversation, client_message_id="m-dead")
-    assert turn.completed_at is not None and turn.answer == SENTENCE
+    assert turn.completed_at is not None and turn.answer == ANSWER
     assert Turn.objects.filter(conversation=conversation).count() == 1
     invariants_check()

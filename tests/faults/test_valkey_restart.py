@@ -15,6 +15,7 @@ from core.models import WorkerProbe
 from core.services import worker_probe_start
 from core.tasks import worker_probe_complete
 from tests.faults.conftest import (
+    ANSWER,
     SENTENCE,
     Shop,
     health_probed,
@@ -40,12 +41,12 @@ def test_valkey_restarted_mid_stream_the_client_resumes_and_gets_the_whole_answe
     assert mid.health.status == 503 and mid.health.body["broker_ok"] is False
     assert mid.followed.reconnects >= 1  # the relay broke with Valkey, the client came back
     name, body = stream_outcome(mid.followed)
-    assert name == "tool_end" and body["answer"] == SENTENCE
+    assert name == "tool_end" and body["answer"] == ANSWER
     assert SENTENCE in partial_text(
         mid.followed
     )  # the deltas from before and after the outage join
     turn = Turn.objects.get(conversation=mid.conversation, client_message_id="m-valkey")
-    assert turn.completed_at is not None and turn.answer == SENTENCE
+    assert turn.completed_at is not None and turn.answer == ANSWER
     assert health_recovers(shop.base)["broker_ok"] is True
     invariants_check()
 
