@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from conversations.types import HUMAN_ESCALATION_INTENT, AnswerStatus, BotRules
+from conversations.types import HUMAN_ESCALATION_INTENT, Answer, AnswerStatus, BotRules
 
 
 class RouteAction(StrEnum):
@@ -129,4 +129,19 @@ def answer_route(
         offer_human=offer_human,
         show_citations=rule.show_citations and action is RouteAction.SHOW_ANSWER,
         redirection_intent=intent,
+    )
+
+
+def enforced_answer_route(
+    *, answer: Answer, rules: BotRules, previous_misses: int = 0
+) -> RouteDecision:
+    """`answer_route` of an enforced answer, read from its fields."""
+    return answer_route(
+        status=answer.status,
+        answer=answer.answer,
+        display_answer=answer.display_answer,
+        redirection_intent=answer.redirection_intent,
+        confidence=answer.confidence_score,
+        rules=rules,
+        previous_misses=previous_misses,
     )

@@ -22,3 +22,11 @@ class ReadOnlyAdmin(admin.ModelAdmin[_ModelT]):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+LIST_TEXT_CHARS = 80
+
+
+def shortened(text: str) -> str:
+    """A long text as a list column shows it: its first characters and an ellipsis."""
+    return text if len(text) <= LIST_TEXT_CHARS else text[: LIST_TEXT_CHARS - 1] + "…"

@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 
-from conversations.admin.readonly import ReadOnlyAdmin
+from conversations.admin.readonly import ReadOnlyAdmin, shortened
 from conversations.models import RagSearchExecution, SecurityEvent
 from core.admin_scoping import WorkspaceListFilter, WorkspaceScopedAdmin
 
@@ -38,7 +38,7 @@ class SecurityEventAdmin(ReadOnlyAdmin[SecurityEvent], WorkspaceScopedAdmin[Secu
 
     @admin.display(description="excerpt")
     def short_excerpt(self, event: SecurityEvent) -> str:
-        return event.excerpt if len(event.excerpt) <= 80 else event.excerpt[:79] + "…"
+        return shortened(event.excerpt)
 
 
 @admin.register(RagSearchExecution)

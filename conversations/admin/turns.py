@@ -12,7 +12,7 @@ from django.urls import URLPattern, path
 from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
 
-from conversations.admin.readonly import ReadOnlyAdmin
+from conversations.admin.readonly import ReadOnlyAdmin, shortened
 from conversations.models import Turn
 from conversations.repairs_explained import CONTRACT_MET, chunk_label, repairs_explain
 from core.admin_scoping import WorkspaceScopedAdmin
@@ -149,7 +149,7 @@ class TurnAdmin(ReadOnlyAdmin[Turn], WorkspaceScopedAdmin[Turn]):
 
     @admin.display(description="message")
     def short_text(self, turn: Turn) -> str:
-        return turn.user_text if len(turn.user_text) <= 80 else turn.user_text[:79] + "…"
+        return shortened(turn.user_text)
 
     @admin.display(description="repairs")
     def repair_count(self, turn: Turn) -> int:

@@ -59,9 +59,8 @@ def _turn(client: Client, conversation_id: str, message: str, cid: str, **header
     )
 
 
-def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop) -> None:
-    bot, _ = shop
-    key = widget_key_make(bot).key
+def _widget_visitor(key: str) -> tuple[Client, dict, dict[str, str]]:
+    """A visitor of a widget (its key): its client, its session and the headers each of its turns sends."""
     client = Client()
     session = _session(client, key)
     headers = {
@@ -69,6 +68,13 @@ def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop)
         "HTTP_X_PARLEY_SESSION": session["session_token"],
         **bearer(key),
     }
+    return client, session, headers
+
+
+def test_widget_visitor_chat_turn_answers_with_citations_and_is_idempotent(shop) -> None:
+    bot, _ = shop
+    key = widget_key_make(bot).key
+    client, session, headers = _widget_visitor(key)
     first = _turn(
         client, session["conversation_id"], "How much does a day rental cost?", "m-1", **headers
     )
@@ -317,13 +323,7 @@ def test_a_web_pages_citation_links_to_the_page_at_the_quoted_sentence(shop) -> 
         source_url="https://help.shop.example/rentals?utm_source=x"
     )
     key = widget_key_make(bot).key
-    client = Client()
-    session = _session(client, key)
-    headers = {
-        "HTTP_ORIGIN": ORIGIN,
-        "HTTP_X_PARLEY_SESSION": session["session_token"],
-        **bearer(key),
-    }
+    client, session, headers = _widget_visitor(key)
     body = _turn(
         client, session["conversation_id"], "How much does a day rental cost?", "m-web", **headers
     ).json()

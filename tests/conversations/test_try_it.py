@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -56,10 +57,11 @@ def test_demo_bot_answers_in_the_console_with_the_offline_provider(demo) -> None
     assert 'id="try-prompt"' in page and 'class="try-marker"' in _answer_html(page)
 
 
-def test_demo_bot_answers_in_the_console_with_the_scripted_server(
-    demo, settings, llm: ScriptedLLMServer
-) -> None:
-    bot, client = demo
+def _cold_charging_scripted(
+    bot: Bot, settings: Any, llm: ScriptedLLMServer, *, answer: str
+) -> Chunk:
+    """The demo bot on the scripted model, whose next answer is `answer`, quoting the demo's sentence on
+    charging in the cold; returns that sentence's chunk."""
     settings.LLM_BASE_URL, settings.LLM_API_KEY = llm.base_url, "test-key"
     Bot.objects.filter(pk=bot.pk).update(llm_provider="openai", llm_model="scripted-model")
     cold = "Do not charge a battery below 0 degrees"
@@ -67,7 +69,7 @@ def test_demo_bot_answers_in_the_console_with_the_scripted_server(
     sentence = next(s for s in chunk.text.split(". ") if cold in s)
     reply = {
         "status": "found_in_context",
-        "answer": "No: do not charge it below 0 °C.",
+        "answer": answer,
         "display_answer": True,
         "confidence_score": 0.92,
         "topic": "unknown",
@@ -79,6 +81,14 @@ def test_demo_bot_answers_in_the_console_with_the_scripted_server(
         ],
     }
     llm.enqueue(Reply.json(reply))
+    return chunk
+
+
+def test_demo_bot_answers_in_the_console_with_the_scripted_server(
+    demo, settings, llm: ScriptedLLMServer
+) -> None:
+    bot, client = demo
+    chunk = _cold_charging_scripted(bot, settings, llm, answer="No: do not charge it below 0 °C.")
     page = _ask(client, bot, "bot")
     assert "model scripted-model" in page and "do not charge it below 0 °C." in page
     rank = _chunk_rank(page, str(chunk.pk))
@@ -97,7 +107,8 @@ def test_demo_bot_answers_in_the_console_with_the_scripted_server(
     )
     assert not any(str(chunk.pk) in r for r in repairs) and "was missing; added as unused" in page
     assert "the output met the contract" not in page
-    assert json.dumps(reply)[:40].replace('"', "&quot;") in page  # the raw output is shown
+    raw_start = '{"status": "found_in_context", "answer": "No: do not charge'
+    assert raw_start.replace('"', "&quot;") in page  # the raw output is shown
     assert str(chunk.pk) in json.dumps(
         llm.chat_requests()[0].messages
     )  # the chunk went into the prompt
@@ -242,25 +253,8 @@ def test_the_console_shows_a_sentence_the_support_check_removed_and_why(
     demo, settings, llm: ScriptedLLMServer
 ) -> None:
     bot, client = demo
-    settings.LLM_BASE_URL, settings.LLM_API_KEY = llm.base_url, "test-key"
-    Bot.objects.filter(pk=bot.pk).update(llm_provider="openai", llm_model="scripted-model")
-    cold = "Do not charge a battery below 0 degrees"
-    chunk = Chunk.objects.get(document__workspace=bot.workspace, text__contains=cold)
-    sentence = next(s for s in chunk.text.split(". ") if cold in s)
-    reply = {
-        "status": "found_in_context",
-        "answer": "No: do not charge it below 0 °C. Charging takes 11 hours in the cold.",
-        "display_answer": True,
-        "confidence_score": 0.92,
-        "topic": "unknown",
-        "suggested_topics": [],
-        "understanding": "Cold charging.",
-        "redirection_intent": None,
-        "context_usage": [
-            {"chunk": str(chunk.pk), "sentences": [sentence], "used_in_response": True}
-        ],
-    }
-    llm.enqueue(Reply.json(reply))
+    answer = "No: do not charge it below 0 °C. Charging takes 11 hours in the cold."
+    _cold_charging_scripted(bot, settings, llm, answer=answer)
 
     page = html.unescape(_ask(client, bot, "bot"))
 

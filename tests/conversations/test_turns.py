@@ -14,7 +14,7 @@ from bots.models import Bot
 from conversations.audit import AnswerRecord
 from conversations.contract.attempts import AnswerOutcome
 from conversations.models import Conversation, SecurityEvent, Turn
-from conversations.routing import answer_route
+from conversations.routing import enforced_answer_route
 from conversations.services import turn_complete, turn_start
 from conversations.types import AnswerStatus, BotRules
 from core.models import Workspace
@@ -34,15 +34,7 @@ def conversation() -> Conversation:
 def record_for(
     outcome: AnswerOutcome, rules: BotRules, chunks: list[RetrievedChunk]
 ) -> AnswerRecord:
-    answer = outcome.enforced.answer
-    route = answer_route(
-        status=answer.status,
-        answer=answer.answer,
-        display_answer=answer.display_answer,
-        redirection_intent=answer.redirection_intent,
-        confidence=answer.confidence_score,
-        rules=rules,
-    )
+    route = enforced_answer_route(answer=outcome.enforced.answer, rules=rules)
     return AnswerRecord(
         outcome=outcome,
         route=route,

@@ -17,18 +17,9 @@ from sources.kinds.base import SourceKind
 from sources.models import Source, SourceSync
 from sources.services import source_create, source_sync_request
 from sources.sync.runner import sync_run
+from tests.rag.conftest import bot as bot  # the same workspace and bot as ingestion's tests
+from tests.rag.conftest import workspace as workspace
 from tests.support.knowledge import document_ingested_ready
-
-
-@pytest.fixture
-def workspace(db: None) -> Workspace:
-    slug = f"ws-{uuid.uuid4().hex[:8]}"
-    return Workspace.objects.create(name=slug, slug=slug)
-
-
-@pytest.fixture
-def bot(workspace: Workspace) -> Bot:
-    return Bot.objects.create(workspace=workspace, name="Helper")
 
 
 @pytest.fixture

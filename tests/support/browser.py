@@ -23,17 +23,12 @@ from playwright.sync_api import (
 from pytest_django.live_server_helper import LiveServer
 
 from core.permissions import workspace_admins_group_ensure
+from sources.website.render import CHROMIUM as CHROMIUM
+from sources.website.render import CHROMIUM_ARGS as RENDER_ARGS
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+# The renderer's Chromium and flags (sources.website.render), less its rule that resolves no host: the
+# browser tests reach the live server by its address.
+CHROMIUM_ARGS = [arg for arg in RENDER_ARGS if not arg.startswith("--host-resolver-rules")]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Playwright's expect() waits up to this long: generous for a loaded 2-core machine, still bounded.
 EXPECT_TIMEOUT_MS = 20_000

@@ -23,7 +23,7 @@ from conversations.pipeline.run.generate import answer_generate_for, support_inp
 from conversations.pipeline.run.record import answer_record, stage_latencies
 from conversations.pipeline.run.result import PipelineRun
 from conversations.pipeline.run.timing import StageTimer
-from conversations.routing import answer_route
+from conversations.routing import enforced_answer_route
 from core.llm.types import LLMEndpoint
 from guard.screen import message_watched
 from prompts.engine import BotSettings, HistoryTurn, prompt_build
@@ -122,15 +122,7 @@ def answer_run(
         support=support,
     )
     answer = generated.outcome.enforced.answer
-    route = answer_route(
-        status=answer.status,
-        answer=answer.answer,
-        display_answer=answer.display_answer,
-        redirection_intent=answer.redirection_intent,
-        confidence=answer.confidence_score,
-        rules=rules,
-        previous_misses=previous_misses,
-    )
+    route = enforced_answer_route(answer=answer, rules=rules, previous_misses=previous_misses)
     relay.finish(route.text)
     return PipelineRun(
         question=question,
