@@ -139,7 +139,9 @@ def test_migration_0019_puts_shared_indexed_into_the_shared_graphs_and_back_keep
         )
         assert not any(name.endswith("_next") for name in definitions)
     finally:
-        call_command("migrate", "rag", stdout=out)
+        call_command(
+            "migrate", stdout=out
+        )  # every app: going back unapplied those that depend on rag
     definitions = _index_definitions()
     assert all("shared_indexed" in definitions[name] for name in SHARED)
     assert not any(name.endswith("_next") for name in definitions)

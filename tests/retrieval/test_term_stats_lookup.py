@@ -79,7 +79,9 @@ def test_the_statistics_tables_keep_their_primary_keys_only_forward_and_back() -
         call_command("migrate", "rag", "0017", stdout=out)
         assert set(WORKSPACE_INDEXES) <= _statistics_indexes()
     finally:
-        call_command("migrate", "rag", stdout=out)
+        call_command(
+            "migrate", stdout=out
+        )  # every app: going back unapplied those that depend on rag
     assert _statistics_indexes() == {"rag_termstat_pkey", "rag_corpusstat_pkey"}
     workspace, bot = _workspace("after")
     rows = text_rows(params=hybrid_params(workspace=workspace, bot=bot, question=QUESTION))

@@ -168,5 +168,7 @@ def test_migration_0012_builds_again_the_btree_indexes_an_earlier_sync_dropped()
         call_command("migrate", "rag", "0012", stdout=out)  # forward: builds the missing one
         assert {"chunk_ws_model", "chunk_ws_multi_model"} <= _index_names()
     finally:
-        call_command("migrate", "rag", stdout=out)  # the later migrations, for the tests after
+        call_command(
+            "migrate", stdout=out
+        )  # every later migration (other apps' too), for the tests after
     assert "document_unique_upload_key" in _index_names(table="rag_document")
