@@ -46,8 +46,11 @@ def sync_once(source: Source, kind: SourceKind | None = None) -> SourceSync:
 
 
 def ingest_pending(source: Source) -> None:
+    """Every new page's document ends ready: ingested here, or waited for when a running session worker
+    (a transactional test's commit queued the task) has claimed it first."""
     for document in Document.objects.filter(
-        source_page__source=source, status=Document.Status.PENDING
+        source_page__source=source,
+        status__in=[Document.Status.PENDING, Document.Status.PROCESSING],
     ):
         document_ingested_ready(document)
 
